@@ -1,0 +1,233 @@
+"""The native approval dialog, and the queue that shows waiting questions one at a time.
+
+Everything a caller or Google supplied is shown as plain text (``Qt.PlainText`` on every label), so
+no value can format, link or hide anything. Deny is the default button; Approve is armed only after
+a short delay (a click meant for another window cannot land on it) and needs a deliberate click or
+Tab then Space: Enter, Escape and closing the window all deny.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QFont, QKeyEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .approvals import ApprovalBook, Entry, State
+
+VALUES_HEADING = "The values below were supplied by the caller or by Google. Check them before you approve:"
+ARM_DELAY_MS = 800
+
+
+def plain_label(text: str, *, wrap: bool = True, selectable: bool = True) -> QLabel:
+    """A QLabel that never interprets its text (no rich text, no links)."""
+    label = QLabel()
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setText(text)
+    label.setWordWrap(wrap)
+    label.setOpenExternalLinks(False)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class ApprovalDialog(QDialog):
+    """One question. ``decided(fingerprint, approve)`` is emitted at most once."""
+
+    decided = Signal(str, bool)
+
+    def __init__(
+        self,
+        entry: Entry,
+        *,
+        demo: bool = False,
+        waiting_after: int = 0,
+        arm_delay_ms: int = ARM_DELAY_MS,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.fingerprint = entry.fingerprint
+        self._done = False
+        request = entry.request
+        self.setWindowTitle(("SearchDesk (Demo)" if demo else "SearchDesk") + ": approval needed")
+        self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, True)
+        self.setWindowFlag(Qt.WindowType.WindowContextHelpButtonHint, False)
+        self.setModal(False)
+        self.setMinimumWidth(480)
+
+        layout = QVBoxLayout(self)
+        if demo:
+            banner = plain_label("DEMO: nothing here touches a real Google account.", selectable=False)
+            banner.setObjectName("demoBanner")
+            banner.setStyleSheet("background:#fff3c4;color:#5c4400;padding:4px;border-radius:3px;")
+            layout.addWidget(banner)
+
+        self.what_label = plain_label(request.what)
+        bold = QFont(self.what_label.font())
+        bold.setBold(True)
+        bold.setPointSizeF(bold.pointSizeF() * 1.15)
+        self.what_label.setFont(bold)
+        self.consequence_label = plain_label(request.consequence)
+        layout.addWidget(self.what_label)
+        layout.addWidget(self.consequence_label)
+
+        line = QFrame()
+        line.setFrameShape(QFrame.Shape.HLine)
+        layout.addWidget(line)
+        self.values_heading = plain_label(VALUES_HEADING, selectable=False)
+        layout.addWidget(self.values_heading)
+        grid = QGridLayout()
+        grid.setColumnStretch(1, 1)
+        self.value_labels: list[tuple[QLabel, QLabel]] = []
+        for row, item in enumerate(request.values):
+            key = plain_label(item.label + ":", wrap=False)
+            key.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+            val = plain_label(item.value)
+            mono = QFont(val.font())
+            mono.setStyleHint(QFont.StyleHint.Monospace)
+            mono.setFamily("monospace")
+            val.setFont(mono)
+            grid.addWidget(key, row, 0)
+            grid.addWidget(val, row, 1)
+            self.value_labels.append((key, val))
+        layout.addLayout(grid)
+
+        client = request.client.name + (f" {request.client.version}" if request.client.version else "")
+        self.client_label = plain_label(f"Asked by a program that says it is: {client}")
+        self.client_label.setStyleSheet("color: palette(mid);")
+        layout.addWidget(self.client_label)
+        self.queue_label = plain_label("", selectable=False)
+        self.set_waiting_after(waiting_after)
+        layout.addWidget(self.queue_label)
+
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.deny_button = QPushButton("Deny")
+        self.approve_button = QPushButton("Approve")
+        self.deny_button.setDefault(True)
+        self.deny_button.setAutoDefault(True)
+        self.approve_button.setAutoDefault(False)
+        self.approve_button.setDefault(False)
+        self.approve_button.setEnabled(arm_delay_ms <= 0)
+        buttons.addWidget(self.approve_button)
+        buttons.addWidget(self.deny_button)
+        layout.addLayout(buttons)
+        self.deny_button.clicked.connect(lambda: self._decide(False))
+        self.approve_button.clicked.connect(lambda: self._decide(True))
+        self.setTabOrder(self.deny_button, self.approve_button)
+        self.deny_button.setFocus()
+        if arm_delay_ms > 0:
+            QTimer.singleShot(arm_delay_ms, lambda: self.approve_button.setEnabled(True))
+
+    def set_waiting_after(self, count: int) -> None:
+        self.queue_label.setText(f"{count} more question(s) waiting after this one." if count else "")
+        self.queue_label.setVisible(bool(count))
+
+    def showEvent(self, event: object) -> None:  # noqa: N802 (Qt naming)
+        super().showEvent(event)  # type: ignore[arg-type]
+        self.deny_button.setFocus()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        # Enter/Return anywhere, including on a focused Approve button, means the default: Deny.
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._decide(False)
+            return
+        super().keyPressEvent(event)
+
+    def reject(self) -> None:  # Escape
+        self._decide(False)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if not self._done:
+            self._decide(False)
+        event.accept()
+
+    def close_silently(self) -> None:
+        """Close without deciding (the question was answered elsewhere, cancelled or expired)."""
+        self._done = True
+        super().done(QDialog.DialogCode.Rejected)
+
+    def _decide(self, approve: bool) -> None:
+        if self._done:
+            return
+        self._done = True
+        self.decided.emit(self.fingerprint, approve)
+        super().done(QDialog.DialogCode.Accepted if approve else QDialog.DialogCode.Rejected)
+
+
+class ApprovalQueue(QObject):
+    """Shows the oldest open question; the next one appears when it is answered or withdrawn."""
+
+    current_changed = Signal()
+
+    def __init__(
+        self,
+        book: ApprovalBook,
+        *,
+        demo: bool = False,
+        arm_delay_ms: int = ARM_DELAY_MS,
+        on_answer: Callable[[str, bool], None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.book = book
+        self.demo = demo
+        self.arm_delay_ms = arm_delay_ms
+        self.dialog: ApprovalDialog | None = None
+        self._on_answer = on_answer or (lambda fp, ok: self.book.answer(fp, ok, "dialog"))
+        book.on_change.append(lambda entry: QTimer.singleShot(0, self.refresh))
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._tick)
+        self._ticker.start()
+
+    def _tick(self) -> None:
+        self.book.expire()
+
+    def refresh(self) -> None:
+        waiting = self.book.open_entries()
+        current = self.dialog
+        if current is not None:
+            entry = self.book.get(current.fingerprint)
+            if entry is None or entry.state is not State.PENDING:
+                self.dialog = None
+                current.close_silently()
+                current.deleteLater()
+            else:
+                current.set_waiting_after(len(waiting) - 1)
+                return
+        if waiting:
+            self.show(waiting[0], len(waiting) - 1)
+        self.current_changed.emit()
+
+    def show(self, entry: Entry, waiting_after: int) -> None:
+        dialog = ApprovalDialog(
+            entry, demo=self.demo, waiting_after=waiting_after, arm_delay_ms=self.arm_delay_ms
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
+        dialog.decided.connect(self._decided)
+        self.dialog = dialog
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+
+    def bring_forward(self) -> None:
+        if self.dialog is not None:
+            self.dialog.show()
+            self.dialog.raise_()
+            self.dialog.activateWindow()
+        else:
+            self.refresh()
+
+    def _decided(self, fingerprint: str, approve: bool) -> None:
+        self._on_answer(fingerprint, approve)
+        self.refresh()

@@ -1,0 +1,182 @@
+"""The book of questions waiting for a person, and what became of them. No Qt here.
+
+Rules it keeps (DESIGN.md "Asking a person", issue 6): every answer is bound to a fingerprint; the first
+answer wins; an approve is spent by exactly one action (handed to one waiting request, or returned once
+by ``approval/status``); nothing is approved by default, by timeout, by cancellation or by a crash
+(the book lives in memory only). A question stays open for 5 minutes; an answer is kept 5 minutes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Literal
+
+from searchdesk_server.agent.protocol import ApprovalRequest, StatusDecision
+
+KEEP_SECONDS = 300.0
+MAX_OPEN = 20
+MAX_ACTIVITY = 200
+
+
+class State(Enum):
+    PENDING = "pending"
+    APPROVED = "approve"  # answered yes, not yet spent
+    DENIED = "deny"
+    USED = "used"  # the yes was handed to the server, which acts on it once
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"  # nobody answered in time: nothing happens
+
+
+Source = Literal["dialog", "notification"]
+
+
+class QueueFull(Exception):
+    def __init__(self) -> None:
+        super().__init__(
+            f"{MAX_OPEN} questions are already waiting in SearchDesk; answer some of them first."
+        )
+
+
+@dataclass
+class Activity:
+    """One line of the Activity window. No tokens, no quoted values: only the server's own sentence."""
+
+    asked_at: float  # wall clock
+    tool: str
+    what: str
+    client: str  # as the client says it is
+    decision: str = "waiting"
+    answered_by: str = ""
+    used: bool = False
+
+
+@dataclass
+class Entry:
+    request: ApprovalRequest
+    opened: float  # monotonic
+    activity: Activity
+    state: State = State.PENDING
+    answered: float | None = None
+    request_ids: set[str] = field(default_factory=set)
+
+    @property
+    def fingerprint(self) -> str:
+        return self.request.fingerprint
+
+    @property
+    def is_open(self) -> bool:
+        return self.state is State.PENDING
+
+
+class ApprovalBook:
+    """Entries by fingerprint. ``on_change(entry)`` fires after every state change."""
+
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        keep: float = KEEP_SECONDS,
+        max_open: int = MAX_OPEN,
+    ) -> None:
+        self._clock = clock
+        self._wall = wall
+        self.keep = keep
+        self.max_open = max_open
+        self._entries: dict[str, Entry] = {}
+        self.activity: list[Activity] = []
+        self.on_change: list[Callable[[Entry], None]] = []
+
+    # --- queries ---
+    def get(self, fingerprint: str) -> Entry | None:
+        self.expire()
+        return self._entries.get(fingerprint)
+
+    def open_entries(self) -> list[Entry]:
+        self.expire()
+        return sorted((e for e in self._entries.values() if e.is_open), key=lambda e: e.opened)
+
+    def by_request_id(self, request_id: str) -> Entry | None:
+        self.expire()
+        for entry in self._entries.values():
+            if request_id in entry.request_ids:
+                return entry
+        return None
+
+    # --- changes ---
+    def ask(self, request: ApprovalRequest) -> Entry:
+        """The entry for this question: an existing one for the same fingerprint, or a new open one."""
+        self.expire()
+        entry = self._entries.get(request.fingerprint)
+        if entry is not None and entry.state in (State.PENDING, State.APPROVED, State.DENIED):
+            entry.request_ids.add(request.request_id)
+            return entry
+        if len(self.open_entries()) >= self.max_open:
+            raise QueueFull()
+        client = request.client.name + (f" {request.client.version}" if request.client.version else "")
+        activity = Activity(self._wall(), request.tool, request.what, client)
+        entry = Entry(request, self._clock(), activity, request_ids={request.request_id})
+        self._entries[request.fingerprint] = entry
+        self.activity.append(activity)
+        del self.activity[:-MAX_ACTIVITY]
+        self._changed(entry)
+        return entry
+
+    def answer(self, fingerprint: str, approve: bool, source: Source) -> bool:
+        """Record a person's answer; False if the question is no longer open (the first answer won)."""
+        entry = self.get(fingerprint)
+        if entry is None or not entry.is_open:
+            return False
+        entry.state = State.APPROVED if approve else State.DENIED
+        entry.answered = self._clock()
+        entry.activity.decision = "approved" if approve else "denied"
+        entry.activity.answered_by = source
+        self._changed(entry)
+        return True
+
+    def take(self, fingerprint: str) -> StatusDecision:
+        """The answer for a server that will act on it; an approve is spent here (returned once)."""
+        entry = self.get(fingerprint)
+        if entry is None:
+            return "none"
+        if entry.state is State.PENDING:
+            return "pending"
+        if entry.state is State.DENIED:
+            return "deny"
+        if entry.state is State.APPROVED:
+            entry.state = State.USED
+            entry.activity.used = True
+            self._changed(entry)
+            return "approve"
+        return "none"
+
+    def cancel(self, request_id: str, still_waiting: Callable[[str], bool] = lambda rid: False) -> bool:
+        """Withdraw a question (its dialog closes). Kept open only while another identical call waits on it."""
+        entry = self.by_request_id(request_id)
+        if entry is None or entry.state not in (State.PENDING, State.APPROVED):
+            return False
+        entry.request_ids.discard(request_id)
+        if entry.state is State.PENDING and any(still_waiting(r) for r in entry.request_ids):
+            return True
+        entry.state = State.CANCELLED
+        entry.activity.decision = "cancelled by the caller" if entry.answered is None else entry.activity.decision
+        self._changed(entry)
+        return True
+
+    def expire(self) -> None:
+        now = self._clock()
+        for fp, entry in list(self._entries.items()):
+            if entry.state is State.PENDING and now - entry.opened >= self.keep:
+                entry.state = State.EXPIRED
+                entry.activity.decision = "no answer (expired)"
+                self._changed(entry)
+            if entry.state in (State.USED, State.CANCELLED, State.EXPIRED) or (
+                entry.answered is not None and now - entry.answered >= self.keep
+            ):
+                del self._entries[fp]
+
+    def _changed(self, entry: Entry) -> None:
+        for callback in list(self.on_change):
+            callback(entry)

@@ -1,0 +1,443 @@
+"""Add SearchDesk to Claude Desktop by editing ``claude_desktop_config.json`` — carefully.
+
+The file belongs to the person and to Claude Desktop, not to us. So: we change only our own
+``mcpServers.searchdesk`` entry; a file we cannot understand (not JSON, not an object, duplicate keys,
+``mcpServers`` not an object) is never touched and the error says where it is; every write is atomic
+(temp file + ``os.replace``) with a backup of the previous version beside it; and if someone else
+changed the file while we worked, we merge again from their version instead of overwriting it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
+from typing import Any
+
+SERVER_KEY = "searchdesk"
+CONFIG_NAME = "claude_desktop_config.json"
+BACKUP_SUFFIX = ".searchdesk-backup"
+DEMO_VAR = "SEARCHDESK_DEMO"
+
+
+class ClaudeConfigError(Exception):
+    """Base for this module; ``str()`` tells the person what happened and what to do."""
+
+
+class InvalidConfig(ClaudeConfigError):
+    """The file is not something we can edit safely; it was left exactly as it was."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        super().__init__(
+            f"Claude Desktop's settings file is {reason}, so SearchDesk did not change it. "
+            f"Fix or remove the file, then try again: {path}"
+        )
+
+
+class ConcurrentChange(ClaudeConfigError):
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        super().__init__(
+            "Claude Desktop's settings file kept changing while SearchDesk was updating it, so SearchDesk "
+            f"left it as it is. Close Claude Desktop's settings and try again: {path}"
+        )
+
+
+class DemoNeedsConsent(ClaudeConfigError):
+    def __init__(self) -> None:
+        super().__init__(
+            "This is the demo. Adding the demo to Claude Desktop needs your explicit go-ahead "
+            "(it answers with made-up data, clearly labelled)."
+        )
+
+
+class WouldReplaceRealEntry(ClaudeConfigError):
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        super().__init__(
+            "Claude Desktop already has your real SearchDesk entry; the demo will not replace it. "
+            f"Remove it first if you really want the demo there: {path}"
+        )
+
+
+# --- what goes in the entry -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """The choices that reach the server through the entry's ``env``."""
+
+    read_only: bool = False
+    groups: tuple[str, ...] = ()  # empty: every tool
+    site_url: str = ""
+    allowed_sites: tuple[str, ...] = ()
+    demo: bool = False
+
+    def env(self) -> dict[str, str]:
+        env = {"GSC_READ_ONLY": "true" if self.read_only else "false"}
+        if self.groups:
+            env["GSC_ALLOW_TOOLS"] = ",".join(self.groups)
+        if self.site_url:
+            env["GSC_SITE_URL"] = self.site_url
+        if self.allowed_sites:
+            env["GSC_ALLOWED_SITES"] = ",".join(self.allowed_sites)
+        if self.demo:
+            env[DEMO_VAR] = "true"
+        return env
+
+
+@dataclass(frozen=True)
+class ServerCommand:
+    command: str
+    args: tuple[str, ...] = ()
+
+    def argv(self) -> list[str]:
+        return [self.command, *self.args]
+
+
+def server_command(
+    *, frozen: bool | None = None, executable: str | None = None, platform: str | None = None
+) -> ServerCommand:
+    """The absolute command Claude Desktop should run: the server executable beside ours.
+
+    Frozen (PyInstaller): both executables share one folder. In development: the venv's
+    ``searchdesk-server`` script, else this interpreter with ``-m searchdesk_server``.
+    """
+    frozen = bool(getattr(sys, "frozen", False)) if frozen is None else frozen
+    exe = Path(executable or sys.executable).absolute()
+    win = (platform or sys.platform) == "win32"
+    name = "searchdesk-server.exe" if win else "searchdesk-server"
+    sibling = exe.parent / name
+    if frozen or sibling.is_file():
+        return ServerCommand(str(sibling))
+    return ServerCommand(str(exe), ("-m", "searchdesk_server"))
+
+
+def entry_for(command: ServerCommand, settings: ServerSettings) -> dict[str, Any]:
+    return {"command": command.command, "args": list(command.args), "env": settings.env()}
+
+
+def is_demo_entry(entry: Mapping[str, Any]) -> bool:
+    env = entry.get("env")
+    return isinstance(env, Mapping) and str(env.get(DEMO_VAR, "")).strip().lower() in ("true", "1", "yes")
+
+
+# --- where the file is ----------------------------------------------------------------------
+
+
+def candidate_paths(
+    system: str,
+    env: Mapping[str, str],
+    home: PurePath,
+    list_dir: Callable[[PurePath], Sequence[str]] = lambda p: (),
+) -> list[PurePath]:
+    """Every place Claude Desktop may read its settings from, most specific first (pure path logic).
+
+    ``system`` is ``sys.platform``. On Windows the Store (MSIX) build keeps a private copy of
+    ``%APPDATA%`` under its package folder; when that copy exists it is what Claude reads.
+    """
+    if system == "win32":
+        home_w = PureWindowsPath(str(home))
+        appdata = PureWindowsPath(env.get("APPDATA") or str(home_w / "AppData" / "Roaming"))
+        local = PureWindowsPath(env.get("LOCALAPPDATA") or str(home_w / "AppData" / "Local"))
+        found: list[PurePath] = []
+        packages = local / "Packages"
+        for name in sorted(list_dir(packages)):
+            if name.lower().startswith("claude_"):
+                found.append(packages / name / "LocalCache" / "Roaming" / "Claude" / CONFIG_NAME)
+        found.append(appdata / "Claude" / CONFIG_NAME)
+        return found
+    home_p = PurePosixPath(str(home))
+    if system == "darwin":
+        return [home_p / "Library" / "Application Support" / "Claude" / CONFIG_NAME]
+    config_home = env.get("XDG_CONFIG_HOME") or str(home_p / ".config")
+    return [PurePosixPath(config_home) / "Claude" / CONFIG_NAME]
+
+
+def choose(candidates: Sequence[PurePath], exists: Callable[[PurePath], bool]) -> PurePath:
+    """An existing file first, then a file in an existing Claude folder, then the platform default."""
+    for path in candidates:
+        if exists(path):
+            return path
+    for path in candidates:
+        if exists(path.parent):
+            return path
+    return candidates[-1]
+
+
+def _list_dir(path: PurePath) -> Sequence[str]:
+    try:
+        return os.listdir(path)
+    except OSError:
+        return ()
+
+
+def locate(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
+    """The settings file for this machine (it may not exist yet)."""
+    chosen = choose(
+        candidate_paths(sys.platform, os.environ if env is None else env, home or Path.home(), _list_dir),
+        lambda p: os.path.exists(p),
+    )
+    return Path(str(chosen))
+
+
+def claude_installed(path: Path) -> bool:
+    return path.parent.is_dir()
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    raw: bytes | None  # None: the file does not exist
+    signature: tuple[int, int] | None  # (mtime_ns, size)
+
+
+def _snapshot(path: Path) -> Snapshot:
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            return Snapshot(fh.read(), (st.st_mtime_ns, st.st_size))
+    except FileNotFoundError:
+        return Snapshot(None, None)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise _Duplicate()
+    return dict(pairs)
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+def parse(path: Path, raw: bytes | None) -> dict[str, Any]:
+    """The file as a dict we may edit, or :class:`InvalidConfig` (and the file stays untouched)."""
+    if raw is None:
+        return {}
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InvalidConfig(path, "not UTF-8 text") from None
+    if text.strip() == "":
+        return {}
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicates)
+    except _Duplicate:
+        raise InvalidConfig(path, "JSON with a key written twice (which one Claude uses is unclear)") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidConfig(path, f"not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise InvalidConfig(path, f"JSON but not an object (it is a {type(data).__name__})")
+    servers = data.get("mcpServers")
+    if servers is not None and not isinstance(servers, dict):
+        raise InvalidConfig(path, '"mcpServers" that is not an object')
+    return data
+
+
+def read_entry(path: Path) -> dict[str, Any] | None:
+    data = parse(path, _snapshot(path).raw)
+    entry = data.get("mcpServers", {}).get(SERVER_KEY)
+    return entry if isinstance(entry, dict) else None
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Change:
+    path: Path
+    changed: bool
+    backup: Path | None = None
+
+
+Mutation = Callable[[dict[str, Any]], bool]
+
+
+def _dump(data: Mapping[str, Any], had_bom: bool) -> bytes:
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return ("\ufeff" if had_bom else "").encode("utf-8") + text.encode("utf-8")
+
+
+def _write_temp(path: Path, data: bytes, like: Path | None) -> Path:
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        mode = stat.S_IMODE(like.stat().st_mode) if like is not None and like.exists() else 0o600
+        os.chmod(tmp, mode)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def update(path: Path, mutate: Mutation, *, _before_replace: Callable[[], None] | None = None) -> Change:
+    """Apply ``mutate`` to the parsed file and write it back atomically.
+
+    Just before the replace the file is read again; if it changed under us the mutation is applied
+    once more to the new content (a second change in that window gives up: :class:`ConcurrentChange`).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    snap = _snapshot(path)
+    for _attempt in range(2):
+        data = parse(path, snap.raw)
+        if not mutate(data):
+            return Change(path, False)
+        had_bom = snap.raw is not None and snap.raw.startswith(b"\xef\xbb\xbf")
+        tmp = _write_temp(path, _dump(data, had_bom), path if snap.raw is not None else None)
+        try:
+            if _before_replace is not None:
+                _before_replace()
+            now = _snapshot(path)
+            if now != snap:
+                snap = now
+                continue
+            backup = _backup(path, snap.raw)
+            os.replace(tmp, path)
+            return Change(path, True, backup)
+        finally:
+            tmp.unlink(missing_ok=True)
+    raise ConcurrentChange(path)
+
+
+def _backup(path: Path, raw: bytes | None) -> Path | None:
+    if raw is None:
+        return None
+    backup = path.with_name(path.name + BACKUP_SUFFIX)
+    tmp = _write_temp(backup, raw, path)
+    try:
+        os.replace(tmp, backup)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return backup
+
+
+def _servers(data: dict[str, Any]) -> dict[str, Any]:
+    servers = data.setdefault("mcpServers", {})
+    assert isinstance(servers, dict)  # parse() refused anything else
+    return servers
+
+
+def add(
+    path: Path,
+    command: ServerCommand,
+    settings: ServerSettings,
+    *,
+    allow_demo: bool = False,
+    _before_replace: Callable[[], None] | None = None,
+) -> Change:
+    """Add or update our entry. The demo is added only with ``allow_demo`` and never over a real entry."""
+    if settings.demo and not allow_demo:
+        raise DemoNeedsConsent()
+    wanted = entry_for(command, settings)
+
+    def mutate(data: dict[str, Any]) -> bool:
+        servers = _servers(data)
+        current = servers.get(SERVER_KEY)
+        if settings.demo and isinstance(current, dict) and not is_demo_entry(current):
+            raise WouldReplaceRealEntry(path)
+        if current == wanted:
+            return False
+        servers[SERVER_KEY] = wanted
+        return True
+
+    return update(path, mutate, _before_replace=_before_replace)
+
+
+def remove(path: Path) -> Change:
+    if not path.exists():
+        return Change(path, False)
+
+    def mutate(data: dict[str, Any]) -> bool:
+        servers = data.get("mcpServers")
+        if not isinstance(servers, dict) or SERVER_KEY not in servers:
+            return False
+        del servers[SERVER_KEY]
+        return True
+
+    return update(path, mutate)
+
+
+# --- check and repair ------------------------------------------------------------------------
+
+
+class EntryState(Enum):
+    ABSENT = "absent"  # no entry (or no file)
+    OK = "ok"  # points at this copy of the server
+    OTHER_COPY = "other_copy"  # points at another existing server (an older install, say)
+    BROKEN = "broken"  # the command is gone or cannot be run: offer repair
+    INVALID_FILE = "invalid_file"  # the file cannot be read safely; we will not touch it
+
+
+@dataclass(frozen=True)
+class EntryCheck:
+    state: EntryState
+    path: Path
+    demo: bool = False
+    detail: str = ""
+
+
+def runnable(command: str) -> bool:
+    p = Path(command)
+    return p.is_absolute() and p.is_file() and os.access(p, os.X_OK)
+
+
+def check(path: Path, current: ServerCommand) -> EntryCheck:
+    """At every start: does our entry still point at a server that exists and runs?"""
+    try:
+        entry = read_entry(path)
+    except InvalidConfig as exc:
+        return EntryCheck(EntryState.INVALID_FILE, path, detail=str(exc))
+    if entry is None:
+        return EntryCheck(EntryState.ABSENT, path)
+    demo = is_demo_entry(entry)
+    command = entry.get("command")
+    args = entry.get("args", [])
+    if not isinstance(command, str) or not runnable(command):
+        return EntryCheck(EntryState.BROKEN, path, demo, "the server program it names is missing")
+    if command != current.command or list(args) != list(current.args):
+        return EntryCheck(EntryState.OTHER_COPY, path, demo, "it names another copy of the server")
+    return EntryCheck(EntryState.OK, path, demo)
+
+
+def repair(path: Path, current: ServerCommand) -> Change:
+    """Point our entry at this copy of the server, keeping its settings (env) as they are."""
+
+    def mutate(data: dict[str, Any]) -> bool:
+        servers = _servers(data)
+        entry = servers.get(SERVER_KEY)
+        if not isinstance(entry, dict):
+            return False
+        if entry.get("command") == current.command and entry.get("args") == list(current.args):
+            return False
+        fixed = dict(entry)
+        fixed["command"] = current.command
+        fixed["args"] = list(current.args)
+        servers[SERVER_KEY] = fixed
+        return True
+
+    return update(path, mutate)
+
+
+def entry_env(path: Path) -> dict[str, str]:
+    """The env our entry gives the server (what "Check it works" must run with)."""
+    with contextlib.suppress(InvalidConfig):
+        entry = read_entry(path)
+        if entry and isinstance(entry.get("env"), dict):
+            return {str(k): str(v) for k, v in entry["env"].items()}
+    return {}

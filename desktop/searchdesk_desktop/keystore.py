@@ -1,0 +1,221 @@
+"""The one secret the app keeps: a Google refresh token, in the OS keyring and nowhere else.
+
+Why an allowlist instead of ``keyring.get_keyring()``: keyring silently prefers whatever backend
+is installed, and with ``keyrings.alt`` present that is a base64 "plaintext" file. We accept only
+backends that hand the secret to the operating system's own store, and otherwise refuse with a
+message that says how to fix it. There is no fallback.
+
+Why one compact record: Windows Credential Manager caps a credential blob at 2,560 bytes, and
+keyring stores the text as UTF-16, so a record must stay under 1,280 characters. The record holds
+the refresh token and a few small facts the UI needs (account, which OAuth client, when it was
+issued), never a credentials JSON.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+SERVICE = "searchdesk"
+ENTRY = "google-sign-in"
+#: keyring's Windows backend stores text as UTF-16; the credential blob limit is 2,560 bytes.
+MAX_RECORD_BYTES_UTF16 = 2560
+
+#: ``module:class`` of every backend we trust, with the name the UI shows.
+ALLOWED_BACKENDS: dict[str, str] = {
+    "keyring.backends.macOS:Keyring": "macOS Keychain",
+    "keyring.backends.Windows:WinVaultKeyring": "Windows Credential Locker",
+    "keyring.backends.SecretService:Keyring": "Secret Service",
+    "keyring.backends.libsecret:Keyring": "Secret Service (libsecret)",
+    "keyring.backends.kwallet:DBusKeyring": "KWallet",
+    "keyring.backends.kwallet:DBusKeyringKWallet4": "KWallet",
+}
+
+ClientKind = Literal["packaged", "own"]
+
+
+class KeystoreError(Exception):
+    """Base of everything this module raises; ``str()`` is written for the person at the screen."""
+
+
+class NoSecureKeyring(KeystoreError):
+    """No trusted OS keyring is reachable; we refuse to store the token anywhere else."""
+
+    def __init__(self, detail: str = "") -> None:
+        how = (
+            "SearchDesk keeps your Google sign-in only in your system's keyring and found none it can use. "
+            "On Linux, install and start a Secret Service provider (GNOME Keyring or KWallet) in your desktop "
+            "session; on macOS and Windows the built-in Keychain / Credential Locker is used. "
+            "SearchDesk never falls back to storing the token in a file."
+        )
+        super().__init__(f"{how} ({detail})" if detail else how)
+
+
+class KeyringLocked(KeystoreError):
+    """The keyring exists but is locked (or the unlock prompt could not be shown)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Your keyring is locked. Unlock your keyring (for example by logging in to your desktop "
+            "session, or opening your keyring app and unlocking 'Login'), then try again."
+        )
+
+
+class RecordTooLarge(KeystoreError):
+    """A record would not fit the smallest supported store (Windows, 2,560 bytes)."""
+
+
+class CorruptRecord(KeystoreError):
+    """The keyring holds something under our name that we did not write; we do not guess."""
+
+
+@dataclass(frozen=True)
+class SignInRecord:
+    """What the app remembers about a Google sign-in. ``refresh_token`` never leaves the app."""
+
+    refresh_token: str = field(repr=False)
+    account: str
+    client_kind: ClientKind
+    client_id: str
+    client_secret: str = field(default="", repr=False)
+    scopes: tuple[str, ...] = ()
+    issued_at: int = 0
+
+    def encode(self) -> str:
+        data: dict[str, Any] = {
+            "v": 1,
+            "a": self.account,
+            "k": self.client_kind,
+            "ci": self.client_id,
+            "s": list(self.scopes),
+            "i": self.issued_at,
+            "t": self.refresh_token,
+        }
+        if self.client_secret:
+            data["cs"] = self.client_secret
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=True)
+        if len(text.encode("utf-16-le")) > MAX_RECORD_BYTES_UTF16:
+            raise RecordTooLarge(
+                f"The sign-in record is {len(text)} characters; the keyring limit is "
+                f"{MAX_RECORD_BYTES_UTF16 // 2}. This is a bug in SearchDesk; please report it."
+            )
+        return text
+
+    @classmethod
+    def decode(cls, text: str) -> SignInRecord:
+        try:
+            data = json.loads(text)
+            if not isinstance(data, dict) or data.get("v") != 1:
+                raise ValueError("unknown record version")
+            kind = data["k"]
+            if kind not in ("packaged", "own"):
+                raise ValueError("unknown client kind")
+            return cls(
+                refresh_token=_str(data["t"]),
+                account=_str(data.get("a", "")),
+                client_kind=kind,
+                client_id=_str(data["ci"]),
+                client_secret=_str(data.get("cs", "")),
+                scopes=tuple(_str(s) for s in data.get("s", [])),
+                issued_at=int(data.get("i", 0)),
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CorruptRecord(
+                f"The keyring entry '{SERVICE}/{ENTRY}' is not a SearchDesk sign-in record "
+                f"({len(text)} characters). Sign out and sign in again to replace it."
+            ) from exc
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("expected a string")
+    return value
+
+
+def backend_id(backend: object) -> str:
+    cls = type(backend)
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def find_backend() -> Any:
+    """The highest-priority allowlisted backend that is usable now, or raise :class:`NoSecureKeyring`.
+
+    Deliberately ignores ``keyring.get_keyring()``, ``PYTHON_KEYRING_BACKEND`` and keyring's config file:
+    each of those can select a plaintext backend.
+    """
+    best: tuple[float, Any] | None = None
+    reasons: list[str] = []
+    for ident, name in ALLOWED_BACKENDS.items():
+        module_name, _, class_name = ident.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module_name), class_name)
+            priority = float(cls.priority)
+        except Exception as exc:  # a backend says "not viable here" by raising from .priority
+            reasons.append(f"{name}: {type(exc).__name__}")
+            continue
+        if priority <= 0:
+            continue
+        if best is None or priority > best[0]:
+            best = (priority, cls)
+    if best is None:
+        raise NoSecureKeyring("; ".join(dict.fromkeys(reasons)))
+    return best[1]()
+
+
+class KeyStore:
+    """Reads and writes the sign-in record. Pass ``backend`` to pin one (it must still be allowlisted)."""
+
+    def __init__(self, backend: Any | None = None) -> None:
+        if backend is not None and backend_id(backend) not in ALLOWED_BACKENDS:
+            raise NoSecureKeyring(f"refused backend {type(backend).__name__}: it is not an OS keyring")
+        self._backend = backend
+
+    @property
+    def backend(self) -> Any:
+        if self._backend is None:
+            self._backend = find_backend()
+        return self._backend
+
+    @property
+    def backend_name(self) -> str:
+        """What the UI shows as 'where your sign-in is kept'."""
+        return ALLOWED_BACKENDS[backend_id(self.backend)]
+
+    def load(self) -> SignInRecord | None:
+        text = self._call("get_password", SERVICE, ENTRY)
+        return None if text is None else SignInRecord.decode(text)
+
+    def save(self, record: SignInRecord) -> None:
+        self._call("set_password", SERVICE, ENTRY, record.encode())
+
+    def delete(self) -> None:
+        from keyring.errors import PasswordDeleteError
+
+        try:
+            self._call("delete_password", SERVICE, ENTRY)
+        except PasswordDeleteError:
+            pass  # nothing stored: already signed out
+
+    def _call(self, method: str, *args: str) -> Any:
+        from keyring.errors import InitError, KeyringError, NoKeyringError, PasswordDeleteError
+        from keyring.errors import KeyringLocked as _Locked
+
+        try:
+            return getattr(self.backend, method)(*args)
+        except (_Locked, InitError) as exc:
+            raise KeyringLocked() from exc
+        except NoKeyringError as exc:
+            raise NoSecureKeyring(type(exc).__name__) from exc
+        except PasswordDeleteError:
+            raise
+        except KeyringError as exc:
+            raise KeystoreError(f"The keyring refused the request ({type(exc).__name__}). Try again.") from exc
+        except RuntimeError as exc:  # e.g. the D-Bus session went away after the backend was chosen
+            raise NoSecureKeyring(type(exc).__name__) from exc
+
+
+def now() -> int:
+    return int(time.time())

@@ -1,0 +1,571 @@
+"""The agent-socket listener: hands short-lived tokens to servers and asks the person their questions.
+
+DESIGN.md "The agent socket" is the contract and ``searchdesk_server.agent.protocol`` the one
+definition of the wire; ``searchdesk_server.agent.paths`` places the socket and runs the trust checks.
+
+``QLocalServer`` (UserAccessOption) creates and owns the socket. On Unix we take each accepted
+descriptor ourselves (``incomingConnection``) and drive it with ``QSocketNotifier``: QLocalSocket
+treats a half-closed connection as gone and drops answers still to be written, and we also need the
+raw descriptor for the peer's user id. On Windows the named pipe goes through QLocalSocket.
+
+Everything runs on the Qt thread except token minting, which may wait on Google or the keyring and
+runs in a small thread pool; results come back through a queued signal. No message, from any client,
+can block another: reads never wait, writes are buffered, every queue is bounded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal, Slot
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+from searchdesk_server.agent import paths, protocol
+from searchdesk_server.agent.protocol import (
+    ApprovalRequest,
+    ApprovalResult,
+    CancelParams,
+    CancelResult,
+    ErrorCode,
+    Hello,
+    HelloParams,
+    LineBuffer,
+    ProtocolError,
+    StatusParams,
+    StatusResult,
+    Token,
+    TokenParams,
+)
+
+from . import __version__
+from .approvals import ApprovalBook, Entry, QueueFull, State
+from .keystore import KeyringLocked, KeystoreError, NoSecureKeyring
+from .signin import RefreshFailed, RefreshRevoked
+from .tokens import ScopeNotGranted, TokenProvider
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "SearchDesk"
+MAX_CONNECTIONS = 128
+MAX_IN_FLIGHT = 32  # requests of one connection still being answered
+MAX_WRITE_BUFFER = 1024 * 1024  # a client that does not read its answers is dropped
+PARTIAL_LINE_TIMEOUT_MS = 30_000  # a line started and never finished
+
+
+class SignedOut(Exception):
+    def __init__(self) -> None:
+        super().__init__("No Google account is signed in to SearchDesk. Open SearchDesk and sign in.")
+
+
+ProviderGetter = Callable[[], TokenProvider]
+
+
+class _Reply(Exception):
+    """Raised inside a handler to answer with a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: object = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.data = data
+
+
+# --- transports --------------------------------------------------------------------------------
+
+
+class _Transport:
+    """A connection's bytes: ``on_data(bytes)``, ``on_eof()``; ``send``, ``close``."""
+
+    def __init__(self) -> None:
+        self.on_data: Callable[[bytes], None] = lambda data: None
+        self.on_eof: Callable[[], None] = lambda: None
+        self.on_closed: Callable[[], None] = lambda: None
+        self.closed = False
+
+    def send(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def close_after_flush(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    @property
+    def unsent(self) -> int:
+        return 0
+
+
+class _UnixTransport(_Transport):
+    def __init__(self, sock: socket.socket) -> None:
+        super().__init__()
+        self.sock = sock
+        sock.setblocking(False)
+        self._out = bytearray()
+        self._closing = False
+        self._reader = QSocketNotifier(sock.fileno(), QSocketNotifier.Type.Read)
+        self._writer = QSocketNotifier(sock.fileno(), QSocketNotifier.Type.Write)
+        self._writer.setEnabled(False)
+        self._reader.activated.connect(self._readable)
+        self._writer.activated.connect(self._writable)
+
+    @property
+    def unsent(self) -> int:
+        return len(self._out)
+
+    def _readable(self) -> None:
+        for _ in range(16):  # bounded: let other connections have their turn
+            try:
+                data = self.sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                self.close()
+                return
+            if not data:
+                self._reader.setEnabled(False)
+                self.on_eof()
+                return
+            self.on_data(data)
+            if self.closed:
+                return
+
+    def send(self, data: bytes) -> None:
+        if self.closed:
+            return
+        self._out += data
+        if len(self._out) > MAX_WRITE_BUFFER:
+            self.close()
+            return
+        self._writable()
+
+    def _writable(self) -> None:
+        while self._out and not self.closed:
+            try:
+                sent = self.sock.send(self._out)
+            except (BlockingIOError, InterruptedError):
+                self._writer.setEnabled(True)
+                return
+            except OSError:
+                self.close()
+                return
+            del self._out[:sent]
+        self._writer.setEnabled(False)
+        if self._closing:
+            self.close()
+
+    def close_after_flush(self) -> None:
+        self._closing = True
+        self._reader.setEnabled(False)
+        if not self._out:
+            self.close()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self._reader.setEnabled(False)
+        self._writer.setEnabled(False)
+        self._reader.deleteLater()
+        self._writer.deleteLater()
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        self.on_closed()
+
+
+class _QtTransport(_Transport):
+    """Windows named pipes (the pipe's DACL admits only this user)."""
+
+    def __init__(self, sock: QLocalSocket) -> None:
+        super().__init__()
+        self.sock = sock
+        self._closing = False
+        sock.readyRead.connect(self._readable)
+        sock.disconnected.connect(self.close)
+        sock.bytesWritten.connect(self._written)
+
+    @property
+    def unsent(self) -> int:
+        return int(self.sock.bytesToWrite())
+
+    def _readable(self) -> None:
+        self.on_data(self.sock.readAll().data())
+
+    def send(self, data: bytes) -> None:
+        if not self.closed:
+            self.sock.write(data)
+            if self.sock.bytesToWrite() > MAX_WRITE_BUFFER:
+                self.close()
+
+    def _written(self, _n: int) -> None:
+        if self._closing and self.sock.bytesToWrite() == 0:
+            self.close()
+
+    def close_after_flush(self) -> None:
+        self._closing = True
+        if self.sock.bytesToWrite() == 0:
+            self.close()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.sock.abort()
+        self.sock.deleteLater()
+        self.on_closed()
+
+
+class _Server(QLocalServer):
+    """Hands each accepted Unix descriptor to ``accept_fd`` instead of wrapping it in QLocalSocket."""
+
+    def __init__(self, accept_fd: Callable[[int], None]) -> None:
+        super().__init__()
+        self._accept_fd = accept_fd
+
+    def incomingConnection(self, descriptor: int) -> None:  # noqa: N802 (Qt naming)
+        if sys.platform == "win32":
+            super().incomingConnection(descriptor)
+        else:
+            self._accept_fd(int(descriptor))
+
+
+# --- one client --------------------------------------------------------------------------------
+
+
+class _Connection:
+    def __init__(self, listener: AgentListener, transport: _Transport, number: int) -> None:
+        self.listener = listener
+        self.transport = transport
+        self.number = number
+        self.buffer = LineBuffer()
+        self.in_flight = 0
+        self.eof = False
+        self.partial_timer = QTimer()
+        self.partial_timer.setSingleShot(True)
+        self.partial_timer.setInterval(PARTIAL_LINE_TIMEOUT_MS)
+        self.partial_timer.timeout.connect(self.transport.close)
+        transport.on_data = self.data
+        transport.on_eof = self.end_of_input
+        transport.on_closed = lambda: listener._forget(self)
+
+    @property
+    def open(self) -> bool:
+        return not self.transport.closed
+
+    def data(self, chunk: bytes) -> None:
+        try:
+            lines = self.buffer.feed(chunk)
+        except ProtocolError as err:
+            log.info("connection %d: message over the size limit; closing", self.number)
+            self.send(protocol.encode_error(None, err.code or ErrorCode.TOO_LARGE, str(err)))
+            self.transport.close_after_flush()
+            return
+        for line in lines:
+            if not self.open:
+                return
+            self.listener._handle_line(self, line)
+        if self.buffer.pending:
+            if not self.partial_timer.isActive():
+                self.partial_timer.start()
+        else:
+            self.partial_timer.stop()
+
+    def end_of_input(self) -> None:
+        """Half-closed (or closed) by the client: answer what is in flight, then close."""
+        self.eof = True
+        self.partial_timer.stop()
+        self.maybe_finish()
+
+    def maybe_finish(self) -> None:
+        if self.eof and self.in_flight == 0 and self.open:
+            self.transport.close_after_flush()
+
+    def send(self, data: bytes) -> None:
+        self.transport.send(data)
+
+
+@dataclass
+class _Waiter:
+    conn: _Connection
+    rpc_id: protocol.RequestId
+    request: ApprovalRequest
+    timer: QTimer
+
+
+# --- the listener ------------------------------------------------------------------------------
+
+
+class AgentListener(QObject):
+    """Listen at ``path`` (default: ``paths.socket_path()``) until ``close()``."""
+
+    token_done = Signal(object)
+    activity = Signal()  # something worth showing changed (a token was handed out, say)
+
+    def __init__(
+        self,
+        book: ApprovalBook,
+        provider: ProviderGetter,
+        *,
+        path: str | None = None,
+        max_connections: int = MAX_CONNECTIONS,
+        max_in_flight: int = MAX_IN_FLIGHT,
+    ) -> None:
+        super().__init__()
+        self.book = book
+        self._provider = provider
+        self.path = path
+        self.max_connections = max_connections
+        self.max_in_flight = max_in_flight
+        self._server: _Server | None = None
+        self._connections: set[_Connection] = set()
+        self._waiters: list[_Waiter] = []
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="searchdesk-token")
+        self._count = 0
+        self.tokens_handed_out = 0
+        self.last_token_at: float | None = None
+        self.token_done.connect(self._token_finished)
+        book.on_change.append(self._entry_changed)
+
+    # --- lifetime ---
+    def start(self) -> str:
+        """Listen; raises paths.UntrustedFolder / paths.AlreadyListening / OSError with a clear message."""
+        path = self.path or paths.socket_path()
+        if sys.platform != "win32":
+            paths.prepare_listener(path)  # trusted folder; a stale socket from a crash is removed
+        server = _Server(self._accept_fd)
+        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        server.setMaxPendingConnections(self.max_connections)
+        server.newConnection.connect(self._accept_qt)
+        if not server.listen(path):
+            raise OSError(f"SearchDesk could not listen at {path}: {server.errorString()}")
+        self._server = server
+        self.path = path
+        log.info("agent socket listening")
+        return path
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        for conn in list(self._connections):
+            conn.transport.close()
+        for waiter in self._waiters:
+            waiter.timer.stop()
+        self._waiters.clear()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        with contextlib.suppress(ValueError):
+            self.book.on_change.remove(self._entry_changed)
+
+    @property
+    def listening(self) -> bool:
+        return self._server is not None and self._server.isListening()
+
+    @property
+    def connection_count(self) -> int:
+        return len(self._connections)
+
+    # --- accepting ---
+    def _accept_fd(self, fd: int) -> None:
+        try:
+            sock = socket.socket(fileno=fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            return
+        if not paths.trusted_peer(sock):
+            log.warning("refused a connection from another user")
+            sock.close()
+            return
+        self._adopt(_UnixTransport(sock))
+
+    def _accept_qt(self) -> None:
+        assert self._server is not None
+        while self._server.hasPendingConnections():
+            qsock = self._server.nextPendingConnection()
+            self._adopt(_QtTransport(qsock))
+
+    def _adopt(self, transport: _Transport) -> None:
+        self._count += 1
+        conn = _Connection(self, transport, self._count)
+        if len(self._connections) >= self.max_connections:
+            conn.send(protocol.encode_error(None, ErrorCode.BUSY, "Too many connections; try again shortly."))
+            transport.close_after_flush()
+            return
+        self._connections.add(conn)
+
+    def _forget(self, conn: _Connection) -> None:
+        self._connections.discard(conn)
+        conn.partial_timer.stop()
+        # Its questions stay open (a later identical call picks the answer up); only its waits end.
+        for waiter in [w for w in self._waiters if w.conn is conn]:
+            waiter.timer.stop()
+            self._waiters.remove(waiter)
+
+    # --- dispatch ---
+    def _handle_line(self, conn: _Connection, line: bytes) -> None:
+        try:
+            request = protocol.parse_request(line)
+        except ProtocolError as err:
+            conn.send(protocol.encode_error(err.request_id, err.code or ErrorCode.INVALID_REQUEST, str(err)))
+            return
+        if request.is_notification:
+            return  # JSON-RPC: a notification is never answered, and none of ours has an effect
+        rpc_id = request.id
+        assert rpc_id is not None
+        if conn.in_flight >= self.max_in_flight:
+            conn.send(protocol.encode_error(rpc_id, ErrorCode.BUSY, "Too many requests in flight on this connection."))
+            return
+        try:
+            params = protocol.parse_params(request)
+            handler = {
+                protocol.HELLO: self._hello,
+                protocol.TOKEN: self._token,
+                protocol.APPROVAL_REQUEST: self._approval_request,
+                protocol.APPROVAL_STATUS: self._approval_status,
+                protocol.APPROVAL_CANCEL: self._approval_cancel,
+            }[request.method]
+            result = handler(conn, rpc_id, params)
+        except ProtocolError as err:
+            conn.send(protocol.encode_error(rpc_id, err.code or ErrorCode.INVALID_PARAMS, str(err)))
+            return
+        except _Reply as reply:
+            conn.send(protocol.encode_error(rpc_id, reply.code, str(reply), reply.data))
+            return
+        except Exception:
+            log.exception("agent request failed")
+            conn.send(protocol.encode_error(rpc_id, ErrorCode.INTERNAL_ERROR, "The SearchDesk app failed; nothing was approved."))
+            return
+        if result is not None:
+            conn.send(protocol.encode_result(rpc_id, result))
+
+    def _hello(self, conn: _Connection, rpc_id: Any, params: HelloParams) -> dict[str, Any]:
+        if params.protocol != protocol.PROTOCOL_VERSION:
+            raise _Reply(
+                ErrorCode.PROTOCOL_MISMATCH,
+                f"This SearchDesk app speaks agent protocol {protocol.PROTOCOL_VERSION}; update both programs.",
+                {"supported": [protocol.PROTOCOL_VERSION]},
+            )
+        return Hello(app=APP_NAME, version=__version__).to_json()
+
+    # tokens
+    def _token(self, conn: _Connection, rpc_id: Any, params: TokenParams) -> None:
+        conn.in_flight += 1
+        future = self._pool.submit(self._mint, params)
+        future.add_done_callback(lambda f: self.token_done.emit((conn, rpc_id, f)))
+        return None
+
+    def _mint(self, params: TokenParams) -> Token:
+        provider = self._provider()
+        token = provider.access_token(params.scopes, force_refresh=params.force_refresh)
+        kind = "service_account" if token.kind == "service_account" else "oauth"
+        return Token(access_token=token.token, expires_in=token.expires_in(), kind=kind, account=token.account)
+
+    @Slot(object)
+    def _token_finished(self, item: tuple[_Connection, Any, Future[Token]]) -> None:
+        conn, rpc_id, future = item
+        conn.in_flight -= 1
+        if conn.open:
+            conn.send(self._token_answer(rpc_id, future))
+        conn.maybe_finish()
+
+    def _token_answer(self, rpc_id: Any, future: Future[Token]) -> bytes:
+        try:
+            token = future.result()
+        except SignedOut as err:
+            return protocol.encode_error(rpc_id, ErrorCode.SIGNED_OUT, str(err))
+        except ScopeNotGranted as err:
+            return protocol.encode_error(rpc_id, ErrorCode.SCOPE_NOT_GRANTED, str(err), {"missing": list(err.missing)})
+        except RefreshRevoked as err:
+            return protocol.encode_error(rpc_id, ErrorCode.REFRESH_FAILED, str(err))
+        except (KeyringLocked, NoSecureKeyring) as err:
+            return protocol.encode_error(rpc_id, ErrorCode.KEYRING_LOCKED, str(err))
+        except (RefreshFailed, KeystoreError) as err:
+            return protocol.encode_error(rpc_id, ErrorCode.INTERNAL_ERROR, str(err))
+        except Exception:
+            log.exception("token minting failed")
+            return protocol.encode_error(rpc_id, ErrorCode.INTERNAL_ERROR, "The SearchDesk app could not get a token.")
+        self.tokens_handed_out += 1
+        self.last_token_at = time.time()
+        self.activity.emit()
+        return protocol.encode_result(rpc_id, token.to_json())
+
+    # approvals
+    def _approval_request(self, conn: _Connection, rpc_id: Any, request: ApprovalRequest) -> dict[str, Any] | None:
+        try:
+            entry = self.book.ask(request)
+        except QueueFull as err:
+            raise _Reply(ErrorCode.QUEUE_FULL, str(err)) from None
+        log.info("approval asked: tool=%s fingerprint=%s…", request.tool, request.fingerprint[:12])
+        if entry.state is not State.PENDING:
+            decision = self.book.take(request.fingerprint)
+            return ApprovalResult(decision="pending" if decision == "none" else decision, fingerprint=request.fingerprint).to_json()
+        if request.wait_s <= 0:
+            return ApprovalResult(decision="pending", fingerprint=request.fingerprint).to_json()
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        waiter = _Waiter(conn, rpc_id, request, timer)
+        timer.timeout.connect(lambda: self._wait_over(waiter))
+        timer.start(int(request.wait_s * 1000))
+        self._waiters.append(waiter)
+        conn.in_flight += 1
+        return None
+
+    def _finish(self, waiter: _Waiter, data: bytes) -> None:
+        waiter.timer.stop()
+        if waiter in self._waiters:
+            self._waiters.remove(waiter)
+        waiter.conn.in_flight -= 1
+        waiter.conn.send(data)
+        waiter.conn.maybe_finish()
+
+    def _wait_over(self, waiter: _Waiter) -> None:
+        if waiter in self._waiters:
+            fp = waiter.request.fingerprint
+            self._finish(waiter, protocol.encode_result(waiter.rpc_id, ApprovalResult("pending", fp).to_json()))
+
+    def _entry_changed(self, entry: Entry) -> None:
+        """An answer (or a cancellation) arrived: tell whoever is waiting on this fingerprint."""
+        waiting = [w for w in self._waiters if w.request.fingerprint == entry.fingerprint and w.conn.open]
+        if not waiting or entry.state is State.PENDING:
+            return
+        fp = entry.fingerprint
+        if entry.state is State.CANCELLED:
+            for w in waiting:
+                self._finish(w, protocol.encode_error(w.rpc_id, ErrorCode.CANCELLED, "The question was withdrawn; nothing was approved."))
+        elif entry.state in (State.APPROVED, State.DENIED):
+            first, *others = waiting
+            decision = self.book.take(fp)  # an approve is spent by exactly one waiting call
+            self._finish(first, protocol.encode_result(first.rpc_id, ApprovalResult(_decision(decision), fp).to_json()))
+            for w in others:
+                later = "deny" if entry.state is State.DENIED else "pending"
+                self._finish(w, protocol.encode_result(w.rpc_id, ApprovalResult(later, fp).to_json()))
+        elif entry.state is State.EXPIRED:
+            for w in waiting:
+                self._finish(w, protocol.encode_result(w.rpc_id, ApprovalResult("pending", fp).to_json()))
+
+    def _approval_status(self, conn: _Connection, rpc_id: Any, params: StatusParams) -> dict[str, Any]:
+        return StatusResult(decision=self.book.take(params.fingerprint)).to_json()
+
+    def _approval_cancel(self, conn: _Connection, rpc_id: Any, params: CancelParams) -> dict[str, Any]:
+        def still_waiting(request_id: str) -> bool:
+            return any(w.request.request_id == request_id for w in self._waiters)
+
+        # The cancelled call's own wait (if any) ends with CANCELLED via _entry_changed, or here.
+        mine = [w for w in self._waiters if w.request.request_id == params.request_id]
+        cancelled = self.book.cancel(params.request_id, still_waiting=lambda rid: rid != params.request_id and still_waiting(rid))
+        for w in mine:
+            if w in self._waiters:
+                self._finish(w, protocol.encode_error(w.rpc_id, ErrorCode.CANCELLED, "The question was withdrawn; nothing was approved."))
+        return CancelResult(cancelled=cancelled).to_json()
+
+
+def _decision(decision: str) -> Any:
+    return decision if decision in ("approve", "deny") else "pending"

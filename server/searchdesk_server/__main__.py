@@ -1,0 +1,3 @@
+from searchdesk_server.cli import main
+
+raise SystemExit(main())

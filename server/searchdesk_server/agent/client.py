@@ -1,0 +1,467 @@
+"""The server's side of the agent socket: short-lived Google tokens and a person's answer, from the app.
+
+asyncio, no Qt. One connection, opened on demand, carries every call of this client at once (JSON-RPC
+ids match answers to calls), so a token can be fetched while an approval waits for a person.
+
+Before anything is sent the folder and the listener's user id are checked (see `paths`). A dropped
+connection is re-opened once and the call sent again, except an `approval/request` that already left:
+the person may be looking at that question, and asking twice is worse than failing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, TypeVar
+
+from . import paths, protocol
+from .protocol import (
+    AgentError,
+    ApprovalRequest,
+    ApprovalResult,
+    CancelParams,
+    CancelResult,
+    ClientInfo,
+    Decision,
+    ErrorCode,
+    Hello,
+    HelloParams,
+    RpcError,
+    StatusDecision,
+    StatusParams,
+    StatusResult,
+    Token,
+    TokenParams,
+    Value,
+)
+
+DEFAULT_TIMEOUT: Final = 10.0  # hello, status, cancel
+TOKEN_TIMEOUT: Final = 30.0  # the app may have to refresh with Google first
+APPROVAL_MARGIN: Final = 5.0  # on top of wait_s, for the listener to answer "pending"
+CONNECT_TIMEOUT: Final = 2.0
+_READ_CHUNK: Final = 64 * 1024
+_MAX_REMOTE_MESSAGE: Final = 300
+
+T = TypeVar("T")
+
+
+# --------------------------------------------------------------------------------------------------
+# Errors
+
+
+class AgentUnavailable(AgentError):
+    """The app is not running, or the connection to it could not be opened or kept."""
+
+
+class AgentConnectionLost(AgentUnavailable):
+    """The connection dropped during a call. `sent`: the request may have reached the app."""
+
+    def __init__(self, message: str, *, sent: bool) -> None:
+        super().__init__(message)
+        self.sent = sent
+
+
+class AgentTimeout(AgentError):
+    """The app did not answer in time."""
+
+
+class AgentProtocolError(AgentError):
+    """The listener said something outside the agent protocol; nothing it said is used."""
+
+
+class AgentRemoteError(AgentError):
+    """The app answered with a JSON-RPC error; `code` is an ErrorCode (or another listener's code)."""
+
+    code: int
+
+    def __init__(self, message: str, *, code: int, data: object = None) -> None:
+        super().__init__(message, code=code)
+        self.data = data
+
+
+class SignedOut(AgentRemoteError):
+    """No Google account is signed in to the app."""
+
+
+class ScopeNotGranted(AgentRemoteError):
+    """The sign-in lacks a scope the call needs."""
+
+
+class RefreshFailed(AgentRemoteError):
+    """Google refused to refresh the app's sign-in (revoked or expired)."""
+
+
+class KeyringLocked(AgentRemoteError):
+    """The OS keyring is locked or unusable."""
+
+
+class ProtocolMismatch(AgentRemoteError):
+    """The app speaks another major version of the agent protocol."""
+
+
+class AgentBusy(AgentRemoteError):
+    """The app has too many connections or requests in flight."""
+
+
+class QueueFull(AgentRemoteError):
+    """Too many approvals are already waiting for the person."""
+
+
+class ApprovalCancelled(AgentRemoteError):
+    """The question was closed by approval/cancel before anybody answered."""
+
+
+_REMOTE_ERRORS: Final[Mapping[int, type[AgentRemoteError]]] = {
+    ErrorCode.SIGNED_OUT: SignedOut,
+    ErrorCode.SCOPE_NOT_GRANTED: ScopeNotGranted,
+    ErrorCode.REFRESH_FAILED: RefreshFailed,
+    ErrorCode.KEYRING_LOCKED: KeyringLocked,
+    ErrorCode.PROTOCOL_MISMATCH: ProtocolMismatch,
+    ErrorCode.BUSY: AgentBusy,
+    ErrorCode.QUEUE_FULL: QueueFull,
+    ErrorCode.CANCELLED: ApprovalCancelled,
+}
+
+
+def remote_error(error: RpcError) -> AgentRemoteError:
+    """The typed exception for a JSON-RPC error from the app, its message kept only if short and plain."""
+    message = error.message
+    if not message or len(message) > _MAX_REMOTE_MESSAGE or not protocol.is_plain_text(message):
+        try:
+            message = protocol.ERROR_MEANINGS[ErrorCode(error.code)]
+        except ValueError:
+            message = f"The SearchDesk app answered with error {error.code}."
+    return _REMOTE_ERRORS.get(error.code, AgentRemoteError)(message, code=error.code, data=error.data)
+
+
+class _Lost(Exception):
+    """Internal: the connection is gone; `sent` says whether our request may have left."""
+
+    def __init__(self, *, sent: bool) -> None:
+        super().__init__("connection lost")
+        self.sent = sent
+
+
+# --------------------------------------------------------------------------------------------------
+# One connection
+
+
+async def _open(path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    if sys.platform == "win32":  # a named pipe; untested here (Linux CI)
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=2 * protocol.MAX_MESSAGE_BYTES)
+        stream_protocol = asyncio.StreamReaderProtocol(reader)
+        transport, _ = await loop.create_pipe_connection(  # type: ignore[attr-defined]
+            lambda: stream_protocol, path
+        )
+        return reader, asyncio.StreamWriter(transport, stream_protocol, reader, loop)
+    return await asyncio.open_unix_connection(path, limit=2 * protocol.MAX_MESSAGE_BYTES)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark a future's exception as seen, so an abandoned call does not log 'never retrieved'."""
+    if not future.cancelled():
+        future.exception()
+
+
+class _Connection:
+    """Multiplexes calls over one stream: a lock for writing, a reader task that routes answers by id."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[protocol.Response]] = {}
+        self._write_lock = asyncio.Lock()
+        self._closed = False
+        self._task = asyncio.get_running_loop().create_task(self._read_loop())
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    async def _read_loop(self) -> None:
+        failure: AgentError | None = None  # None: the stream simply ended
+        buffer = protocol.LineBuffer()
+        try:
+            while not self._closed:
+                data = await self._reader.read(_READ_CHUNK)
+                if not data:
+                    break
+                stop = False
+                for line in buffer.feed(data):
+                    response = protocol.parse_response(line)
+                    if response.id is None:
+                        # Said to the whole connection (BUSY, TOO_LARGE): every waiting call hears it.
+                        if response.error is not None:
+                            failure = remote_error(response.error)
+                        stop = True
+                        break
+                    future = self._pending.pop(response.id, None) if isinstance(response.id, int) else None
+                    if future is not None and not future.done():
+                        future.set_result(response)
+                if stop:
+                    break
+        except protocol.ProtocolError:
+            failure = AgentProtocolError(
+                "The SearchDesk app sent something that is not the agent protocol; nothing it sent was used. "
+                "Update SearchDesk and the server to the same version."
+            )
+        except OSError:
+            pass
+        finally:
+            self._closed = True
+            for future in self._pending.values():
+                if not future.done():
+                    future.add_done_callback(_retrieve)
+                    future.set_exception(failure if failure is not None else _Lost(sent=True))
+            self._pending.clear()
+            self._writer.close()
+
+    async def call(self, method: str, params: Mapping[str, Any], limit_s: float) -> protocol.Response:
+        """Send one request and wait for its answer. Raises _Lost, AgentTimeout or a listener's failure."""
+        if self._closed:
+            raise _Lost(sent=False)
+        request_id = next(self._ids)
+        data = protocol.encode_request(request_id, method, params)
+        future: asyncio.Future[protocol.Response] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            async with self._write_lock:
+                if self._closed or self._writer.is_closing():
+                    raise _Lost(sent=False)
+                self._writer.write(data)  # from here on the app may have seen it
+                try:
+                    await self._writer.drain()
+                except OSError:
+                    raise _Lost(sent=True) from None
+            try:
+                return await asyncio.wait_for(future, limit_s)
+            except TimeoutError:
+                raise AgentTimeout(f"The SearchDesk app did not answer {method} within {limit_s:g} seconds.") from None
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def close(self) -> None:
+        self._closed = True
+        self._task.cancel()
+        self._writer.close()
+        with contextlib.suppress(Exception):
+            await self._writer.wait_closed()
+        await asyncio.gather(self._task, return_exceptions=True)
+
+
+# --------------------------------------------------------------------------------------------------
+# The client
+
+
+class AgentClient:
+    """The server's handle on the desktop app. Safe for concurrent calls from tasks of one event loop."""
+
+    def __init__(
+        self,
+        path: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        token_timeout: float = TOKEN_TIMEOUT,
+        approval_margin: float = APPROVAL_MARGIN,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        app: str = "searchdesk-server",
+        version: str | None = None,
+    ) -> None:
+        self._path = path
+        self._timeout = timeout
+        self._token_timeout = token_timeout
+        self._approval_margin = approval_margin
+        self._connect_timeout = connect_timeout
+        self._app = app
+        self._version = version
+        self._conn: _Connection | None = None
+        self._connect_lock = asyncio.Lock()
+        self.connections_opened = 0  # for diagnostics and tests: how often a connection was (re)opened
+        self.hello_result: Hello | None = None  # what the app said about itself on the last connect
+
+    @property
+    def path(self) -> str:
+        """The socket path (or pipe name) this client uses; resolved on first use."""
+        if self._path is None:
+            self._path = paths.socket_path()
+        return self._path
+
+    async def __aenter__(self) -> AgentClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            await conn.close()
+
+    # ---- the protocol's methods
+
+    async def hello(self) -> Hello:
+        """Ask the app who it is; raises ProtocolMismatch for another protocol version."""
+        result = await self._call(protocol.HELLO, self._hello_params(), self._timeout, resend=True)
+        return self._checked_hello(result)
+
+    async def token(self, scopes: Sequence[str], force_refresh: bool = False) -> Token:
+        """A short-lived access token for `scopes`; `force_refresh` after Google said 401."""
+        params = TokenParams(scopes=tuple(scopes), force_refresh=force_refresh).to_json()
+        result = await self._call(protocol.TOKEN, params, self._token_timeout, resend=True)
+        return _parse(Token.from_json, result)
+
+    async def request_approval(
+        self,
+        *,
+        request_id: str,
+        tool: str,
+        what: str,
+        consequence: str,
+        values: Sequence[Value],
+        fingerprint: str,
+        client: ClientInfo,
+        wait_s: float,
+    ) -> Decision:
+        """Show the person the question; the answer after at most `wait_s` ("pending": still open).
+
+        Invalid input raises protocol.InvalidParams before anything is sent. A connection lost after
+        the request left raises AgentConnectionLost(sent=True): it is never sent twice.
+        """
+        request = ApprovalRequest(
+            request_id=request_id,
+            tool=tool,
+            what=what,
+            consequence=consequence,
+            values=tuple(values),
+            fingerprint=fingerprint,
+            client=client,
+            wait_s=wait_s,
+        )
+        timeout = request.wait_s + self._approval_margin
+        result = await self._call(protocol.APPROVAL_REQUEST, request.to_json(), timeout, resend=False)
+        answer = _parse(ApprovalResult.from_json, result)
+        if answer.fingerprint != fingerprint:
+            raise AgentProtocolError(
+                "The SearchDesk app answered another question than the one asked; the answer was not used."
+            )
+        return answer.decision
+
+    async def approval_status(self, fingerprint: str) -> StatusDecision:
+        """The answer to an earlier question; an `approve` returned here is spent."""
+        params = StatusParams.from_json({"fingerprint": fingerprint})
+        result = await self._call(protocol.APPROVAL_STATUS, params.to_json(), self._timeout, resend=True)
+        return _parse(StatusResult.from_json, result).decision
+
+    async def approval_cancel(self, request_id: str) -> bool:
+        """Close the question asked under `request_id`; True when one was still there."""
+        params = CancelParams.from_json({"request_id": request_id})
+        result = await self._call(protocol.APPROVAL_CANCEL, params.to_json(), self._timeout, resend=True)
+        return _parse(CancelResult.from_json, result).cancelled
+
+    # ---- connection management
+
+    def _hello_params(self) -> dict[str, Any]:
+        if self._version is None:
+            from .. import __version__
+
+            self._version = __version__
+        return HelloParams(protocol=protocol.PROTOCOL_VERSION, app=self._app, version=self._version).to_json()
+
+    def _checked_hello(self, result: object) -> Hello:
+        hello = _parse(Hello.from_json, result)
+        if hello.protocol != protocol.PROTOCOL_VERSION:
+            raise ProtocolMismatch(
+                f"The SearchDesk app speaks agent protocol {hello.protocol}; this server speaks "
+                f"{protocol.PROTOCOL_VERSION}. Update both to the same release.",
+                code=ErrorCode.PROTOCOL_MISMATCH,
+            )
+        return hello
+
+    def _unavailable(self, detail: str | None = None) -> AgentUnavailable:
+        if detail is None:
+            return AgentUnavailable(
+                f"The SearchDesk app is not running (nothing answers at {self.path}). Start SearchDesk, then try again."
+            )
+        return AgentUnavailable(f"Could not reach the SearchDesk app at {self.path} ({detail}).")
+
+    async def _call(self, method: str, params: Mapping[str, Any], limit_s: float, *, resend: bool) -> object:
+        for attempt in (1, 2):
+            conn = await self._connection()
+            try:
+                response = await conn.call(method, params, limit_s)
+            except _Lost as lost:
+                await self._forget(conn)
+                if attempt == 2 or (lost.sent and not resend):
+                    raise AgentConnectionLost(
+                        f"The connection to the SearchDesk app was lost during {method}.", sent=lost.sent
+                    ) from None
+                continue
+            if response.error is not None:
+                raise remote_error(response.error)
+            return response.result
+        raise AssertionError("unreachable")
+
+    async def _forget(self, conn: _Connection) -> None:
+        if self._conn is conn:
+            self._conn = None
+        await conn.close()
+
+    async def _connection(self) -> _Connection:
+        async with self._connect_lock:
+            if self._conn is not None and not self._conn.closed:
+                return self._conn
+            if self._conn is not None:
+                await self._forget(self._conn)
+            self._conn = await self._connect()
+            self.connections_opened += 1
+            return self._conn
+
+    async def _connect(self) -> _Connection:
+        path = self.path
+        if sys.platform != "win32":
+            try:
+                paths.check_folder(os.path.dirname(path))
+            except FileNotFoundError:
+                raise self._unavailable() from None
+        try:
+            reader, writer = await asyncio.wait_for(_open(path), self._connect_timeout)
+        except (FileNotFoundError, ConnectionRefusedError):
+            raise self._unavailable() from None
+        except TimeoutError:
+            raise self._unavailable("it did not accept the connection in time") from None
+        except OSError as err:
+            raise self._unavailable(err.strerror or type(err).__name__) from None
+        if sys.platform != "win32":
+            sock = writer.get_extra_info("socket")
+            if sock is None or not paths.trusted_peer(sock):
+                writer.close()
+                raise paths.UntrustedPeer(
+                    f"The program listening at {path} runs as another user; SearchDesk sent it nothing. "
+                    "Quit it (or remove the socket), then start SearchDesk again."
+                )
+        conn = _Connection(reader, writer)
+        try:
+            response = await conn.call(protocol.HELLO, self._hello_params(), self._timeout)
+            if response.error is not None:
+                raise remote_error(response.error)
+            self.hello_result = self._checked_hello(response.result)
+        except _Lost:
+            await conn.close()
+            raise self._unavailable("it closed the connection") from None
+        except BaseException:
+            await conn.close()
+            raise
+        return conn
+
+
+def _parse(reader: Callable[[object, type[protocol.InvalidParams]], T], result: object) -> T:
+    try:
+        return reader(result, protocol.InvalidParams)
+    except protocol.InvalidParams as err:
+        raise AgentProtocolError(f"The SearchDesk app sent an invalid answer: {err}") from None

@@ -1,0 +1,63 @@
+"""Sealing the 2026-07-28 `requestState`: integrity-protected, bound to the tool and the
+fingerprint, 15 minutes, with a one-shot nonce.
+
+The key lives only in this process, so a state from before a restart does not open. A state
+that does not open for any reason counts as no answer; the caller asks again.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Callable
+
+TTL_SECONDS = 15 * 60
+PREFIX = "sd1."
+
+
+class StateBook:
+    def __init__(self, ttl: float = TTL_SECONDS, clock: Callable[[], float] = time.time) -> None:
+        self._key = secrets.token_bytes(32)
+        self._ttl = ttl
+        self._clock = clock
+        self._spent: dict[str, float] = {}  # nonce -> expiry
+
+    def _mac(self, payload: bytes) -> str:
+        return base64.urlsafe_b64encode(hmac.new(self._key, payload, hashlib.sha256).digest()).decode().rstrip("=")
+
+    def seal(self, tool: str, fingerprint: str) -> str:
+        body = {
+            "t": tool,
+            "f": fingerprint,
+            "n": secrets.token_urlsafe(16),
+            "e": int(self._clock() + self._ttl),
+        }
+        payload = json.dumps(body, separators=(",", ":"), sort_keys=True).encode()
+        encoded = base64.urlsafe_b64encode(payload).decode().rstrip("=")
+        return f"{PREFIX}{encoded}.{self._mac(payload)}"
+
+    def open(self, state: str | None, tool: str, fingerprint: str) -> bool:
+        """True once for a state this process sealed for exactly this tool and fingerprint."""
+        if not state or not state.startswith(PREFIX) or len(state) > 1024:
+            return False
+        try:
+            encoded, mac = state[len(PREFIX) :].split(".", 1)
+            payload = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
+            body = json.loads(payload)
+        except (ValueError, TypeError):
+            return False
+        if not hmac.compare_digest(self._mac(payload), mac) or not isinstance(body, dict):
+            return False
+        now = self._clock()
+        self._spent = {n: e for n, e in self._spent.items() if e > now}
+        nonce = body.get("n")
+        if body.get("t") != tool or body.get("f") != fingerprint or not isinstance(nonce, str):
+            return False
+        if not isinstance(body.get("e"), int) or body["e"] <= now or nonce in self._spent:
+            return False
+        self._spent[nonce] = float(body["e"])
+        return True

@@ -1,0 +1,460 @@
+"""The one table of tools.
+
+Registration, scopes, annotations, the README's tool table and the docs all derive from
+`TOOLS`; tests fail when any of them drifts. Descriptions are read into the model's context on
+every turn, so each word must earn its place while keeping the limits the model needs.
+This module is on the start-up path: stdlib only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+SCOPE_WM: Final = "https://www.googleapis.com/auth/webmasters"
+SCOPE_WM_RO: Final = "https://www.googleapis.com/auth/webmasters.readonly"
+SCOPE_SV: Final = "https://www.googleapis.com/auth/siteverification"
+SCOPE_SV_VERIFY: Final = "https://www.googleapis.com/auth/siteverification.verify_only"
+SCOPE_INDEXING: Final = "https://www.googleapis.com/auth/indexing"
+
+#: A scope that grants everything the key's scope grants (used to request the fewest scopes).
+SCOPE_IMPLIES: Final[Mapping[str, frozenset[str]]] = {
+    SCOPE_WM: frozenset({SCOPE_WM_RO}),
+    SCOPE_SV: frozenset({SCOPE_SV_VERIFY}),
+}
+#: Scopes that can change something; read-only mode names them when a tool brings one in.
+WRITE_CAPABLE_SCOPES: Final = frozenset({SCOPE_WM, SCOPE_SV, SCOPE_SV_VERIFY, SCOPE_INDEXING})
+
+Service = Literal["searchconsole", "siteVerification", "indexing"]
+Kind = Literal["read", "write", "guarded"]
+
+GROUPS: Final = (
+    "essential",
+    "sites",
+    "sitemaps",
+    "analytics",
+    "inspection",
+    "indexing",
+    "verification",
+    "reports",
+)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: everything the server, the docs and the tests need to know about it."""
+
+    name: str
+    group: str
+    service: Service
+    endpoint: str  # discovery method id(s) it calls, for the docs and the fake's checks
+    kind: Kind
+    scopes: tuple[str, ...]
+    title: str
+    description: str
+    params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+    essential: bool = False
+    #: Scopes the tool can do without (it reports less); left out in read-only mode.
+    optional_scopes: tuple[str, ...] = ()
+
+    @property
+    def write(self) -> bool:
+        return self.kind != "read"
+
+    @property
+    def guarded(self) -> bool:
+        return self.kind == "guarded"
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return (self.group, "essential") if self.essential else (self.group,)
+
+    @property
+    def annotations(self) -> dict[str, bool]:
+        """All four hints, always explicit: a client may not assume defaults."""
+        return {
+            "readOnlyHint": not self.write,
+            "destructiveHint": self.guarded,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        }
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": "object"}
+        if self.params:
+            schema["properties"] = {k: dict(v) for k, v in self.params.items()}
+        if self.required:
+            schema["required"] = list(self.required)
+        return schema
+
+    @property
+    def output_schema(self) -> dict[str, Any]:
+        # Open on purpose: an odd Google answer must never make the schema refuse a result.
+        return {"type": "object"}
+
+
+# --- parameter shapes (kept terse: every character is paid for on every turn) -------------------
+
+MAX_ID = 2048
+MAX_OWNER = 254
+
+# String ceilings (2,048 for ids and URLs) are enforced by `validate` and not repeated on the menu.
+SITE: Final[Mapping[str, Any]] = {"type": "string"}
+SITE_REQ: Final = SITE  # same shape; listed in `required`, so GSC_SITE_URL is never assumed
+URL: Final = SITE
+FEEDPATH: Final = URL
+LANG: Final = SITE
+TOKEN: Final = SITE
+DIMENSIONS: Final = ("date", "query", "page", "country", "device", "searchAppearance", "hour")
+PERIODS: Final = (
+    "today",
+    "yesterday",
+    "last7days",
+    "last28days",
+    "last3months",
+    "last6months",
+    "last12months",
+    "last16months",
+)
+OPERATORS: Final = ("equals", "notEquals", "contains", "notContains", "includingRegex", "excludingRegex")
+SEARCH_TYPES: Final = ("web", "image", "video", "news", "discover", "googleNews")
+DATA_STATES: Final = ("final", "all", "hourly_all")
+AGGREGATIONS: Final = ("auto", "byPage", "byProperty")
+VERIFY_METHODS: Final = ("DNS", "FILE", "META")
+MAX_ROWS = 25_000
+DEFAULT_ROWS = 100
+
+GUARD_NOTE = " Asks a person first."
+
+TOOLS: Final[tuple[ToolSpec, ...]] = (
+    # --- sites ------------------------------------------------------------------------------
+    ToolSpec(
+        "list_sites",
+        "sites",
+        "searchconsole",
+        "webmasters.sites.list",
+        "read",
+        (SCOPE_WM_RO,),
+        "List properties",
+        "Properties this account can see, with permission level.",
+        essential=True,
+    ),
+    ToolSpec(
+        "get_site",
+        "sites",
+        "searchconsole",
+        "webmasters.sites.get",
+        "read",
+        (SCOPE_WM_RO,),
+        "Get property",
+        "One property's permission level.",
+        {"site": SITE},
+        essential=True,
+    ),
+    ToolSpec(
+        "add_site",
+        "sites",
+        "searchconsole",
+        "webmasters.sites.add",
+        "write",
+        (SCOPE_WM,),
+        "Add property",
+        "Add a property (unverified until verify_site).",
+        {"site": SITE_REQ},
+        ("site",),
+    ),
+    ToolSpec(
+        "delete_site",
+        "sites",
+        "searchconsole",
+        "webmasters.sites.delete",
+        "guarded",
+        (SCOPE_WM,),
+        "Delete property",
+        "Remove a property and ~16 months of its performance history." + GUARD_NOTE,
+        {"site": SITE_REQ, "confirm_token": TOKEN},
+        ("site",),
+    ),
+    # --- sitemaps ---------------------------------------------------------------------------
+    ToolSpec(
+        "list_sitemaps",
+        "sitemaps",
+        "searchconsole",
+        "webmasters.sitemaps.list",
+        "read",
+        (SCOPE_WM_RO,),
+        "List sitemaps",
+        "Submitted sitemaps with errors, warnings and URL counts.",
+        {"site": SITE, "sitemap_index": SITE},
+        essential=True,
+    ),
+    ToolSpec(
+        "get_sitemap",
+        "sitemaps",
+        "searchconsole",
+        "webmasters.sitemaps.get",
+        "read",
+        (SCOPE_WM_RO,),
+        "Get sitemap",
+        "One sitemap's status and counts.",
+        {"site": SITE, "feedpath": FEEDPATH},
+        ("feedpath",),
+    ),
+    ToolSpec(
+        "submit_sitemap",
+        "sitemaps",
+        "searchconsole",
+        "webmasters.sitemaps.submit",
+        "write",
+        (SCOPE_WM,),
+        "Submit sitemap",
+        "Submit or resubmit a sitemap.",
+        {"site": SITE, "feedpath": FEEDPATH},
+        ("feedpath",),
+    ),
+    ToolSpec(
+        "submit_sitemaps",
+        "sitemaps",
+        "searchconsole",
+        "webmasters.sitemaps.submit",
+        "write",
+        (SCOPE_WM,),
+        "Submit sitemaps",
+        "Submit 1-50 sitemaps; a result per sitemap.",
+        {
+            "site": SITE,
+            "feedpaths": {
+                "type": "array",
+                "items": SITE,
+                "minItems": 1,
+                "maxItems": 50,
+            },
+        },
+        ("feedpaths",),
+    ),
+    ToolSpec(
+        "delete_sitemap",
+        "sitemaps",
+        "searchconsole",
+        "webmasters.sitemaps.delete",
+        "guarded",
+        (SCOPE_WM,),
+        "Delete sitemap",
+        "Remove a sitemap and its submission history (submit_sitemap re-adds it)." + GUARD_NOTE,
+        {"site": SITE_REQ, "feedpath": FEEDPATH, "confirm_token": TOKEN},
+        ("site", "feedpath"),
+    ),
+    # --- analytics --------------------------------------------------------------------------
+    ToolSpec(
+        "query_search_analytics",
+        "analytics",
+        "searchconsole",
+        "webmasters.searchanalytics.query",
+        "read",
+        (SCOPE_WM_RO,),
+        "Search performance",
+        "Clicks, impressions, CTR, position. period, or start_date+end_date as YYYY-MM-DD (Pacific; "
+        "default last28days). Sorted by clicks; row_limit default 100; a cut result gives the next "
+        "start_row.",
+        {
+            "site": SITE,
+            "period": {"enum": list(PERIODS)},
+            "start_date": SITE,
+            "end_date": SITE,
+            "dimensions": {"type": "array", "items": {"enum": list(DIMENSIONS)}},
+            "type": {"enum": list(SEARCH_TYPES)},
+            "data_state": {"enum": list(DATA_STATES)},
+            "aggregation_type": {"enum": list(AGGREGATIONS)},
+            "filters": {
+                "type": "array",
+                "maxItems": 20,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "dimension": {"enum": ["query", "page", "country", "device", "searchAppearance"]},
+                        "operator": {"enum": list(OPERATORS)},
+                        "expression": SITE,
+                    },
+                    "required": ["dimension", "expression"],
+                },
+            },
+            "filter_match": {"enum": ["all", "any"]},
+            "row_limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS},
+            "start_row": {"type": "integer", "minimum": 0},
+        },
+        essential=True,
+    ),
+    # --- inspection -------------------------------------------------------------------------
+    ToolSpec(
+        "inspect_url",
+        "inspection",
+        "searchconsole",
+        "searchconsole.urlInspection.index.inspect",
+        "read",
+        (SCOPE_WM_RO,),
+        "Inspect URL",
+        "Google's index status of one URL: coverage, crawl, canonical, mobile, rich results.",
+        {"site": SITE, "url": URL, "language_code": LANG},
+        ("url",),
+        essential=True,
+    ),
+    ToolSpec(
+        "inspect_urls",
+        "inspection",
+        "searchconsole",
+        "searchconsole.urlInspection.index.inspect",
+        "read",
+        (SCOPE_WM_RO,),
+        "Inspect URLs",
+        "Index status verdicts for 1-20 URLs (2,000 inspections/day per property).",
+        {
+            "site": SITE,
+            "urls": {
+                "type": "array",
+                "items": SITE,
+                "minItems": 1,
+                "maxItems": 20,
+            },
+            "language_code": LANG,
+        },
+        ("urls",),
+    ),
+    # --- indexing ---------------------------------------------------------------------------
+    ToolSpec(
+        "request_indexing",
+        "indexing",
+        "indexing",
+        "indexing.urlNotifications.publish",
+        "write",
+        (SCOPE_INDEXING,),
+        "Request indexing",
+        "Notify Google's Indexing API of an updated or deleted URL. Google acts on it only for "
+        "job-posting and livestream pages; 200 a day; needs Owner.",
+        {"url": URL, "type": {"enum": ["URL_UPDATED", "URL_DELETED"]}},
+        ("url",),
+    ),
+    ToolSpec(
+        "get_indexing_status",
+        "indexing",
+        "indexing",
+        "indexing.urlNotifications.getMetadata",
+        "read",
+        (SCOPE_INDEXING,),
+        "Indexing status",
+        "Last Indexing API notifications for a URL.",
+        {"url": URL},
+        ("url",),
+    ),
+    # --- verification -----------------------------------------------------------------------
+    ToolSpec(
+        "list_verified_sites",
+        "verification",
+        "siteVerification",
+        "siteVerification.webResource.list",
+        "read",
+        (SCOPE_SV,),
+        "List verified sites",
+        "Sites and domains this account has verified, with owners.",
+    ),
+    ToolSpec(
+        "get_verified_site",
+        "verification",
+        "siteVerification",
+        "siteVerification.webResource.get",
+        "read",
+        (SCOPE_SV,),
+        "Get verified site",
+        "One verified site's owners.",
+        {"site": SITE_REQ},
+        ("site",),
+    ),
+    ToolSpec(
+        "get_verification_token",
+        "verification",
+        "siteVerification",
+        "siteVerification.webResource.getToken",
+        "read",
+        (SCOPE_SV_VERIFY,),
+        "Get verification token",
+        "The token to place for verify_site. Domain properties: DNS only (default); URL prefix: "
+        "META (default) or FILE.",
+        {"site": SITE_REQ, "method": {"enum": list(VERIFY_METHODS)}},
+        ("site",),
+    ),
+    ToolSpec(
+        "verify_site",
+        "verification",
+        "siteVerification",
+        "siteVerification.webResource.insert",
+        "write",
+        (SCOPE_SV_VERIFY,),
+        "Verify site",
+        "Check the placed token and become a verified owner.",
+        {"site": SITE_REQ, "method": {"enum": list(VERIFY_METHODS)}},
+        ("site",),
+    ),
+    ToolSpec(
+        "unverify_site",
+        "verification",
+        "siteVerification",
+        "siteVerification.webResource.delete",
+        "guarded",
+        (SCOPE_SV,),
+        "Unverify site",
+        "Give up verified ownership: the site's properties lose access." + GUARD_NOTE,
+        {"site": SITE_REQ, "confirm_token": TOKEN},
+        ("site",),
+    ),
+    ToolSpec(
+        "update_site_owners",
+        "verification",
+        "siteVerification",
+        "siteVerification.webResource.update",
+        "guarded",
+        (SCOPE_SV,),
+        "Set site owners",
+        "Replace the verified owners: owners is the complete list afterwards." + GUARD_NOTE,
+        {
+            "site": SITE_REQ,
+            "owners": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 3, "maxLength": MAX_OWNER},
+                "minItems": 1,
+                "maxItems": 100,
+            },
+            "confirm_token": TOKEN,
+        },
+        ("site", "owners"),
+    ),
+    ToolSpec(
+        "setup_site",
+        "verification",
+        "searchconsole",
+        "webmasters.sites.list + siteVerification.webResource.getToken",
+        "read",
+        (SCOPE_WM_RO,),
+        "Set up property",
+        "Where a property stands (ready / needs property / needs verification) and the exact next steps.",
+        {"site": SITE_REQ},
+        ("site",),
+        optional_scopes=(SCOPE_SV_VERIFY,),
+    ),
+)
+
+BY_NAME: Final[Mapping[str, ToolSpec]] = {t.name: t for t in TOOLS}
+
+
+def group_members(group: str) -> tuple[str, ...]:
+    return tuple(t.name for t in TOOLS if group in t.groups)
+
+
+def minimal_scopes(scopes: Iterable[str]) -> tuple[str, ...]:
+    """The fewest scopes granting all of `scopes` (a writer scope covers its read-only twin)."""
+    wanted = set(scopes)
+    for broad, narrow in SCOPE_IMPLIES.items():
+        if broad in wanted:
+            wanted -= narrow
+    return tuple(sorted(wanted))

@@ -1,0 +1,76 @@
+"""`searchdesk-server`: parse the environment, then serve MCP over stdio (or run the self-check).
+
+Config errors exit 1 with one line on stderr before any MCP traffic, so a client's log shows
+the reason. stdout belongs to the protocol: nothing else is ever printed there while serving.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from . import __version__
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="searchdesk-server",
+        description="SearchDesk's MCP server for Google Search Console (stdio).",
+    )
+    p.add_argument("--demo", action="store_true", help="serve the built-in demo Search Console (no Google account)")
+    p.add_argument("--check", action="store_true", help="start the server as a child, exercise it, print a verdict")
+    p.add_argument("--version", action="version", version=f"searchdesk-server {__version__}")
+    return p
+
+
+def server_command(demo: bool) -> list[str]:
+    """The command that starts this server: the frozen executable, or this interpreter."""
+    base = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "searchdesk_server"]
+    return [*base, "--demo"] if demo else base
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="searchdesk-server: %(message)s")
+    from .config import ConfigError, load, scrub_secrets
+
+    try:
+        config = load(os.environ, demo_flag=args.demo)
+    except ConfigError as exc:
+        print(f"searchdesk-server: {exc}", file=sys.stderr)
+        return 1
+    if args.check:
+        import anyio
+
+        from .selfcheck import run_check
+
+        report = anyio.run(run_check, server_command(config.demo), dict(os.environ))
+        print(report.render())
+        return 0 if report.ok else 1
+    scrub_secrets()
+    print(config.startup_line(), file=sys.stderr, flush=True)
+    if not config.elicitation:
+        print(
+            "searchdesk-server: ELICITATION=false — guarded tools fall back to the desktop dialog "
+            "or the two-call token",
+            file=sys.stderr,
+            flush=True,
+        )
+    import anyio
+
+    anyio.run(_serve, config)
+    return 0
+
+
+async def _serve(config: object) -> None:
+    from mcp.server.stdio import stdio_server
+
+    from .config import Config
+    from .server import build_server
+
+    assert isinstance(config, Config)
+    server = build_server(config)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())

@@ -1,0 +1,392 @@
+"""Environment -> one frozen Config, parsed strictly and failing closed.
+
+A bad value stops the server with exit 1 and a message naming the variable and the accepted
+values; a secret is never quoted. Secrets are read once and then scrubbed from the process
+environment (and, on Linux, from the block `/proc/<pid>/environ` shows) so no child inherits
+them. Stdlib only: this runs before anything else on the start-up path.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+import sys
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from . import catalogue
+from .properties import PropertyError, normalise_property
+from .text import describe
+
+CredentialKind = Literal["service_account", "oauth", "desktop", "demo", "none"]
+
+TOKEN_URI = "https://oauth2.googleapis.com/token"  # noqa: S105 (an endpoint, not a secret)
+
+SECRET_VARS = (
+    "GSC_SERVICE_ACCOUNT_KEY",
+    "GSC_CLIENT_SECRET",
+    "GSC_REFRESH_TOKEN",
+)
+CREDENTIAL_VARS = (
+    "GSC_SERVICE_ACCOUNT_KEY",
+    "GSC_SERVICE_ACCOUNT_KEY_FILE",
+    "GSC_CLIENT_ID",
+    "GSC_CLIENT_SECRET",
+    "GSC_REFRESH_TOKEN",
+)
+TRUE_WORDS = ("true", "1", "yes")
+FALSE_WORDS = ("false", "0", "no")
+WAIT_RANGE = (1, 55)
+DEFAULT_APPROVAL_WAIT = 40
+
+
+class ConfigError(Exception):
+    """A setting the server cannot start with; the message names the variable and the fix."""
+
+
+@dataclass(frozen=True)
+class Credential:
+    kind: CredentialKind
+    origin: str
+    info: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    def describe(self) -> str:
+        return {
+            "service_account": f"service account from {self.origin}",
+            "oauth": f"OAuth refresh token from {self.origin}",
+            "desktop": "the SearchDesk app (short-lived tokens over its agent socket)",
+            "demo": "none needed (demo)",
+            "none": "none",
+        }[self.kind]
+
+
+@dataclass(frozen=True)
+class Config:
+    credential: Credential
+    demo: bool = False
+    read_only: bool = False
+    diagnostics: bool = False
+    elicitation: bool = True
+    approval_wait: int = DEFAULT_APPROVAL_WAIT
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    default_site: str | None = None
+    allowed_sites: tuple[str, ...] = ()
+    agent_socket: str | None = None
+    #: Tools in the order of the catalogue, after read-only and allow/deny.
+    tools: tuple[str, ...] = ()
+    #: Write-capable scopes brought in by tools named explicitly in read-only mode.
+    explicit_write_scopes: tuple[str, ...] = ()
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        wanted: set[str] = set()
+        for name in self.tools:
+            spec = catalogue.BY_NAME[name]
+            wanted.update(spec.scopes)
+            if not self.read_only:
+                wanted.update(spec.optional_scopes)
+        return catalogue.minimal_scopes(wanted)
+
+    def startup_line(self) -> str:
+        parts = [f"credentials: {self.credential.describe()}"]
+        parts.append("read-only" if self.read_only else "read-write")
+        parts.append(f"{len(self.tools)} tools")
+        if self.allow or self.deny:
+            parts.append(
+                "restricted by "
+                + " and ".join(v for v, on in (("GSC_ALLOW_TOOLS", self.allow), ("GSC_DENY_TOOLS", self.deny)) if on)
+            )
+        if self.explicit_write_scopes:
+            parts.append("explicitly allowed tools bring write-capable scopes " + ", ".join(self.explicit_write_scopes))
+        if self.allowed_sites:
+            parts.append(f"limited to {len(self.allowed_sites)} allowed properties")
+        if self.demo:
+            parts.append("DEMO data (no Google account used)")
+        if not self.elicitation:
+            parts.append("ELICITATION=false")
+        return "searchdesk-server: " + "; ".join(parts)
+
+
+# --- small parsers ---------------------------------------------------------------------------
+
+
+def parse_bool(env: Mapping[str, str], name: str) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if raw == "":
+        return False
+    if raw in TRUE_WORDS:
+        return True
+    if raw in FALSE_WORDS:
+        return False
+    raise ConfigError(
+        f"{name} is {describe(env[name])}; use one of true/false, 1/0, yes/no (any case), or leave it unset."
+    )
+
+
+def parse_elicitation(env: Mapping[str, str]) -> bool:
+    raw = env.get("ELICITATION", "").strip().lower()
+    if raw in ("", "true"):
+        return True
+    if raw == "false":
+        return False
+    raise ConfigError(f"ELICITATION is {describe(env['ELICITATION'])}; use true or false (any case).")
+
+
+def parse_wait(env: Mapping[str, str]) -> int:
+    raw = env.get("SEARCHDESK_APPROVAL_WAIT", "").strip()
+    if raw == "":
+        return DEFAULT_APPROVAL_WAIT
+    lo, hi = WAIT_RANGE
+    if raw.isdigit() and lo <= int(raw) <= hi:
+        return int(raw)
+    raise ConfigError(
+        f"SEARCHDESK_APPROVAL_WAIT is {describe(env['SEARCHDESK_APPROVAL_WAIT'])}; "
+        f"use whole seconds from {lo} to {hi} (clients give up on a call after about 60 s)."
+    )
+
+
+def parse_tool_list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Names, `prefix*` patterns or groups; an entry matching nothing is an error, never ignored."""
+    raw = env.get(name, "")
+    entries = [e.strip() for e in raw.split(",") if e.strip()]
+    unknown = [e for e in entries if not expand_entry(e)]
+    if unknown:
+        shown = ", ".join(describe(e) for e in unknown)
+        raise ConfigError(
+            f"{name} has entries that match no tool: {shown}. Use tool names ({', '.join(catalogue.BY_NAME)}), "
+            f"a prefix with * (e.g. list_*), or groups ({', '.join(catalogue.GROUPS)})."
+        )
+    return tuple(entries)
+
+
+def expand_entry(entry: str) -> tuple[str, ...]:
+    if entry in catalogue.GROUPS:
+        return catalogue.group_members(entry)
+    if entry.endswith("*"):
+        prefix = entry[:-1]
+        return tuple(n for n in catalogue.BY_NAME if n.startswith(prefix))
+    return (entry,) if entry in catalogue.BY_NAME else ()
+
+
+def select_tools(
+    read_only: bool, allow: tuple[str, ...], deny: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The registered tools and the write-capable scopes brought in explicitly in read-only mode."""
+    allowed = {n for e in allow for n in expand_entry(e)} if allow else set(catalogue.BY_NAME)
+    # Read-only mode keeps a read whose only scope could also write only when named by itself.
+    named = {e for e in allow if e in catalogue.BY_NAME}
+    denied = {n for e in deny for n in expand_entry(e)}
+    chosen: list[str] = []
+    brought: set[str] = set()
+    for spec in catalogue.TOOLS:
+        if spec.name not in allowed or spec.name in denied:
+            continue
+        if read_only:
+            if spec.write:
+                continue
+            writers = set(spec.scopes) & catalogue.WRITE_CAPABLE_SCOPES
+            if writers:
+                if spec.name not in named:
+                    continue
+                brought |= writers
+        chosen.append(spec.name)
+    return tuple(chosen), tuple(sorted(brought))
+
+
+# --- credentials -----------------------------------------------------------------------------
+
+
+def _check_text(name: str, value: str) -> str:
+    if value.strip() == "":
+        raise ConfigError(f"{name} is set but empty; set it to a value or remove it.")
+    if any((ord(c) < 32 and c not in "\n\r\t") or ord(c) == 0x7F for c in value):
+        raise ConfigError(f"{name} contains control characters; copy the value again without them.")
+    return value.strip()
+
+
+def _service_account(name: str, text: str) -> dict[str, str]:
+    raw = text.strip()
+    data: object
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        try:
+            data = json.loads(base64.b64decode(raw, validate=True).decode("utf-8"))
+        except (ValueError, binascii.Error, UnicodeDecodeError):
+            raise ConfigError(
+                f"{name} is not a service-account key: expected its JSON, or the JSON in base64."
+            ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{name} is not a service-account key: expected a JSON object.")
+    kind = data.get("type")
+    if kind != "service_account":
+        what = "an OAuth client file" if "installed" in data or "web" in data else f"of type {describe(str(kind))}"
+        raise ConfigError(f'{name} is {what}, not a service-account key ("type": "service_account").')
+    missing = [k for k in ("client_email", "private_key") if not isinstance(data.get(k), str) or not data[k]]
+    if missing:
+        raise ConfigError(f"{name} is missing {', '.join(missing)}; download the key from Google Cloud again.")
+    token_uri = data.get("token_uri", TOKEN_URI)
+    if token_uri != TOKEN_URI:
+        raise ConfigError(
+            f"{name} has a token_uri that is not Google's ({TOKEN_URI}); refusing it, since the signed "
+            "assertion would be sent there."
+        )
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _read_file(name: str, path: str) -> str:
+    try:
+        return Path(path).expanduser().read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{name} names a file that does not exist; check the path.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{name} names a file that cannot be read ({type(exc).__name__}).") from None
+
+
+def parse_credential(env: Mapping[str, str], demo: bool) -> Credential:
+    """Explicit before ambient; partial, empty or mixed settings are errors, never guessed."""
+    present = [v for v in CREDENTIAL_VARS if v in env]
+    for var in present:
+        _check_text(var, env[var])
+    sa = [v for v in ("GSC_SERVICE_ACCOUNT_KEY", "GSC_SERVICE_ACCOUNT_KEY_FILE") if v in env]
+    trio = [v for v in ("GSC_CLIENT_ID", "GSC_CLIENT_SECRET", "GSC_REFRESH_TOKEN") if v in env]
+    if len(sa) == 2:
+        raise ConfigError("Both GSC_SERVICE_ACCOUNT_KEY and GSC_SERVICE_ACCOUNT_KEY_FILE are set; keep one.")
+    if sa and trio:
+        raise ConfigError(
+            f"{sa[0]} and {', '.join(trio)} are both set; use a service account or an OAuth refresh token, not both."
+        )
+    if trio and len(trio) < 3:
+        missing = [v for v in ("GSC_CLIENT_ID", "GSC_CLIENT_SECRET", "GSC_REFRESH_TOKEN") if v not in trio]
+        raise ConfigError(
+            f"{', '.join(trio)} set without {', '.join(missing)}; an OAuth refresh token needs all three."
+        )
+    if demo:
+        return Credential("demo", "--demo")
+    if sa == ["GSC_SERVICE_ACCOUNT_KEY"]:
+        return Credential("service_account", sa[0], _service_account(sa[0], env[sa[0]]))
+    if sa == ["GSC_SERVICE_ACCOUNT_KEY_FILE"]:
+        text = _read_file(sa[0], env[sa[0]].strip())
+        return Credential("service_account", sa[0], _service_account(sa[0], text))
+    if trio:
+        info = {"client_id": env["GSC_CLIENT_ID"].strip(), "client_secret": env["GSC_CLIENT_SECRET"].strip()}
+        info["refresh_token"] = env["GSC_REFRESH_TOKEN"].strip()
+        return Credential("oauth", "GSC_CLIENT_ID/GSC_CLIENT_SECRET/GSC_REFRESH_TOKEN", info)
+    adc = env.get("GOOGLE_APPLICATION_CREDENTIALS", "").strip()
+    if adc:
+        return _adc(adc)
+    return Credential("desktop", "SearchDesk app")
+
+
+def _adc(path: str) -> Credential:
+    name = "GOOGLE_APPLICATION_CREDENTIALS"
+    text = _read_file(name, path)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise ConfigError(f"{name} names a file that is not JSON.") from None
+    kind = data.get("type") if isinstance(data, dict) else None
+    if kind == "service_account":
+        return Credential("service_account", name, _service_account(name, text))
+    if kind == "authorized_user":
+        fields = ("client_id", "client_secret", "refresh_token")
+        if not all(isinstance(data.get(k), str) and data[k] for k in fields):
+            raise ConfigError(f"{name} is an authorized_user file missing {', '.join(fields)}; run the login again.")
+        return Credential("oauth", name, {k: data[k] for k in fields})
+    raise ConfigError(
+        f"{name} names a credential of type {describe(str(kind))}; only service_account and "
+        "authorized_user files are accepted (other kinds reach hosts SearchDesk does not allow)."
+    )
+
+
+# --- properties --------------------------------------------------------------------------------
+
+
+def parse_sites(env: Mapping[str, str]) -> tuple[str | None, tuple[str, ...]]:
+    default: str | None = None
+    raw = env.get("GSC_SITE_URL", "").strip()
+    if raw:
+        try:
+            default = normalise_property(raw)
+        except PropertyError as exc:
+            raise ConfigError(f"GSC_SITE_URL: {exc}") from None
+    allowed: list[str] = []
+    for entry in env.get("GSC_ALLOWED_SITES", "").split(","):
+        if entry.strip():
+            try:
+                allowed.append(normalise_property(entry.strip()))
+            except PropertyError as exc:
+                raise ConfigError(f"GSC_ALLOWED_SITES: {exc}") from None
+    return default, tuple(dict.fromkeys(allowed))
+
+
+# --- the whole ------------------------------------------------------------------------------
+
+
+def load(env: Mapping[str, str], *, demo_flag: bool = False) -> Config:
+    demo = demo_flag or parse_bool(env, "SEARCHDESK_DEMO")
+    read_only = parse_bool(env, "GSC_READ_ONLY")
+    diagnostics = parse_bool(env, "MCP_DIAGNOSTICS")
+    elicitation = parse_elicitation(env)
+    wait = parse_wait(env)
+    allow = parse_tool_list(env, "GSC_ALLOW_TOOLS")
+    deny = parse_tool_list(env, "GSC_DENY_TOOLS")
+    default_site, allowed_sites = parse_sites(env)
+    credential = parse_credential(env, demo)
+    tools, brought = select_tools(read_only, allow, deny)
+    socket = env.get("SEARCHDESK_AGENT_SOCKET", "").strip() or None
+    return Config(
+        credential=credential,
+        demo=demo,
+        read_only=read_only,
+        diagnostics=diagnostics,
+        elicitation=elicitation,
+        approval_wait=wait,
+        allow=allow,
+        deny=deny,
+        default_site=default_site,
+        allowed_sites=allowed_sites,
+        agent_socket=socket,
+        tools=tools,
+        explicit_write_scopes=brought,
+    )
+
+
+def scrub_secrets(environ: MutableMapping[str, str] = os.environ) -> None:
+    """Remove credential values so no child inherits them and /proc shows none of them."""
+    names = [v for v in (*CREDENTIAL_VARS, "GOOGLE_APPLICATION_CREDENTIALS") if v in environ]
+    for name in names:
+        del environ[name]
+    if names and sys.platform.startswith("linux"):
+        _wipe_initial_environ(set(names))
+
+
+def _wipe_initial_environ(names: set[str]) -> None:
+    """Overwrite the original environment block in place.
+
+    `del os.environ[...]` only changes Python's copy and the libc table; the kernel keeps
+    showing the block the process was started with in /proc/<pid>/environ. That block lives
+    at the top of the stack and stays writable, so its bytes are overwritten here.
+    """
+    try:
+        raw = Path("/proc/self/environ").read_bytes()
+        stat = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        # Fields 50 and 51 of /proc/<pid>/stat (env_start, env_end) counted after the comm field.
+        env_start = int(stat[47])
+    except (OSError, IndexError, ValueError):
+        return
+    import ctypes
+
+    offset = 0
+    for entry in raw.split(b"\0"):
+        key = entry.split(b"=", 1)[0].decode("latin-1")
+        if key in names and b"=" in entry:
+            start = env_start + offset + len(key) + 1
+            length = len(entry) - len(key) - 1
+            ctypes.memset(start, ord("x"), length)
+        offset += len(entry) + 1

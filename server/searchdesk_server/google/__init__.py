@@ -1,0 +1,1 @@
+"""Talking to Google: the hardened HTTP client, credentials and errors."""

@@ -1,0 +1,351 @@
+"""Where access tokens come from: a service-account key, an OAuth refresh token, the desktop app,
+the demo, or nowhere (then every call explains how to set SearchDesk up).
+
+Tokens are cached per scope set until a minute before they expire (refreshing on every call costs
+a round trip and a quota unit each time). A token or key is never logged, echoed or put in an error.
+Key signing uses google-auth; the token exchange goes through our own hardened client, so it obeys
+the same hosts, proxy, trust store and limits as every other request.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+import anyio
+
+from searchdesk_server.google.errors import ErrorKind, GoogleError, explain_token_error
+
+if TYPE_CHECKING:
+    import httpx
+
+    from searchdesk_server.config import Credential
+    from searchdesk_server.google.http import Answer
+
+__all__ = [
+    "DEMO_TOKEN",
+    "TokenSource",
+    "token_source",
+]
+
+TOKEN_URI = "https://oauth2.googleapis.com/token"  # noqa: S105 (an address)
+DEMO_TOKEN = "demo-access-token"  # noqa: S105 (the demo's public stand-in)
+EARLY_REFRESH = 60.0  # seconds before expiry at which a cached token is no longer used
+ASSERTION_LIFETIME = 3600  # seconds; Google's maximum for a service-account assertion
+DEFAULT_EXPIRES_IN = 3600
+MAX_EXPIRES_IN = 86400
+
+
+class TokenSource(Protocol):
+    """Hands out access tokens for a set of scopes; raises GoogleError when it cannot."""
+
+    kind: str
+
+    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> str: ...
+
+
+def _expires_in(value: object) -> float:
+    """A token lifetime in seconds from a response: bounded, defaulting when absent or odd."""
+    if isinstance(value, str) and value.isdigit():
+        value = int(value[:9])
+    if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
+        return float(min(max(value, 0), MAX_EXPIRES_IN))
+    return float(DEFAULT_EXPIRES_IN)
+
+
+class _Cached:
+    """The caching half every real source shares: one token per scope set, one fetch at a time."""
+
+    kind: str = ""
+
+    def __init__(self) -> None:
+        self._cache: dict[frozenset[str], tuple[str, float]] = {}
+        self._lock = anyio.Lock()
+
+    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> str:
+        from searchdesk_server.google.http import usable_token
+
+        key = frozenset(scopes)
+        async with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None and not force_refresh and time.monotonic() < cached[1]:
+                return cached[0]
+            self._cache.pop(key, None)
+            raw, lifetime = await self._fetch(sorted(key), force_refresh)
+            token = usable_token(raw)
+            if lifetime > EARLY_REFRESH:
+                self._cache[key] = (token, time.monotonic() + lifetime - EARLY_REFRESH)
+            return token
+
+    async def _fetch(self, scopes: list[str], force_refresh: bool) -> tuple[object, float]:
+        """Get a fresh token and its lifetime in seconds (validated by the caller)."""
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------------------------------------------
+# The token endpoint
+
+
+async def _exchange(
+    form: Mapping[str, str],
+    *,
+    transport: httpx.AsyncBaseTransport | None,
+    credential: str,
+    origin: str,
+    secrets: Sequence[str],
+) -> tuple[str, float]:
+    """POST a grant to Google's token endpoint through our client; return (token, lifetime)."""
+    from searchdesk_server.google.http import TOKEN_URL, Limit, fetch, new_http_client
+
+    def explain(answer: Answer) -> GoogleError:
+        return explain_token_error(
+            answer.status,
+            answer.body,
+            answer.content_type,
+            credential=credential,
+            origin=origin,
+            cut=answer.cut,
+            known_secrets=secrets,
+        )
+
+    async with new_http_client(transport) as http:
+
+        async def build(_force_refresh: bool) -> httpx.Request:
+            return http.build_request("POST", TOKEN_URL, data=dict(form))
+
+        # Asking for a token changes nothing at Google, so it may be repeated.
+        answer = await fetch(http, build, explain=explain, cap=int(Limit.RECORD), retry=True)
+    try:
+        doc = json.loads(answer.body)
+    except (ValueError, RecursionError):
+        doc = None
+    token = doc.get("access_token") if isinstance(doc, dict) else None
+    if not isinstance(token, str):
+        raise GoogleError(
+            ErrorKind.AUTH,
+            "Google's sign-in service answered without an access token. Try again in a few minutes.",
+            status=answer.status,
+        )
+    return token, _expires_in(doc.get("expires_in") if isinstance(doc, dict) else None)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Sources
+
+
+class ServiceAccountSource(_Cached):
+    """A service-account key: a JWT assertion signed locally, exchanged for an access token."""
+
+    kind = "service_account"
+
+    def __init__(self, info: Mapping[str, str], origin: str, transport: httpx.AsyncBaseTransport | None) -> None:
+        super().__init__()
+        self._info = dict(info)
+        self._origin = origin
+        self._transport = transport
+        self._refusal = self._check(self._info, origin)
+
+    @staticmethod
+    def _check(info: Mapping[str, str], origin: str) -> GoogleError | None:
+        """A key we will not use is refused before anything is signed or sent."""
+        token_uri = info.get("token_uri") or TOKEN_URI
+        if token_uri != TOKEN_URI:
+            return GoogleError(
+                ErrorKind.AUTH,
+                f"The service-account key ({origin}) names a token_uri other than Google's "
+                f"({TOKEN_URI}). SearchDesk refuses it, because the signed assertion would be sent "
+                "there. Download the key from the Google Cloud console again.",
+            )
+        universe = info.get("universe_domain") or "googleapis.com"
+        if universe != "googleapis.com":
+            return GoogleError(
+                ErrorKind.AUTH,
+                f"The service-account key ({origin}) belongs to another Google Cloud universe; "
+                "SearchDesk works only with googleapis.com.",
+            )
+        if not info.get("client_email") or not info.get("private_key"):
+            return GoogleError(
+                ErrorKind.AUTH,
+                f"The service-account key ({origin}) lacks client_email or private_key. Download the "
+                "key from the Google Cloud console again.",
+            )
+        return None
+
+    def _assertion(self, scopes: list[str]) -> str:
+        from google.auth import crypt, jwt
+
+        try:
+            signer = crypt.RSASigner.from_service_account_info(self._info)  # type: ignore[no-untyped-call]
+        except Exception:  # any parse failure of a key we must not quote
+            raise GoogleError(
+                ErrorKind.AUTH,
+                f"The service-account key's private_key ({self._origin}) could not be read. Use the "
+                "whole JSON key file as downloaded from the Google Cloud console.",
+            ) from None
+        now = int(time.time())
+        payload = {
+            "iss": self._info["client_email"],
+            "scope": " ".join(scopes),
+            "aud": TOKEN_URI,
+            "iat": now,
+            "exp": now + ASSERTION_LIFETIME,
+        }
+        signed: bytes = jwt.encode(signer, payload)  # type: ignore[no-untyped-call]
+        return signed.decode("ascii")
+
+    async def _fetch(self, scopes: list[str], force_refresh: bool) -> tuple[object, float]:
+        if self._refusal is not None:
+            raise self._refusal
+        assertion = self._assertion(scopes)
+        return await _exchange(
+            {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": assertion},
+            transport=self._transport,
+            credential="service_account",
+            origin=self._origin,
+            secrets=(assertion, self._info["private_key"]),
+        )
+
+
+class OAuthSource(_Cached):
+    """An OAuth client and refresh token (the GSC_CLIENT_* trio, or an authorized_user ADC file)."""
+
+    kind = "oauth"
+
+    def __init__(self, info: Mapping[str, str], origin: str, transport: httpx.AsyncBaseTransport | None) -> None:
+        super().__init__()
+        self._info = {k: info.get(k, "") for k in ("client_id", "client_secret", "refresh_token")}
+        self._origin = origin
+        self._transport = transport
+
+    async def _fetch(self, scopes: list[str], force_refresh: bool) -> tuple[object, float]:
+        form = {"grant_type": "refresh_token", **self._info, "scope": " ".join(scopes)}
+        secrets = (self._info["client_secret"], self._info["refresh_token"])
+        try:
+            return await _exchange(
+                form, transport=self._transport, credential="oauth", origin=self._origin, secrets=secrets
+            )
+        except GoogleError as err:
+            if err.kind is not ErrorKind.MISSING_SCOPE:
+                raise
+        # The refresh token was granted fewer scopes than the registered tools need. Take what it
+        # has: the calls it covers work, the others say which permission is missing.
+        del form["scope"]
+        return await _exchange(
+            form, transport=self._transport, credential="oauth", origin=self._origin, secrets=secrets
+        )
+
+
+class DesktopSource(_Cached):
+    """Short-lived tokens from the SearchDesk app over its agent socket (the refresh token stays
+    in the app's keyring). ``agent`` may be given (tests, or to share one connection)."""
+
+    kind = "desktop"
+
+    def __init__(self, agent: Any = None) -> None:
+        super().__init__()
+        self._agent = agent
+
+    async def _fetch(self, scopes: list[str], force_refresh: bool) -> tuple[object, float]:
+        # After a 401 the app must mint a new token, not hand back its own cached one.
+        from searchdesk_server.agent import client as agent_client
+        from searchdesk_server.agent.protocol import AgentError
+
+        if self._agent is None:
+            self._agent = agent_client.AgentClient()
+        try:
+            answer = await self._agent.token(scopes, force_refresh=force_refresh)
+        except AgentError as exc:
+            raise _agent_failure(exc) from None
+        return _field(answer, "access_token"), _expires_in(_field(answer, "expires_in"))
+
+    async def aclose(self) -> None:
+        if self._agent is not None and hasattr(self._agent, "aclose"):
+            await self._agent.aclose()
+
+
+def _agent_failure(exc: Exception) -> GoogleError:
+    """Say what the app's refusal means for this call; its own words follow, cleaned and short."""
+    from searchdesk_server.agent import client as agent_client
+
+    reason = _agent_reason(exc)
+    if isinstance(exc, agent_client.RefreshFailed):
+        return GoogleError(
+            ErrorKind.AUTH,
+            "Google refused to refresh the SearchDesk app's sign-in: the sign-in was revoked or expired; "
+            "sign in again in the SearchDesk app.",
+        )
+    if isinstance(exc, agent_client.ScopeNotGranted):
+        return GoogleError(
+            ErrorKind.MISSING_SCOPE,
+            "The SearchDesk app's sign-in lacks a permission this server needs. Sign in again in the "
+            "SearchDesk app and allow every permission it asks for.",
+        )
+    if isinstance(exc, agent_client.SignedOut):
+        return GoogleError(
+            ErrorKind.NOT_CONFIGURED,
+            "No Google account is signed in to the SearchDesk app. Open SearchDesk and sign in with "
+            "Google, then try again.",
+        )
+    return GoogleError(
+        ErrorKind.NOT_CONFIGURED,
+        f"SearchDesk could not get an access token from the SearchDesk app: {reason} Open the "
+        "SearchDesk app and sign in with Google, then try again.",
+    )
+
+
+def _field(answer: object, name: str) -> object:
+    if isinstance(answer, Mapping):
+        return answer.get(name)
+    return getattr(answer, name, None)
+
+
+def _agent_reason(exc: BaseException) -> str:
+    """The agent client's message (its own sentences, or the app's when short and plain), cleaned."""
+    from searchdesk_server.google.errors import clean_upstream
+
+    text = clean_upstream(str(exc), 300)
+    if not text:
+        return "it did not answer."
+    return text if text.endswith(".") else text + "."
+
+
+class DemoSource:
+    """The demo needs no credentials; its fake Google accepts this one token."""
+
+    kind = "demo"
+
+    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> str:
+        return DEMO_TOKEN
+
+
+SETUP_HELP = (
+    "SearchDesk has no Google credentials. Either sign in with Google in the SearchDesk app (it "
+    "hands this server short-lived tokens), or set GSC_SERVICE_ACCOUNT_KEY_FILE to a service-account "
+    "key file, or set all three of GSC_CLIENT_ID, GSC_CLIENT_SECRET and GSC_REFRESH_TOKEN. "
+    "Then restart the client (for example Claude Desktop)."
+)
+
+
+class NoSource:
+    """No credentials: every call answers with how to set SearchDesk up."""
+
+    kind = "none"
+
+    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> str:
+        raise GoogleError(ErrorKind.NOT_CONFIGURED, SETUP_HELP)
+
+
+def token_source(cred: Credential, *, transport: httpx.AsyncBaseTransport | None = None) -> TokenSource:
+    """The token source for a configured credential. Never raises: a credential that cannot work
+    fails on its first token() with a GoogleError, where the tool call can explain it."""
+    if cred.kind == "service_account":
+        return ServiceAccountSource(cred.info, cred.origin, transport)
+    if cred.kind == "oauth":
+        return OAuthSource(cred.info, cred.origin, transport)
+    if cred.kind == "desktop":
+        return DesktopSource()
+    if cred.kind == "demo":
+        return DemoSource()
+    return NoSource()

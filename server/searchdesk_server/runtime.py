@@ -1,0 +1,192 @@
+"""Per-process state shared by tool calls, created lazily on the first call.
+
+The start-up path (initialize, tools/list) must not pay for httpx, google-auth or the demo
+data, so everything here is built on first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .catalogue import ToolSpec
+from .config import Config
+from .properties import PropertyError, check_allowed, check_allowed_url, check_url, normalise_property
+from .result import ToolFailure
+
+if TYPE_CHECKING:
+    import httpx
+
+    from .agent.client import AgentClient
+    from .approval.state import StateBook
+    from .approval.tokens import TokenBook
+    from .google.http import Api, GoogleClient, Limit
+    from .quota import QuotaBook
+
+
+class Runtime:
+    """Everything a tool call may need beyond its arguments."""
+
+    def __init__(self, config: Config, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.config = config
+        self._transport = transport
+        self._client: GoogleClient | None = None
+        self._quota: QuotaBook | None = None
+        self._agent: AgentClient | None = None
+        self._tokens: TokenBook | None = None
+        self._states: StateBook | None = None
+        self._lock = asyncio.Lock()
+
+    async def client(self) -> GoogleClient:
+        async with self._lock:
+            if self._client is None:
+                self._client = self._make_client()
+            return self._client
+
+    def _make_client(self) -> GoogleClient:
+        from .google.credentials import token_source
+        from .google.http import GoogleClient
+
+        transport = self._transport
+        if transport is None and self.config.demo:
+            from .demo import demo_transport
+
+            transport = demo_transport()
+        tokens = token_source(self.config.credential, transport=transport)
+        return GoogleClient(tokens, self.config.scopes, transport=transport)
+
+    @property
+    def quota(self) -> QuotaBook:
+        if self._quota is None:
+            from .quota import QuotaBook
+
+            self._quota = QuotaBook()
+        return self._quota
+
+    @property
+    def tokens(self) -> TokenBook:
+        if self._tokens is None:
+            from .approval.tokens import TokenBook
+
+            self._tokens = TokenBook()
+        return self._tokens
+
+    @property
+    def states(self) -> StateBook:
+        if self._states is None:
+            from .approval.state import StateBook
+
+            self._states = StateBook()
+        return self._states
+
+    def agent(self) -> AgentClient:
+        """The desktop app's agent socket; connecting happens on first use."""
+        if self._agent is None:
+            from . import __version__
+            from .agent.client import AgentClient
+
+            self._agent = AgentClient(self.config.agent_socket, version=__version__)
+        return self._agent
+
+    async def account(self) -> str | None:
+        """The Google account the server acts as, when it can be known without asking Google."""
+        cred = self.config.credential
+        if cred.kind == "service_account":
+            return str(cred.info.get("client_email", "")) or None
+        if cred.kind == "demo":
+            from .demo import DEMO_ACCOUNT
+
+            return DEMO_ACCOUNT
+        return None
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+        if self._agent is not None:
+            await self._agent.aclose()
+
+
+@dataclass
+class Call:
+    """One tools/call: validated arguments plus helpers for the common steps."""
+
+    spec: ToolSpec
+    args: dict[str, Any]
+    runtime: Runtime
+    progress_fn: Any = None  # async (progress, total, message) -> None, or None
+
+    @property
+    def config(self) -> Config:
+        return self.runtime.config
+
+    def site(self, key: str = "site") -> str:
+        """The property to use: the argument, else GSC_SITE_URL unless the tool requires it."""
+        raw = self.args.get(key)
+        if raw is None:
+            if key in self.spec.required or self.config.default_site is None:
+                raise ToolFailure(
+                    f"Give {key}: a property such as https://example.com/ or sc-domain:example.com "
+                    "(list_sites shows yours)."
+                    + ("" if key in self.spec.required else " No default is set (GSC_SITE_URL).")
+                )
+            prop = self.config.default_site
+        else:
+            try:
+                prop = normalise_property(raw)
+            except PropertyError as exc:
+                raise ToolFailure(f"{key}: {exc}") from None
+        try:
+            check_allowed(self.config.allowed_sites, prop)
+        except PropertyError as exc:
+            raise ToolFailure(str(exc)) from None
+        return prop
+
+    def url(self, value: str, key: str = "url") -> str:
+        try:
+            url = check_url(value)
+            check_allowed_url(self.config.allowed_sites, url)
+        except PropertyError as exc:
+            raise ToolFailure(f"{key}: {exc}") from None
+        return url
+
+    async def google(
+        self,
+        api: Api,
+        method: str,
+        path: str,
+        *,
+        path_params: Mapping[str, str] | None = None,
+        query: Mapping[str, str | list[str]] | None = None,
+        body: object | None = None,
+        limit: Limit | None = None,
+        retry: bool = False,
+        deadline: float | None = None,
+    ) -> Any:
+        from .google.http import Limit
+
+        client = await self.runtime.client()
+        return await client.call(
+            api,
+            method,
+            path,
+            path_params=path_params,
+            query=query,
+            body=body,
+            limit=limit if limit is not None else Limit.RECORD,
+            retry=retry,
+            deadline=deadline,
+        )
+
+    async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        if self.progress_fn is not None:
+            await self.progress_fn(done, total, message)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def join_lines(lines: Sequence[str]) -> str:
+    return "\n".join(line for line in lines if line is not None)

@@ -1,0 +1,117 @@
+"""The self-check: run a server command as a child over stdio, exactly as Claude would, and say
+in plain words whether it works and, if not, precisely why.
+
+`searchdesk-server --check` and the desktop app's "Check it works" both use `run_check`.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+START_TIMEOUT = 30.0
+CALL_TIMEOUT = 60.0
+
+
+@dataclass
+class CheckReport:
+    ok: bool = False
+    verdict: str = ""
+    lines: list[str] = field(default_factory=list)
+    properties: int = 0
+    tools: int = 0
+
+    def render(self) -> str:
+        mark = "PASS" if self.ok else "FAIL"
+        return "\n".join([*self.lines, "", f"{mark}: {self.verdict}"])
+
+
+def _text(result: Any) -> str:
+    return "\n".join(getattr(c, "text", "") for c in result.content if getattr(c, "type", "") == "text")
+
+
+def _indent(text: str, limit: int = 14) -> list[str]:
+    rows = text.splitlines()
+    shown = ["    " + r for r in rows[:limit]]
+    if len(rows) > limit:
+        shown.append(f"    … ({len(rows) - limit} more lines)")
+    return shown
+
+
+def _problem(text: str) -> str:
+    """Name the cause a person can act on from an error result's words."""
+    lowered = text.lower()
+    if "not configured" in lowered or "sign in" in lowered or "no google credentials" in lowered:
+        return "Not configured: sign in with the SearchDesk app, or set the credential variables (see docs)."
+    if "not been used" in lowered or "api not enabled" in lowered or "is disabled" in lowered or "enable it" in lowered:
+        return "The Search Console API is not enabled for this Google Cloud project; enable it (link above) and retry."
+    return "The server answered with an error (above)."
+
+
+def first_url(prop: str) -> str:
+    return f"https://{prop[len('sc-domain:') :]}/" if prop.startswith("sc-domain:") else prop
+
+
+async def run_check(command: list[str], env: dict[str, str]) -> CheckReport:
+    """Start `command` as an MCP server over stdio and exercise it as Claude would."""
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    report = CheckReport()
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env)
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            with anyio.fail_after(START_TIMEOUT + 3 * CALL_TIMEOUT):
+                await _exercise(Client(stdio_client(params, errlog=errlog), mode="legacy"), report)
+        except Exception as exc:  # the child died, timed out or spoke garbage
+            errlog.seek(0)
+            stderr = errlog.read()[-2000:].strip()
+            report.ok = False
+            report.verdict = "The server failed to start or stopped answering."
+            report.lines.append(f"Could not talk to the server ({type(exc).__name__}).")
+            if stderr:
+                report.lines.append("Its error output:")
+                report.lines.extend(_indent(stderr, 20))
+    return report
+
+
+async def _exercise(client: Any, report: CheckReport) -> None:
+    async with client:
+        tools = await client.list_tools()
+        names = [t.name for t in tools.tools]
+        report.tools = len(names)
+        report.lines.append(f"Started; it offers {len(names)} tools.")
+        if "list_sites" not in names:
+            report.verdict = "list_sites is switched off (GSC_ALLOW_TOOLS / GSC_DENY_TOOLS); the check needs it."
+            return
+        sites = await client.call_tool("list_sites", {})
+        report.lines += ["", "list_sites:"] + _indent(_text(sites))
+        if sites.is_error:
+            report.verdict = _problem(_text(sites))
+            return
+        listed = (sites.structured_content or {}).get("sites", [])
+        props = [str(s["site"]) for s in listed if isinstance(s, dict) and isinstance(s.get("site"), str)]
+        report.properties = len(props)
+        if not props:
+            report.verdict = "Signed in, but this account has no Search Console properties; add one in Search Console."
+            return
+        first = props[0]
+        if "query_search_analytics" in names:
+            args = {"site": first, "period": "last28days", "dimensions": ["query"], "row_limit": 10}
+            perf = await client.call_tool("query_search_analytics", args)
+            report.lines += ["", f"query_search_analytics (last 28 days, top queries, {first}):"] + _indent(_text(perf))
+            if perf.is_error:
+                report.verdict = _problem(_text(perf))
+                return
+        if "inspect_url" in names:
+            insp = await client.call_tool("inspect_url", {"site": first, "url": first_url(first)})
+            report.lines += ["", f"inspect_url ({first_url(first)}):"] + _indent(_text(insp))
+            if insp.is_error:
+                report.verdict = _problem(_text(insp))
+                return
+        report.ok = True
+        noun = "property" if len(props) == 1 else "properties"
+        report.verdict = f"Claude can see {len(props)} {noun} through SearchDesk."

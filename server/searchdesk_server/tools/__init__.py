@@ -1,0 +1,1 @@
+"""Tool handlers, one module per subject; each function is named for its tool."""

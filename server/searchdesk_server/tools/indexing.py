@@ -1,0 +1,75 @@
+"""Indexing API: notify Google of an updated or deleted URL, and read back what it recorded.
+
+Google acts on these notifications only for job-posting and livestream pages; the quota is
+200 a day, counted here across restarts. The caller must be an Owner of the property.
+"""
+
+from __future__ import annotations
+
+from ..google.errors import ErrorKind, GoogleError
+from ..google.http import Api
+from ..result import Output, ToolFailure
+from ..runtime import Call
+from . import _shape as sh
+
+PUBLISH = "v3/urlNotifications:publish"
+METADATA = "v3/urlNotifications/metadata"
+DAILY_QUOTA = 200
+NOTE = "Google acts on Indexing API notifications only for job-posting and livestream pages."
+NOTIFY_FIELDS = (("type", "type", sh.text), ("time", "notifyTime", sh.text), ("url", "url", sh.text))
+
+
+def _notifications(raw: object) -> dict[str, object]:
+    meta = sh.record(raw)
+    meta = sh.record(meta.get("urlNotificationMetadata")) or meta
+    out: dict[str, object] = {}
+    url = sh.text(meta.get("url"))
+    if url:
+        out["url"] = url
+    for ours, theirs in (("latest_update", "latestUpdate"), ("latest_remove", "latestRemove")):
+        picked = sh.pick(sh.record(meta.get(theirs)), NOTIFY_FIELDS)
+        if picked:
+            out[ours] = picked
+    return out
+
+
+async def request_indexing(call: Call) -> Output:
+    url = call.url(call.args["url"])
+    kind = call.args.get("type", "URL_UPDATED")
+    quota = call.runtime.quota
+    if not quota.try_spend("indexing", "project"):
+        raise ToolFailure(f"The Indexing API quota ({DAILY_QUOTA} a day) is used up for today (Pacific time).")
+    try:
+        raw = await call.google(Api.INDEXING, "POST", PUBLISH, body={"url": url, "type": kind})
+    except GoogleError:
+        quota.refund("indexing", "project")
+        raise
+    left = quota.remaining("indexing", "project")
+    data = _notifications(raw)
+    verb = "updated" if kind == "URL_UPDATED" else "deleted"
+    text = f"Google's Indexing API recorded {url} as {verb}. {NOTE} Quota left today: {left} of {DAILY_QUOTA}."
+    return Output(text, {"url": url, "type": kind, "notification": data, "quota_left": left})
+
+
+async def get_indexing_status(call: Call) -> Output:
+    url = call.url(call.args["url"])
+    try:
+        raw = await call.google(Api.INDEXING, "GET", METADATA, query={"url": url}, retry=True)
+    except GoogleError as exc:
+        if exc.kind is ErrorKind.NOT_FOUND:
+            return Output(
+                f"The Indexing API has no notifications recorded for {url}.",
+                {"url": url, "found": False},
+                from_google=False,
+            )
+        raise
+    data = _notifications(raw)
+    lines = [f"Indexing API notifications for {url}:"]
+    for key, label in (("latest_update", "Last update"), ("latest_remove", "Last removal")):
+        entry = data.get(key)
+        if isinstance(entry, dict):
+            lines.append(f"- {label}: {sh.cell(entry.get('time', ''))} ({sh.cell(entry.get('type', ''))})")
+    if len(lines) == 1:
+        lines.append("- none recorded")
+    lines.append(NOTE)
+    return Output("\n".join(lines), {"url": url, "found": True, **data})

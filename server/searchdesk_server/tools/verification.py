@@ -1,0 +1,156 @@
+"""Site Verification: who is a verified owner, the token to place, verifying, and the two
+guarded changes (unverify, replace owners).
+
+Search Console's properties map onto verification resources: `sc-domain:x` is an INET_DOMAIN
+(id `dns://x`, DNS tokens only); a URL prefix is a SITE (META or FILE tokens).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..google.http import Api
+from ..properties import verification_id
+from ..result import Output, ToolFailure
+from ..runtime import Call, plural
+from . import _shape as sh
+from ._listing import listing
+
+RESOURCES = "webResource"
+RESOURCE = "webResource/{id}"
+TOKEN = "token"  # noqa: S105 (the getToken path)
+METHODS = {"DNS": "DNS_TXT", "FILE": "FILE", "META": "META"}
+
+
+def resource_id(prop: str) -> str:
+    kind, ident = verification_id(prop)
+    return f"dns://{ident}" if kind == "INET_DOMAIN" else ident
+
+
+def method_for(prop: str, requested: str | None) -> str:
+    kind, _ = verification_id(prop)
+    if kind == "INET_DOMAIN":
+        if requested not in (None, "DNS"):
+            raise ToolFailure("A domain property (sc-domain:) can only be verified by DNS; use method DNS.")
+        return METHODS["DNS"]
+    return METHODS[requested or "META"]
+
+
+def resource(entry: dict[str, Any]) -> dict[str, Any]:
+    site = sh.record(entry.get("site"))
+    owners = [o for o in (sh.text(x) for x in entry.get("owners", []) if isinstance(entry.get("owners"), list)) if o]
+    out: dict[str, Any] = {"id": sh.text(entry.get("id")) or "", "type": sh.text(site.get("type")) or ""}
+    out["identifier"] = sh.text(site.get("identifier")) or ""
+    out["owners"] = owners
+    return out
+
+
+async def list_verified_sites(call: Call) -> Output:
+    raw = await call.google(Api.SITEVERIFICATION, "GET", RESOURCES, retry=True)
+    items = [resource(e) for e in sh.records(raw, "items")]
+    return listing(
+        entries=items,
+        headers=["Site", "Type", "Owners"],
+        row=lambda r: [sh.cell(r["identifier"]), sh.cell(r["type"]), sh.cell(r["owners"], 400)],
+        intro=f"{plural(len(items), 'verified site')}:",
+        key="sites",
+        narrow="Use get_verified_site for one site.",
+        noun="sites",
+    )
+
+
+async def fetch_owners(call: Call, prop: str) -> list[str]:
+    raw = await call.google(Api.SITEVERIFICATION, "GET", RESOURCE, path_params={"id": resource_id(prop)}, retry=True)
+    return list(resource(sh.record(raw))["owners"])
+
+
+async def get_verified_site(call: Call) -> Output:
+    prop = call.site()
+    raw = await call.google(Api.SITEVERIFICATION, "GET", RESOURCE, path_params={"id": resource_id(prop)}, retry=True)
+    r = resource(sh.record(raw))
+    lines = [f"{sh.cell(r['identifier'])} ({sh.cell(r['type'])}) has {plural(len(r['owners']), 'verified owner')}:"]
+    lines += [f"- {sh.cell(o)}" for o in r["owners"]]
+    return Output("\n".join(lines), {"site": prop, **r})
+
+
+async def fetch_token(call: Call, prop: str, method: str) -> dict[str, str]:
+    kind, ident = verification_id(prop)
+    body = {"site": {"type": kind, "identifier": ident}, "verificationMethod": method}
+    raw = sh.record(await call.google(Api.SITEVERIFICATION, "POST", TOKEN, body=body, retry=True))
+    token = sh.text(raw.get("token"))
+    if not token:
+        raise ToolFailure("Google answered without a verification token; try again later.")
+    return {"method": sh.text(raw.get("method")) or method, "token": token}
+
+
+def placement(prop: str, method: str, token: str) -> str:
+    """Where the token goes, in plain steps (token is Google's text, shown as data)."""
+    _, ident = verification_id(prop)
+    if method.startswith("DNS"):
+        return f"Add a DNS TXT record on {ident} (the apex, host '@') with this value:\n{sh.cell(token, 500)}"
+    if method == "FILE":
+        return f"Upload a file named {sh.cell(token, 200)} to the root of {ident} (it must stay there)."
+    return f"Put this tag in the <head> of {ident}'s home page:\n{sh.cell(token, 500)}"
+
+
+async def get_verification_token(call: Call) -> Output:
+    prop = call.site()
+    method = method_for(prop, call.args.get("method"))
+    got = await fetch_token(call, prop, method)
+    text = placement(prop, got["method"], got["token"]) + "\nThen call verify_site with the same method."
+    return Output(text, {"site": prop, **got})
+
+
+async def verify_site(call: Call) -> Output:
+    prop = call.site()
+    method = method_for(prop, call.args.get("method"))
+    kind, ident = verification_id(prop)
+    raw = await call.google(
+        Api.SITEVERIFICATION,
+        "POST",
+        RESOURCES,
+        query={"verificationMethod": method},
+        body={"site": {"type": kind, "identifier": ident}},
+    )
+    r = resource(sh.record(raw))
+    return Output(
+        f"Verified {prop} by {method}; verified owners now: {len(r['owners'])}. Keep the token in place: "
+        "removing it can end the verification.",
+        {"site": prop, "verified": True, **r},
+    )
+
+
+async def unverify_site(call: Call) -> Output:
+    prop = call.site()
+    await call.google(Api.SITEVERIFICATION, "DELETE", RESOURCE, path_params={"id": resource_id(prop)}, retry=False)
+    return Output(
+        f"This account is no longer a verified owner of {prop}.",
+        {"site": prop, "unverified": True},
+        from_google=False,
+    )
+
+
+def owner_list(owners: list[str]) -> list[str]:
+    cleaned = sorted({o.strip() for o in owners if o.strip()})
+    if not cleaned:
+        raise ToolFailure("owners is empty; it must be the complete list of owners afterwards.")
+    return cleaned
+
+
+async def update_site_owners(call: Call) -> Output:
+    prop = call.site()
+    owners = owner_list(call.args["owners"])
+    kind, ident = verification_id(prop)
+    raw = await call.google(
+        Api.SITEVERIFICATION,
+        "PUT",
+        RESOURCE,
+        path_params={"id": resource_id(prop)},
+        body={"site": {"type": kind, "identifier": ident}, "owners": owners},
+        retry=False,
+    )
+    r = resource(sh.record(raw))
+    return Output(
+        f"The verified owners of {prop} are now {plural(len(r['owners']) or len(owners), 'account')}.",
+        {"site": prop, **r},
+    )

@@ -1,0 +1,114 @@
+"""Checking a tool call's arguments against the catalogue before anything reaches Google.
+
+A small validator for the schema subset the catalogue uses (type, enum, bounds, items,
+required), plus the leniencies models need: a list sent as a JSON string (Claude does this)
+and an integer sent as a numeric string. Unknown arguments are refused so a typo never becomes
+a silently ignored filter. Messages describe a rejected value, never echo a hostile one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .catalogue import MAX_ID, ToolSpec
+from .text import describe
+
+
+class ArgumentError(ValueError):
+    """The call's arguments are wrong; the message says which and how to fix it."""
+
+
+def _type_ok(expected: str, value: object) -> bool:
+    if expected == "string":
+        return isinstance(value, str)
+    if expected == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if expected == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if expected == "boolean":
+        return isinstance(value, bool)
+    if expected == "array":
+        return isinstance(value, list)
+    if expected == "object":
+        return isinstance(value, dict)
+    return True
+
+
+def _coerce(schema: Mapping[str, Any], value: object) -> object:
+    expected = schema.get("type")
+    if expected == "array" and isinstance(value, str) and value.strip().startswith("["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    if expected == "integer" and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    if expected == "integer" and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def check_value(path: str, schema: Mapping[str, Any], value: object) -> object:
+    value = _coerce(schema, value)
+    expected = schema.get("type")
+    if "enum" in schema:
+        if value not in schema["enum"]:
+            options = ", ".join(str(o) for o in schema["enum"])
+            raise ArgumentError(f"{path} is {describe(value)}; use one of: {options}.")
+        return value
+    if isinstance(expected, str) and not _type_ok(expected, value):
+        raise ArgumentError(
+            f"{path} must be {'an' if expected[0] in 'aeiou' else 'a'} {expected}, not {describe(value)}."
+        )
+    if isinstance(value, str):
+        limit = int(schema.get("maxLength", MAX_ID))
+        if len(value) > limit:
+            raise ArgumentError(f"{path} is {len(value):,} characters long; the limit is {limit:,}.")
+        low = int(schema.get("minLength", 0))
+        if len(value) < low:
+            raise ArgumentError(f"{path} is {describe(value)}; it needs at least {low} characters.")
+        if "\x00" in value:
+            raise ArgumentError(f"{path} contains a NUL character.")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            raise ArgumentError(f"{path} is {describe(value)}; the minimum is {schema['minimum']:,}.")
+        if "maximum" in schema and value > schema["maximum"]:
+            raise ArgumentError(f"{path} is {describe(value)}; the maximum is {schema['maximum']:,}.")
+    if isinstance(value, list):
+        lo, hi = schema.get("minItems", 0), schema.get("maxItems", 1000)
+        if not lo <= len(value) <= hi:
+            raise ArgumentError(f"{path} has {len(value):,} items; give {lo} to {hi}.")
+        items = schema.get("items", {})
+        value = [check_value(f"{path}[{i}]", items, v) for i, v in enumerate(value)]
+    if isinstance(value, dict) and "properties" in schema:
+        value = check_object(path, schema, value)
+    return value
+
+
+def check_object(path: str, schema: Mapping[str, Any], value: Mapping[str, Any]) -> dict[str, Any]:
+    props: Mapping[str, Any] = schema.get("properties", {})
+    unknown = [k for k in value if k not in props]
+    if unknown:
+        where = f" in {path}" if path else ""
+        names = ", ".join(describe(k) for k in unknown[:5])
+        known = ", ".join(props) or "none"
+        raise ArgumentError(f"unknown argument{'s' if len(unknown) > 1 else ''}{where}: {names}. Accepted: {known}.")
+    missing = [k for k in schema.get("required", ()) if value.get(k) in (None, "")]
+    if missing:
+        raise ArgumentError(f"missing required argument{'s' if len(missing) > 1 else ''}: {', '.join(missing)}.")
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if item is None:
+            continue  # an explicit null means "not given", as models often send it
+        out[key] = check_value(f"{path}.{key}" if path else key, props[key], item)
+    return out
+
+
+def check_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, Mapping):
+        raise ArgumentError("arguments must be an object.")
+    return check_object("", spec.input_schema, arguments)

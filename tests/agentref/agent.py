@@ -1,0 +1,484 @@
+"""The reference test agent: an asyncio listener that speaks the agent protocol and can be scripted.
+
+It stands in for the desktop app wherever a test needs the other end of the socket: it hands out a
+scripted token, approves / denies / leaves a question pending / answers late, keeps answers for
+`approval/status`, and records every request. It runs the same trust checks the app must run (folder,
+peer user id) and the same bounds (message size, connections, requests in flight, pending questions).
+
+Semantics the desktop app must share (the conformance suite checks them):
+- `approval/request` for a fingerprint with an open dialog joins that dialog (no second dialog).
+  An approve goes to exactly one waiting call; if others wait on the same fingerprint, the dialog
+  stays open for them. A deny answers every waiting call.
+- An answer nobody collected is kept `keep_s` (5 minutes) for `approval/status`; an approve returned
+  there is consumed, a deny is not. An unanswered dialog closes itself after `keep_s`.
+- `approval/request` for a fingerprint whose unspent answer is an approve returns it (and spends
+  it); after a deny it opens a new dialog.
+- `approval/cancel` closes the dialog of that request_id (open or answered): every call waiting on
+  it gets CANCELLED; nothing is approved. An unknown request_id answers `{"cancelled": false}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from searchdesk_server.agent import paths, protocol
+from searchdesk_server.agent.protocol import ErrorCode
+
+APP_NAME = "searchdesk-agentref"
+APP_VERSION = "1.0"
+
+_TOKEN_ERRORS = {
+    "signed_out": (ErrorCode.SIGNED_OUT, "No Google account is signed in to SearchDesk."),
+    "refresh_failed": (ErrorCode.REFRESH_FAILED, "Google refused to refresh the sign-in; sign in again."),
+    "keyring_locked": (ErrorCode.KEYRING_LOCKED, "The keyring is locked; unlock it and try again."),
+    "internal": (ErrorCode.INTERNAL_ERROR, "The agent failed."),
+}
+
+
+# --------------------------------------------------------------------------------------------------
+# Script
+
+
+@dataclass
+class TokenScript:
+    """What `credentials/token` hands out. `error`: signed_out | refresh_failed | keyring_locked | internal."""
+
+    access_token: str = "ya29.reference-token"
+    refreshed_token: str = "ya29.reference-token-refreshed"
+    expires_in: int = 3599
+    kind: str = "oauth"
+    account: str = "owner@example.com"
+    granted_scopes: list[str] | None = None  # None: every scope is granted
+    error: str | None = None
+    refresh_error: str | None = None  # only when force_refresh is set
+
+
+@dataclass
+class ApprovalScript:
+    """How a new dialog is answered: approve | deny | pending (never, unless a test answers), after `delay` s."""
+
+    decision: str = "pending"
+    delay: float = 0.0
+
+
+@dataclass
+class Script:
+    token: TokenScript = field(default_factory=TokenScript)
+    approval: ApprovalScript = field(default_factory=ApprovalScript)
+    keep_s: float = 300.0
+    drop: dict[str, int] = field(default_factory=dict)  # method -> drop the connection on its next N requests
+    hello_protocol: int = protocol.PROTOCOL_VERSION  # what hello claims (to test the client's mismatch check)
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Script:
+        obj = dict(obj)
+        return cls(
+            token=TokenScript(**obj.pop("token", {})),
+            approval=ApprovalScript(**obj.pop("approval", {})),
+            **obj,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One request as the agent received it (params unvalidated, as sent)."""
+
+    method: str
+    params: Any
+    connection: int
+
+
+class Refusal(Exception):
+    """An application-level JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: object = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.data = data
+
+
+class _Cancelled(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------------------------------
+# Dialogs
+
+
+@dataclass(eq=False)
+class _Dialog:
+    request: protocol.ApprovalRequest
+    opened: float
+    state: str = "pending"  # pending | approve | deny
+    answered: float = 0.0
+    request_ids: set[str] = field(default_factory=set)
+    waiters: dict[asyncio.Future[str], str] = field(default_factory=dict)  # future -> its request_id
+    timer: asyncio.TimerHandle | None = None
+
+
+# --------------------------------------------------------------------------------------------------
+# The agent
+
+
+class ReferenceAgent:
+    """Listens on `path`; call `start()` and `stop()` from the loop that should run it."""
+
+    def __init__(
+        self,
+        path: str,
+        script: Script | None = None,
+        *,
+        max_connections: int = 256,
+        max_pending: int = 32,
+        max_in_flight: int = 32,
+        line_timeout: float = 30.0,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.path = path
+        self.script = script or Script()
+        self.max_connections = max_connections
+        self.max_pending = max_pending
+        self.max_in_flight = max_in_flight
+        self.line_timeout = line_timeout
+        self.requests: list[Recorded] = []
+        self.refused_peers = 0
+        self.connections_accepted = 0
+        self._on_event = on_event
+        self._server: asyncio.Server | None = None
+        self._conns: set[_Connection] = set()
+        self._ids = itertools.count(1)
+        self._dialogs: dict[str, _Dialog] = {}
+        self._by_request: dict[str, str] = {}
+        self._refreshes = 0
+        self._current_token: str | None = None
+
+    # ---- lifecycle
+
+    async def start(self) -> None:
+        paths.prepare_listener(self.path)
+        self._server = await asyncio.start_unix_server(self._accept, path=self.path)
+        os.chmod(self.path, 0o600)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for conn in list(self._conns):
+            conn.abort()
+        if self._server is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._server.wait_closed(), 2)
+        for dialog in list(self._dialogs.values()):
+            self._remove(dialog, error=_Cancelled())
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        if self._on_event is not None:
+            self._on_event(event)
+
+    # ---- connections
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn_id = next(self._ids)
+        sock = writer.get_extra_info("socket")
+        if sock is None or not paths.trusted_peer(sock):
+            self.refused_peers += 1
+            self._emit({"event": "refused_peer", "connection": conn_id})
+            writer.transport.abort()  # say nothing to another user
+            return
+        if len(self._conns) >= self.max_connections:
+            with contextlib.suppress(Exception):
+                writer.write(protocol.encode_error(None, ErrorCode.BUSY, "Too many connections; try again later."))
+                await writer.drain()
+            writer.close()
+            return
+        self.connections_accepted += 1
+        conn = _Connection(self, reader, writer, conn_id)
+        self._conns.add(conn)
+        try:
+            await conn.run()
+        finally:
+            self._conns.discard(conn)
+
+    def record(self, method: str, params: Any, conn_id: int) -> None:
+        self.requests.append(Recorded(method=method, params=params, connection=conn_id))
+        self._emit({"event": "request", "method": method, "params": params, "connection": conn_id})
+
+    def should_drop(self, method: str) -> bool:
+        left = self.script.drop.get(method, 0)
+        if left > 0:
+            self.script.drop[method] = left - 1
+            return True
+        return False
+
+    # ---- methods
+
+    async def handle(self, method: str, params: Any) -> dict[str, Any]:
+        if method == protocol.HELLO:
+            return self._hello(params)
+        if method == protocol.TOKEN:
+            return self._token(params)
+        if method == protocol.APPROVAL_REQUEST:
+            return await self._approval_request(params)
+        if method == protocol.APPROVAL_STATUS:
+            return self._approval_status(params)
+        if method == protocol.APPROVAL_CANCEL:
+            return self._approval_cancel(params)
+        raise Refusal(ErrorCode.METHOD_NOT_FOUND, "No such method.")
+
+    def _hello(self, params: protocol.HelloParams) -> dict[str, Any]:
+        if params.protocol != protocol.PROTOCOL_VERSION:
+            raise Refusal(
+                ErrorCode.PROTOCOL_MISMATCH,
+                f"This app speaks agent protocol {protocol.PROTOCOL_VERSION}.",
+                {"supported": [protocol.PROTOCOL_VERSION]},
+            )
+        return protocol.Hello(app=APP_NAME, version=APP_VERSION, protocol=self.script.hello_protocol).to_json()
+
+    def _token(self, params: protocol.TokenParams) -> dict[str, Any]:
+        t = self.script.token
+        error = t.refresh_error if params.force_refresh and t.refresh_error else t.error
+        if error:
+            code, message = _TOKEN_ERRORS[error]
+            raise Refusal(code, message)
+        if t.granted_scopes is not None:
+            missing = [s for s in params.scopes if s not in t.granted_scopes]
+            if missing:
+                raise Refusal(
+                    ErrorCode.SCOPE_NOT_GRANTED,
+                    "The sign-in does not grant every scope asked.",
+                    {"missing": missing},
+                )
+        if params.force_refresh:
+            self._refreshes += 1
+            suffix = "" if self._refreshes == 1 else f".{self._refreshes}"
+            self._current_token = t.refreshed_token + suffix
+        token = self._current_token or t.access_token
+        return protocol.Token(access_token=token, expires_in=t.expires_in, kind=t.kind, account=t.account).to_json()  # type: ignore[arg-type]
+
+    def _now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    def _purge(self) -> None:
+        now = self._now()
+        for dialog in list(self._dialogs.values()):
+            since = dialog.opened if dialog.state == "pending" else dialog.answered
+            if now - since > self.script.keep_s:
+                self._remove(dialog, result="pending")
+
+    def _remove(self, dialog: _Dialog, *, result: str | None = None, error: Exception | None = None) -> None:
+        if self._dialogs.get(dialog.request.fingerprint) is dialog:
+            del self._dialogs[dialog.request.fingerprint]
+        for rid in dialog.request_ids:
+            self._by_request.pop(rid, None)
+        if dialog.timer is not None:
+            dialog.timer.cancel()
+        for waiter in dialog.waiters:
+            if not waiter.done():
+                if error is not None:
+                    waiter.set_exception(error)
+                else:
+                    waiter.set_result(result or "pending")
+        dialog.waiters.clear()
+
+    def _schedule(self, dialog: _Dialog) -> None:
+        decision, delay = self.script.approval.decision, self.script.approval.delay
+        if decision in ("approve", "deny"):
+            loop = asyncio.get_running_loop()
+            dialog.timer = loop.call_later(delay, self.answer, dialog.request.fingerprint, decision)
+
+    def pending_count(self) -> int:
+        return sum(1 for d in self._dialogs.values() if d.state == "pending")
+
+    async def _approval_request(self, params: protocol.ApprovalRequest) -> dict[str, Any]:
+        self._purge()
+        fp = params.fingerprint
+        known = self._by_request.get(params.request_id)
+        if known is not None and known != fp:
+            raise Refusal(ErrorCode.INVALID_PARAMS, "This request_id was already used for another question.")
+        dialog = self._dialogs.get(fp)
+        if dialog is not None and dialog.state == "approve":
+            self._remove(dialog)
+            return protocol.ApprovalResult(decision="approve", fingerprint=fp).to_json()
+        if dialog is None or dialog.state == "deny":
+            if dialog is not None:
+                self._remove(dialog)
+            if self.pending_count() >= self.max_pending:
+                raise Refusal(ErrorCode.QUEUE_FULL, "Too many questions are waiting; answer some first.")
+            dialog = _Dialog(request=params, opened=self._now())
+            self._dialogs[fp] = dialog
+            self._emit({"event": "dialog", "fingerprint": fp, "request_id": params.request_id})
+            self._schedule(dialog)
+        dialog.request_ids.add(params.request_id)
+        self._by_request[params.request_id] = fp
+        waiter: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        dialog.waiters[waiter] = params.request_id
+        try:
+            decision = await asyncio.wait_for(waiter, params.wait_s)
+        except TimeoutError:
+            decision = "pending"
+        except _Cancelled:
+            raise Refusal(ErrorCode.CANCELLED, "The question was cancelled; nothing was approved.") from None
+        finally:
+            dialog.waiters.pop(waiter, None)
+        return protocol.ApprovalResult(decision=decision, fingerprint=fp).to_json()  # type: ignore[arg-type]
+
+    def answer(self, fingerprint: str, decision: str) -> bool:
+        """The person's answer to the open dialog for `fingerprint`; False when none is open."""
+        dialog = self._dialogs.get(fingerprint)
+        if dialog is None or dialog.state != "pending":
+            return False
+        dialog.timer = None
+        self._emit({"event": "answer", "fingerprint": fingerprint, "decision": decision})
+        waiting = [w for w in dialog.waiters if not w.done()]
+        if decision == "approve":
+            if not waiting:
+                dialog.state, dialog.answered = "approve", self._now()
+                return True
+            waiting[0].set_result("approve")  # one yes, one action
+            served = dialog.waiters.pop(waiting[0])
+            dialog.request_ids.discard(served)  # its call is answered: cancelling it closes nothing
+            self._by_request.pop(served, None)
+            if len(waiting) == 1:
+                self._remove(dialog)
+            else:
+                self._schedule(dialog)  # the others still need their own yes
+            return True
+        dialog.state, dialog.answered = "deny", self._now()
+        for waiter in waiting:
+            waiter.set_result("deny")
+        dialog.waiters.clear()
+        return True
+
+    def _approval_status(self, params: protocol.StatusParams) -> dict[str, Any]:
+        self._purge()
+        dialog = self._dialogs.get(params.fingerprint)
+        if dialog is None:
+            return protocol.StatusResult(decision="none").to_json()
+        if dialog.state == "approve":
+            self._remove(dialog)
+            return protocol.StatusResult(decision="approve").to_json()
+        return protocol.StatusResult(decision=dialog.state).to_json()  # type: ignore[arg-type]
+
+    def _approval_cancel(self, params: protocol.CancelParams) -> dict[str, Any]:
+        self._purge()
+        fp = self._by_request.get(params.request_id)
+        dialog = self._dialogs.get(fp) if fp is not None else None
+        if dialog is None:
+            return protocol.CancelResult(cancelled=False).to_json()
+        self._emit({"event": "cancel", "fingerprint": fp, "request_id": params.request_id})
+        self._remove(dialog, error=_Cancelled())
+        return protocol.CancelResult(cancelled=True).to_json()
+
+
+# --------------------------------------------------------------------------------------------------
+# One connection
+
+
+class _Connection:
+    """Reads lines, answers each request in its own task (a pending approval never blocks a token)."""
+
+    def __init__(
+        self, agent: ReferenceAgent, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, conn_id: int
+    ) -> None:
+        self.agent = agent
+        self.reader = reader
+        self.writer = writer
+        self.id = conn_id
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.lock = asyncio.Lock()
+        self.aborted = False
+
+    def abort(self) -> None:
+        self.aborted = True
+        self.writer.transport.abort()
+        for task in self.tasks:
+            task.cancel()
+
+    async def send(self, data: bytes) -> None:
+        if self.aborted:
+            return
+        async with self.lock:
+            try:
+                self.writer.write(data)
+                await self.writer.drain()
+            except (ConnectionError, OSError):
+                self.aborted = True
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        buffer = protocol.LineBuffer()
+        line_started: float | None = None
+        try:
+            while not self.aborted:
+                timeout = (
+                    None if line_started is None else max(0.0, line_started + self.agent.line_timeout - loop.time())
+                )
+                try:
+                    data = await asyncio.wait_for(self.reader.read(64 * 1024), timeout)
+                except TimeoutError:
+                    await self.send(protocol.encode_error(None, ErrorCode.INVALID_REQUEST, "The line took too long."))
+                    break
+                except (ConnectionError, OSError):
+                    break
+                if not data:
+                    if self.tasks:  # half-closed: finish what was asked, then close
+                        await asyncio.wait(self.tasks)
+                    break
+                try:
+                    lines = buffer.feed(data)
+                except protocol.ProtocolError as err:
+                    await self.send(protocol.encode_error(None, err.code or ErrorCode.TOO_LARGE, str(err)))
+                    break
+                if not buffer.pending:
+                    line_started = None
+                elif lines or line_started is None:
+                    line_started = loop.time()
+                for line in lines:
+                    await self._take(line)
+        finally:
+            for task in self.tasks:
+                task.cancel()
+            self.writer.close()
+
+    async def _take(self, line: bytes) -> None:
+        try:
+            request = protocol.parse_request(line)
+        except protocol.ProtocolError as err:
+            await self.send(protocol.encode_error(err.request_id, err.code or ErrorCode.INVALID_REQUEST, str(err)))
+            return
+        if request.is_notification:
+            return  # JSON-RPC: never answer a notification; none of ours is one, so nothing happens
+        self.agent.record(request.method, request.params, self.id)
+        if len(self.tasks) >= self.agent.max_in_flight:
+            await self.send(protocol.encode_error(request.id, ErrorCode.BUSY, "Too many requests in flight."))
+            return
+        task = asyncio.get_running_loop().create_task(self._dispatch(request))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _dispatch(self, request: protocol.Request) -> None:
+        try:
+            params = protocol.parse_params(request)
+            if self.agent.should_drop(request.method):
+                self.abort()
+                return
+            result = await self.agent.handle(request.method, params)
+            await self.send(protocol.encode_result(request.id, result))
+        except protocol.ProtocolError as err:
+            await self.send(protocol.encode_error(request.id, err.code or ErrorCode.INTERNAL_ERROR, str(err)))
+        except Refusal as err:
+            await self.send(protocol.encode_error(request.id, err.code, str(err), err.data))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            await self.send(protocol.encode_error(request.id, ErrorCode.INTERNAL_ERROR, "The agent failed."))

@@ -1,0 +1,23 @@
+"""Small helpers the agent tests share (kept here, not in a conftest, so they import by one name)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import pytest
+
+T = TypeVar("T")
+
+NOBODY = 65534
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+needs_root = pytest.mark.skipif(
+    not IS_ROOT, reason="needs root: only root can chown a folder to another user or setuid() to a second user"
+)
+
+
+def run(coro: Coroutine[Any, Any, T], timeout: float = 20.0) -> T:
+    """Run one test coroutine with a hard ceiling: a hang is a failure, never a stuck suite."""
+    return asyncio.run(asyncio.wait_for(coro, timeout))

@@ -1,0 +1,31 @@
+"""Small builders shared by the desktop tests."""
+
+from __future__ import annotations
+
+import itertools
+
+from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Value, fingerprint
+
+_ids = itertools.count(1)
+
+
+def question(
+    site: str = "https://example.com/",
+    *,
+    tool: str = "delete_site",
+    what: str | None = None,
+    values: tuple[Value, ...] | None = None,
+    wait_s: float = 5,
+    request_id: str | None = None,
+    client: str = "Claude Desktop",
+) -> ApprovalRequest:
+    return ApprovalRequest(
+        request_id=request_id or f"r-{next(_ids)}",
+        tool=tool,
+        what=what or "This will remove a property from your Search Console account.",
+        consequence="Its performance history (about 16 months) is gone for good; re-adding starts empty.",
+        values=values if values is not None else (Value("Property", site),),
+        fingerprint=fingerprint(tool, [site]),
+        client=ClientInfo(client, "0.9.1"),
+        wait_s=wait_s,
+    )

@@ -1,0 +1,159 @@
+"""The approval dialog: only a deliberate Approve approves; hostile text stays plain text; queueing."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
+from pytestqt.qtbot import QtBot
+
+from searchdesk_desktop.approval_dialog import VALUES_HEADING, ApprovalDialog, ApprovalQueue
+from searchdesk_desktop.approvals import ApprovalBook, State
+from searchdesk_server.agent.protocol import Value
+from tests.desktop.helpers import question
+
+HOSTILE = '<b>x</b> <a href="https://evil.example/">click</a> <img src=x> &amp;'
+
+
+def make(qtbot: QtBot, *, arm: int = 0, **kw: object) -> tuple[ApprovalDialog, list[tuple[str, bool]]]:
+    book = ApprovalBook()
+    entry = book.ask(question(**kw))  # type: ignore[arg-type]
+    dialog = ApprovalDialog(entry, arm_delay_ms=arm)
+    qtbot.addWidget(dialog)
+    got: list[tuple[str, bool]] = []
+    dialog.decided.connect(lambda fp, ok: got.append((fp, ok)))
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    return dialog, got
+
+
+def test_click_approve(qtbot: QtBot) -> None:
+    dialog, got = make(qtbot)
+    qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
+    assert got == [(dialog.fingerprint, True)]
+    assert not dialog.isVisible()
+
+
+def test_click_deny(qtbot: QtBot) -> None:
+    dialog, got = make(qtbot)
+    qtbot.mouseClick(dialog.deny_button, Qt.MouseButton.LeftButton)
+    assert got == [(dialog.fingerprint, False)]
+
+
+def test_deny_is_default_and_approve_is_not(qtbot: QtBot) -> None:
+    dialog, _ = make(qtbot)
+    assert dialog.deny_button.isDefault()
+    assert not dialog.approve_button.isDefault() and not dialog.approve_button.autoDefault()
+    assert dialog.windowFlags() & Qt.WindowType.WindowStaysOnTopHint
+
+
+@pytest.mark.parametrize("key", [Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Escape])
+def test_keys_never_approve(qtbot: QtBot, key: Qt.Key) -> None:
+    dialog, got = make(qtbot)
+    qtbot.keyClick(dialog, key)
+    assert got == [(dialog.fingerprint, False)]
+
+
+def test_enter_on_focused_approve_still_denies(qtbot: QtBot) -> None:
+    dialog, got = make(qtbot)
+    dialog.approve_button.setFocus()
+    qtbot.keyClick(dialog.approve_button, Qt.Key.Key_Return)
+    assert got == [(dialog.fingerprint, False)]
+
+
+def test_tab_then_space_approves(qtbot: QtBot) -> None:
+    dialog, got = make(qtbot)
+    dialog.activateWindow()
+    qtbot.waitUntil(lambda: dialog.isActiveWindow())
+    assert dialog.deny_button.hasFocus()
+    qtbot.keyClick(dialog.deny_button, Qt.Key.Key_Tab)
+    assert dialog.approve_button.hasFocus()
+    qtbot.keyClick(dialog.approve_button, Qt.Key.Key_Space)
+    assert got == [(dialog.fingerprint, True)]
+
+
+def test_closing_denies(qtbot: QtBot) -> None:
+    dialog, got = make(qtbot)
+    dialog.close()
+    assert got == [(dialog.fingerprint, False)]
+
+
+def test_only_one_decision(qtbot: QtBot) -> None:
+    dialog, got = make(qtbot)
+    qtbot.mouseClick(dialog.deny_button, Qt.MouseButton.LeftButton)
+    dialog.approve_button.click()
+    dialog.close()
+    assert got == [(dialog.fingerprint, False)]
+
+
+def test_approve_is_armed_after_a_delay(qtbot: QtBot) -> None:
+    dialog, got = make(qtbot, arm=200)
+    assert not dialog.approve_button.isEnabled()
+    qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
+    assert got == []
+    qtbot.waitUntil(dialog.approve_button.isEnabled, timeout=2000)
+    qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
+    assert got == [(dialog.fingerprint, True)]
+
+
+def test_hostile_text_is_shown_literally(qtbot: QtBot) -> None:
+    dialog, _ = make(
+        qtbot,
+        what="This will remove " + HOSTILE,
+        values=(Value("Property", HOSTILE), Value("<i>label</i>", "plain")),
+        client="<b>Evil</b>",
+    )
+    labels = dialog.findChildren(QLabel)
+    assert labels and all(label.textFormat() == Qt.TextFormat.PlainText for label in labels)
+    assert not any(label.openExternalLinks() for label in labels)
+    assert dialog.what_label.text() == "This will remove " + HOSTILE
+    assert dialog.value_labels[0][1].text() == HOSTILE
+    assert dialog.value_labels[1][0].text() == "<i>label</i>:"
+    assert "<b>Evil</b>" in dialog.client_label.text() and "says it is" in dialog.client_label.text()
+    assert dialog.values_heading.text() == VALUES_HEADING
+    # Plain text lays out wider than the rendered rich text would: the markup is really on screen.
+    rich = QLabel(HOSTILE)
+    rich.setTextFormat(Qt.TextFormat.RichText)
+    plain = QLabel(HOSTILE)
+    plain.setTextFormat(Qt.TextFormat.PlainText)
+    assert plain.sizeHint().width() > rich.sizeHint().width()
+
+
+def test_queue_shows_one_at_a_time(qtbot: QtBot) -> None:
+    book = ApprovalBook()
+    queue = ApprovalQueue(book, arm_delay_ms=0)
+    a = book.ask(question("https://a.example/"))
+    b = book.ask(question("https://b.example/"))
+    c = book.ask(question("https://c.example/"))
+    qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog.isVisible())
+    first = queue.dialog
+    assert first is not None and first.fingerprint == a.fingerprint
+    assert "2 more" in first.queue_label.text()
+    qtbot.mouseClick(first.approve_button, Qt.MouseButton.LeftButton)
+    assert a.state is State.APPROVED
+    qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog.fingerprint == b.fingerprint)
+    # The third is withdrawn by its caller while the second is on screen: the count follows.
+    assert book.cancel(next(iter(c.request_ids)))
+    qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog.queue_label.text() == "")
+    second = queue.dialog
+    assert second is not None
+    second.close()
+    assert b.state is State.DENIED and c.state is State.CANCELLED
+    qtbot.waitUntil(lambda: queue.dialog is None)
+    assert a.state is State.APPROVED  # each question kept its own answer
+
+
+def test_answer_elsewhere_closes_dialog(qtbot: QtBot) -> None:
+    book = ApprovalBook()
+    queue = ApprovalQueue(book, arm_delay_ms=0)
+    entry = book.ask(question())
+    qtbot.waitUntil(lambda: queue.dialog is not None)
+    dialog = queue.dialog
+    assert dialog is not None
+    closed: list[int] = []
+    dialog.finished.connect(closed.append)
+    assert book.answer(entry.fingerprint, False, "notification")
+    qtbot.waitUntil(lambda: queue.dialog is None)
+    assert closed  # closed without a decision of its own
+    assert not book.answer(entry.fingerprint, True, "dialog")  # the first answer won
+    assert entry.state is State.DENIED

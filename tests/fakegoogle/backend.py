@@ -1,0 +1,315 @@
+"""The fake Google's brain, shared by the loopback HTTPS server and the in-process transport.
+
+Requests arrive as FakeRequest, leave as FakeResponse (whose body is an iterator, so a 100 MB answer
+is never held in memory). Three layers, in order: scripted faults, the token endpoint, then the
+API — bearer-token and scope checks in front of the demo's in-memory Search Console.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import secrets
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import httpx
+
+from tests.fakegoogle import bodies
+from tests.fakegoogle.scopes import ALL_SCOPES, required_scopes
+
+TOKEN_URL = "https://oauth2.googleapis.com/token"
+TOKEN_HOST = "oauth2.googleapis.com"
+Framing = Literal["length", "chunked", "close"]
+
+
+@dataclass(frozen=True)
+class FakeRequest:
+    method: str
+    host: str  # without port
+    path: str  # raw (percent-encoded), without the query
+    query: str  # raw query string
+    headers: Mapping[str, str]  # lower-case names
+    body: bytes
+
+    @property
+    def bearer(self) -> str | None:
+        value = self.headers.get("authorization", "")
+        if value[:7].lower() == "bearer ":
+            return value[7:]
+        return None
+
+
+@dataclass
+class FakeResponse:
+    status: int
+    headers: list[tuple[str, str]]
+    chunks: Iterable[bytes]
+    framing: Framing = "length"
+    content_length: int | None = None  # with "length": the header to send (None: the true length)
+    delay: float = 0.0  # seconds between chunks
+    reset_after: int | None = None  # abort the connection after this many body bytes
+
+    @classmethod
+    def json(cls, status: int, doc: object, headers: Iterable[tuple[str, str]] = ()) -> FakeResponse:
+        body = json.dumps(doc).encode()
+        return cls(status, [("content-type", "application/json; charset=UTF-8"), *headers], [body])
+
+
+@dataclass(frozen=True)
+class LoggedRequest:
+    method: str
+    host: str
+    path: str
+    query: str
+    authorized: bool  # an Authorization header was present
+    token: str | None  # the bearer token, if any
+    body: bytes
+    via: str  # "https" (loopback TLS) or "transport" (in-process)
+
+
+@dataclass(frozen=True)
+class TokenRequest:
+    grant: str  # "jwt-bearer" or "refresh_token"
+    scopes: tuple[str, ...]  # as requested (sorted)
+    ok: bool
+
+
+def _padded(body: bytes, size: int | None, chunk: int, endless: bool) -> Iterator[bytes]:
+    """The body, then spaces up to ``size`` (JSON stays valid), produced lazily."""
+    view = memoryview(body)
+    for start in range(0, len(body), chunk):
+        yield bytes(view[start : start + chunk])
+    if endless:
+        filler = b" " * chunk
+        while True:
+            yield filler
+    left = max(0, (size or 0) - len(body))
+    filler = b" " * chunk
+    while left > 0:
+        n = min(chunk, left)
+        yield filler[:n]
+        left -= n
+
+
+@dataclass
+class Fault:
+    """One scripted misbehaviour, used for the next ``remaining`` matching requests."""
+
+    pattern: re.Pattern[str]
+    method: str | None
+    remaining: int
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+    size: int | None = None
+    framing: Framing = "length"
+    content_length: int | None = None
+    chunk_size: int = 65536
+    delay: float = 0.0
+    reset_after: int | None = None
+    endless: bool = False
+    hits: int = 0
+    bytes_out: int = 0  # body bytes handed to the server so far (how far a reader pulled)
+
+    def matches(self, request: FakeRequest) -> bool:
+        if self.remaining <= 0:
+            return False
+        if self.method is not None and self.method != request.method:
+            return False
+        return self.pattern.search(request.host + request.path) is not None
+
+    def _counted(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            self.bytes_out += len(chunk)
+            yield chunk
+
+    def response(self) -> FakeResponse:
+        framing = self.framing
+        if self.size is not None and framing == "length" and self.content_length is None:
+            length: int | None = max(self.size, len(self.body))
+        else:
+            length = self.content_length
+        return FakeResponse(
+            self.status,
+            list(self.headers),
+            self._counted(_padded(self.body, self.size, self.chunk_size, self.endless)),
+            framing=framing,
+            content_length=length if framing == "length" and (length is not None) else None,
+            delay=self.delay,
+            reset_after=self.reset_after,
+        )
+
+
+@dataclass
+class OAuthClient:
+    client_id: str
+    client_secret: str
+    refresh_token: str
+    granted: frozenset[str] = ALL_SCOPES
+    revoked: bool = False
+
+
+@dataclass
+class Backend:
+    """Everything the fake knows: issued tokens, faults, logs and the API behind them."""
+
+    api: Callable[[httpx.Request], httpx.Response]
+    service_account_email: str
+    service_account_kid: str
+    service_account_public_pem: str
+    oauth: OAuthClient
+    token_lifetime: int = 3600
+    log: list[LoggedRequest] = field(default_factory=list)
+    token_requests: list[TokenRequest] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    tokens: dict[str, frozenset[str]] = field(default_factory=dict)
+    disabled_services: set[str] = field(default_factory=set)
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+    _api_lock: threading.Lock = field(default_factory=threading.Lock)  # the demo is not thread-safe
+    _counter: Iterator[int] = field(default_factory=itertools.count)
+
+    # -- scripting --------------------------------------------------------------------------------
+
+    def add_fault(self, fault: Fault) -> Fault:
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
+    def mint_token(self, scopes: Iterable[str] = ALL_SCOPES) -> str:
+        token = f"ya29.fake-{next(self._counter)}-{secrets.token_urlsafe(18)}"
+        with self._lock:
+            self.tokens[token] = frozenset(scopes)
+        return token
+
+    def revoke_tokens(self) -> None:
+        """Every access token issued so far stops working (the next call gets a 401)."""
+        with self._lock:
+            self.tokens.clear()
+
+    def scopes_for_token(self, token: str | None) -> frozenset[str] | None:
+        """The hook DemoGoogle uses for its own scope checks: None for an unknown token."""
+        if token is None:
+            return None
+        with self._lock:
+            return self.tokens.get(token)
+
+    # -- serving ----------------------------------------------------------------------------------
+
+    def handle(self, request: FakeRequest, via: str) -> FakeResponse:
+        token = request.bearer
+        with self._lock:
+            self.log.append(
+                LoggedRequest(
+                    method=request.method,
+                    host=request.host,
+                    path=request.path,
+                    query=request.query,
+                    authorized="authorization" in request.headers,
+                    token=token,
+                    body=request.body,
+                    via=via,
+                )
+            )
+            for fault in self.faults:
+                if fault.matches(request):
+                    fault.remaining -= 1
+                    fault.hits += 1
+                    return fault.response()
+        if request.host == TOKEN_HOST:
+            return self._token_endpoint(request)
+        return self._api(request, token)
+
+    def _api(self, request: FakeRequest, token: str | None) -> FakeResponse:
+        scopes = self.scopes_for_token(token)
+        if scopes is None:
+            return FakeResponse.json(401, bodies.unauthenticated(), [("www-authenticate", 'Bearer realm="x"')])
+        needed = required_scopes(request.method, request.host, request.path)
+        if needed is not None:
+            accepted, service = needed
+            if service in self.disabled_services:
+                return FakeResponse.json(403, bodies.api_not_enabled(service))
+            if not accepted & scopes:
+                return FakeResponse.json(403, bodies.scope_insufficient(service))
+        url = f"https://{request.host}{request.path}" + (f"?{request.query}" if request.query else "")
+        upstream = self.api(httpx.Request(request.method, url, headers=dict(request.headers), content=request.body))
+        body = upstream.read()
+        headers = [(k, v) for k, v in upstream.headers.items() if k.lower() in ("content-type", "retry-after")]
+        return FakeResponse(upstream.status_code, headers, [body])
+
+    # -- oauth2.googleapis.com/token --------------------------------------------------------------
+
+    def _token_endpoint(self, request: FakeRequest) -> FakeResponse:
+        if request.method != "POST" or request.path != "/token":
+            return FakeResponse.json(404, bodies.not_found())
+        form = {k: v[-1] for k, v in urllib.parse.parse_qs(request.body.decode("ascii", "replace")).items()}
+        grant = form.get("grant_type", "")
+        if grant == "urn:ietf:params:oauth:grant-type:jwt-bearer":
+            return self._jwt_grant(form.get("assertion", ""))
+        if grant == "refresh_token":
+            return self._refresh_grant(form)
+        return FakeResponse.json(400, bodies.token_error("unsupported_grant_type", "Invalid grant_type."))
+
+    def _issue(self, grant: str, scopes: frozenset[str]) -> FakeResponse:
+        token = self.mint_token(scopes)
+        with self._lock:
+            self.token_requests.append(TokenRequest(grant, tuple(sorted(scopes)), True))
+        return FakeResponse.json(
+            200,
+            {
+                "access_token": token,
+                "expires_in": self.token_lifetime,
+                "token_type": "Bearer",
+                "scope": " ".join(sorted(scopes)),
+            },
+        )
+
+    def _refuse(self, grant: str, scopes: Iterable[str], status: int, error: str, text: str) -> FakeResponse:
+        with self._lock:
+            self.token_requests.append(TokenRequest(grant, tuple(sorted(scopes)), False))
+        return FakeResponse.json(status, bodies.token_error(error, text))
+
+    def _jwt_grant(self, assertion: str) -> FakeResponse:
+        from google.auth import exceptions, jwt
+
+        try:
+            claims = jwt.decode(
+                assertion,
+                certs={self.service_account_kid: self.service_account_public_pem},
+                audience=TOKEN_URL,
+            )
+        except (exceptions.GoogleAuthError, ValueError):
+            return self._refuse("jwt-bearer", (), 400, "invalid_grant", "Invalid JWT Signature.")
+        scopes = frozenset(str(claims.get("scope", "")).split())
+        if claims.get("iss") != self.service_account_email:
+            return self._refuse("jwt-bearer", scopes, 400, "invalid_grant", "Invalid issuer.")
+        if not scopes:
+            return self._refuse("jwt-bearer", scopes, 400, "invalid_scope", "Empty or missing scope not allowed.")
+        if int(claims.get("exp", 0)) - int(claims.get("iat", 0)) > 3600 or claims["exp"] < time.time():
+            return self._refuse("jwt-bearer", scopes, 400, "invalid_grant", "Invalid JWT: bad exp/iat.")
+        return self._issue("jwt-bearer", scopes)
+
+    def _refresh_grant(self, form: Mapping[str, str]) -> FakeResponse:
+        client = self.oauth
+        requested = frozenset(form.get("scope", "").split())
+        if form.get("client_id") != client.client_id or form.get("client_secret") != client.client_secret:
+            return self._refuse("refresh_token", requested, 401, "invalid_client", "The OAuth client was not found.")
+        if client.revoked or form.get("refresh_token") != client.refresh_token:
+            return self._refuse("refresh_token", requested, 400, "invalid_grant", "Token has been expired or revoked.")
+        if requested and not requested <= client.granted:
+            return self._refuse("refresh_token", requested, 400, "invalid_scope", "Some requested scopes were invalid.")
+        return self._issue("refresh_token", requested or client.granted)
+
+
+def summarise(log: Iterable[LoggedRequest]) -> list[tuple[str, str, str]]:
+    """(method, host, path) triples: handy in assertion messages."""
+    return [(entry.method, entry.host, entry.path) for entry in log]
+
+
+def json_body(entry: LoggedRequest) -> Any:
+    return json.loads(entry.body) if entry.body else None

@@ -1,0 +1,110 @@
+"""Error bodies shaped like Google's, for the fake and for tests that script failures."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+
+
+def google_error(
+    code: int,
+    message: str,
+    *,
+    reason: str | None = None,
+    domain: str = "global",
+    details: list[dict[str, Any]] | None = None,
+    status: str | None = None,
+) -> dict[str, Any]:
+    """The JSON Google's APIs send with an error status."""
+    error: dict[str, Any] = {"code": code, "message": message, "status": status or _STATUS.get(code, "UNKNOWN")}
+    if reason:
+        error["errors"] = [{"message": message, "domain": domain, "reason": reason}]
+    if details:
+        error["details"] = details
+    return {"error": error}
+
+
+def encode(doc: dict[str, Any]) -> bytes:
+    return json.dumps(doc, indent=2).encode()
+
+
+def unauthenticated() -> dict[str, Any]:
+    return google_error(
+        401,
+        "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or "
+        "other valid authentication credential.",
+        reason="authError",
+    )
+
+
+def scope_insufficient(service: str) -> dict[str, Any]:
+    return google_error(
+        403,
+        "Request had insufficient authentication scopes.",
+        reason="insufficientPermissions",
+        details=[
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "ACCESS_TOKEN_SCOPE_INSUFFICIENT",
+                "domain": "googleapis.com",
+                "metadata": {"service": service},
+            }
+        ],
+    )
+
+
+def api_not_enabled(service: str, project: str = "123456789012") -> dict[str, Any]:
+    return google_error(
+        403,
+        f"{service.split('.')[0]} API has not been used in project {project} before or it is disabled. "
+        f"Enable it by visiting https://console.developers.google.com/apis/api/{service}/overview?project="
+        f"{project} then retry.",
+        reason="accessNotConfigured",
+        domain="usageLimits",
+        details=[
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "SERVICE_DISABLED",
+                "domain": "googleapis.com",
+                "metadata": {"service": service, "consumer": f"projects/{project}"},
+            }
+        ],
+    )
+
+
+def quota(retry_delay: str | None = None) -> dict[str, Any]:
+    details = []
+    if retry_delay is not None:
+        details.append({"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": retry_delay})
+    return google_error(429, "Quota exceeded for quota metric 'Queries'.", reason="rateLimitExceeded", details=details)
+
+
+def not_owner() -> dict[str, Any]:
+    return google_error(403, "Permission denied. Failed to verify the URL ownership.", reason="forbidden")
+
+
+def no_permission(site: str) -> dict[str, Any]:
+    return google_error(403, f"User does not have sufficient permission for site '{site}'.", reason="forbidden")
+
+
+def not_found(what: str = "Requested entity was not found.") -> dict[str, Any]:
+    return google_error(404, what, reason="notFound")
+
+
+def unavailable() -> dict[str, Any]:
+    return google_error(503, "The service is currently unavailable.", reason="backendError")
+
+
+def token_error(error: str, description: str) -> dict[str, Any]:
+    """The OAuth token endpoint's shape."""
+    return {"error": error, "error_description": description}

@@ -1,0 +1,98 @@
+"""The tool menu as a client sees it, over a real stdio subprocess, in both protocol revisions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from searchdesk_server import catalogue
+
+from tests.server.stdio import MODES, connect
+
+pytestmark = pytest.mark.anyio
+
+READS = {
+    "list_sites",
+    "get_site",
+    "list_sitemaps",
+    "get_sitemap",
+    "query_search_analytics",
+    "inspect_url",
+    "inspect_urls",
+    "list_verified_sites",
+    "get_verified_site",
+    "get_verification_token",
+    "get_indexing_status",
+    "setup_site",
+}
+WRITES = {"add_site", "submit_sitemap", "submit_sitemaps", "verify_site", "request_indexing"}
+GUARDED = {"delete_site", "delete_sitemap", "unverify_site", "update_site_owners"}
+ESSENTIAL = {"list_sites", "get_site", "list_sitemaps", "query_search_analytics", "inspect_url"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_menu_matches_the_catalogue(mode: str) -> None:
+    async with connect(mode) as client:
+        tools = (await client.list_tools()).tools
+    assert [t.name for t in tools] == [t.name for t in catalogue.TOOLS]
+    assert len(tools) == 21
+    for tool in tools:
+        spec = catalogue.BY_NAME[tool.name]
+        hints = tool.annotations.model_dump(by_alias=True, exclude_none=True)
+        expected = {
+            "readOnlyHint": tool.name in READS,
+            "destructiveHint": tool.name in GUARDED,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        }
+        assert hints == expected, tool.name
+        assert tool.title == spec.title and tool.title
+        assert tool.description == spec.description
+        assert tool.input_schema == spec.input_schema
+        assert tool.output_schema == {"type": "object"}
+        assert (tool.name in GUARDED) == ("confirm_token" in tool.input_schema.get("properties", {}))
+
+
+def test_table_of_kinds_is_the_issues_table() -> None:
+    assert {t.name for t in catalogue.TOOLS if t.kind == "read"} == READS
+    assert {t.name for t in catalogue.TOOLS if t.kind == "write"} == WRITES
+    assert {t.name for t in catalogue.TOOLS if t.kind == "guarded"} == GUARDED
+    assert set(catalogue.group_members("essential")) == ESSENTIAL
+    for group in catalogue.GROUPS[1:-1]:
+        assert catalogue.group_members(group), group
+
+
+async def test_menu_stays_small() -> None:
+    """Claude reads the whole menu on every turn: ≤ 500 characters per tool on average (2025-11-25 wire)."""
+    async with connect("legacy") as client:
+        result = await client.list_tools()
+    wire = json.dumps(result.model_dump(by_alias=True, exclude_none=True, mode="json"), separators=(",", ":"))
+    assert len(wire) / len(result.tools) <= 500, len(wire)
+
+
+def test_input_schemas_are_closed_over_known_keywords() -> None:
+    """Every schema keyword the catalogue uses is one the server's validator enforces."""
+    known = {
+        "type",
+        "enum",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "items",
+        "minItems",
+        "maxItems",
+        "properties",
+        "required",
+        "description",
+    }
+
+    def walk(schema: dict) -> None:
+        assert set(schema) <= known, set(schema) - known
+        for sub in schema.get("properties", {}).values():
+            walk(sub)
+        if "items" in schema:
+            walk(schema["items"])
+
+    for spec in catalogue.TOOLS:
+        walk(spec.input_schema)

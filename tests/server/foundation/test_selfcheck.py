@@ -1,0 +1,47 @@
+"""The self-check's success and failure messages, through the real command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.server.stdio import REPO, server_env
+
+
+def check(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "searchdesk_server", "--check", *args],
+        env=server_env(env),
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_demo_check_passes_and_shows_what_claude_sees() -> None:
+    proc = check({}, "--demo")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "list_sites:" in out and "query_search_analytics" in out and "inspect_url" in out
+    assert "sc-domain:example.com" in out
+    assert out.strip().splitlines()[-1].startswith("PASS: Claude can see ")
+
+
+def test_not_configured_is_said_plainly() -> None:
+    proc = check({})
+    assert proc.returncode == 1
+    assert "FAIL: Not configured" in proc.stdout
+
+
+def test_bad_setting_fails_before_starting() -> None:
+    proc = check({"GSC_READ_ONLY": "perhaps"})
+    assert proc.returncode == 1
+    assert "GSC_READ_ONLY" in proc.stderr
+
+
+def test_list_sites_switched_off_is_explained() -> None:
+    proc = check({"GSC_DENY_TOOLS": "list_sites"}, "--demo")
+    assert proc.returncode == 1
+    assert "list_sites is switched off" in proc.stdout

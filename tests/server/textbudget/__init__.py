@@ -1,0 +1,1 @@
+"""Tests for text cleaning, result budgets and quota counting."""
