@@ -127,7 +127,10 @@ class ApprovalDialog(QDialog):
         self.setTabOrder(self.deny_button, self.approve_button)
         self.deny_button.setFocus()
         if arm_delay_ms > 0:
-            QTimer.singleShot(arm_delay_ms, lambda: self.approve_button.setEnabled(True))
+            QTimer.singleShot(arm_delay_ms, self, self._arm)
+
+    def _arm(self) -> None:
+        self.approve_button.setEnabled(True)
 
     def set_waiting_after(self, count: int) -> None:
         self.queue_label.setText(f"{count} more question(s) waiting after this one." if count else "")
@@ -184,14 +187,27 @@ class ApprovalQueue(QObject):
         self.arm_delay_ms = arm_delay_ms
         self.dialog: ApprovalDialog | None = None
         self._on_answer = on_answer or (lambda fp, ok: self.book.answer(fp, ok, "dialog"))
-        book.on_change.append(lambda entry: QTimer.singleShot(0, self.refresh))
+        book.on_change.append(self._book_changed)
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._tick)
         self._ticker.start()
 
+    def _book_changed(self, entry: Entry) -> None:
+        QTimer.singleShot(0, self, self.refresh)
+
     def _tick(self) -> None:
         self.book.expire()
+
+    def close(self) -> None:
+        """Stop showing questions (app quit); an open dialog closes without deciding anything."""
+        self._ticker.stop()
+        if self._book_changed in self.book.on_change:
+            self.book.on_change.remove(self._book_changed)
+        if self.dialog is not None:
+            self.dialog.close_silently()
+            self.dialog.deleteLater()
+            self.dialog = None
 
     def refresh(self) -> None:
         waiting = self.book.open_entries()

@@ -17,7 +17,7 @@ from typing import Literal
 from searchdesk_server.agent.protocol import ApprovalRequest, StatusDecision
 
 KEEP_SECONDS = 300.0
-MAX_OPEN = 20
+MAX_OPEN = 32
 MAX_ACTIVITY = 200
 
 
@@ -31,6 +31,11 @@ class State(Enum):
 
 
 Source = Literal["dialog", "notification"]
+
+
+class RequestIdReused(Exception):
+    def __init__(self) -> None:
+        super().__init__("This request_id was already used for another question.")
 
 
 class QueueFull(Exception):
@@ -107,21 +112,29 @@ class ApprovalBook:
 
     # --- changes ---
     def ask(self, request: ApprovalRequest) -> Entry:
-        """The entry for this question: an existing one for the same fingerprint, or a new open one."""
+        """The entry for this question: the open (or approved, unspent) one for the same fingerprint,
+        or a new open one. After a deny, asking again opens a new question."""
         self.expire()
+        other = self.by_request_id(request.request_id)
+        if other is not None and other.fingerprint != request.fingerprint:
+            raise RequestIdReused()
         entry = self._entries.get(request.fingerprint)
-        if entry is not None and entry.state in (State.PENDING, State.APPROVED, State.DENIED):
+        if entry is not None and entry.state in (State.PENDING, State.APPROVED):
             entry.request_ids.add(request.request_id)
             return entry
         if len(self.open_entries()) >= self.max_open:
             raise QueueFull()
+        entry = self._open(request)
+        self._changed(entry)
+        return entry
+
+    def _open(self, request: ApprovalRequest, request_ids: set[str] | None = None) -> Entry:
         client = request.client.name + (f" {request.client.version}" if request.client.version else "")
         activity = Activity(self._wall(), request.tool, request.what, client)
-        entry = Entry(request, self._clock(), activity, request_ids={request.request_id})
+        entry = Entry(request, self._clock(), activity, request_ids=request_ids or {request.request_id})
         self._entries[request.fingerprint] = entry
         self.activity.append(activity)
         del self.activity[:-MAX_ACTIVITY]
-        self._changed(entry)
         return entry
 
     def answer(self, fingerprint: str, approve: bool, source: Source) -> bool:
@@ -136,8 +149,12 @@ class ApprovalBook:
         self._changed(entry)
         return True
 
-    def take(self, fingerprint: str) -> StatusDecision:
-        """The answer for a server that will act on it; an approve is spent here (returned once)."""
+    def take(self, fingerprint: str, *, served: str | None = None, reopen: bool = False) -> StatusDecision:
+        """The answer for a server that will act on it; an approve is spent here (returned once).
+
+        ``served`` is the request_id of the waiting call the approve goes to; with ``reopen`` other
+        identical calls still wait, and each needs a yes of its own: the question opens again.
+        """
         entry = self.get(fingerprint)
         if entry is None:
             return "none"
@@ -148,20 +165,26 @@ class ApprovalBook:
         if entry.state is State.APPROVED:
             entry.state = State.USED
             entry.activity.used = True
+            if served is not None:
+                entry.request_ids.discard(served)
             self._changed(entry)
+            if reopen and entry.request_ids:
+                del self._entries[fingerprint]
+                self._changed(self._open(entry.request, set(entry.request_ids)))
             return "approve"
         return "none"
 
-    def cancel(self, request_id: str, still_waiting: Callable[[str], bool] = lambda rid: False) -> bool:
-        """Withdraw a question (its dialog closes). Kept open only while another identical call waits on it."""
+    def cancel(self, request_id: str) -> bool:
+        """Withdraw the question asked under ``request_id`` (open or answered): its dialog closes and
+        nothing is approved. False when no such question is known."""
         entry = self.by_request_id(request_id)
-        if entry is None or entry.state not in (State.PENDING, State.APPROVED):
+        if entry is None or entry.state not in (State.PENDING, State.APPROVED, State.DENIED):
             return False
-        entry.request_ids.discard(request_id)
-        if entry.state is State.PENDING and any(still_waiting(r) for r in entry.request_ids):
-            return True
+        if entry.state is State.PENDING:
+            entry.activity.decision = "withdrawn by the caller"
+        elif entry.state is State.APPROVED:
+            entry.activity.decision = "approved, then withdrawn by the caller (not used)"
         entry.state = State.CANCELLED
-        entry.activity.decision = "cancelled by the caller" if entry.answered is None else entry.activity.decision
         self._changed(entry)
         return True
 

@@ -47,7 +47,7 @@ from searchdesk_server.agent.protocol import (
 )
 
 from . import __version__
-from .approvals import ApprovalBook, Entry, QueueFull, State
+from .approvals import ApprovalBook, Entry, QueueFull, RequestIdReused, State
 from .keystore import KeyringLocked, KeystoreError, NoSecureKeyring
 from .signin import RefreshFailed, RefreshRevoked
 from .tokens import ScopeNotGranted, TokenProvider
@@ -354,11 +354,13 @@ class AgentListener(QObject):
     def close(self) -> None:
         if self._server is not None:
             self._server.close()
+            self._server.deleteLater()
             self._server = None
         for conn in list(self._connections):
             conn.transport.close()
         for waiter in self._waiters:
             waiter.timer.stop()
+            waiter.timer.deleteLater()
         self._waiters.clear()
         self._pool.shutdown(wait=False, cancel_futures=True)
         with contextlib.suppress(ValueError):
@@ -404,6 +406,7 @@ class AgentListener(QObject):
     def _forget(self, conn: _Connection) -> None:
         self._connections.discard(conn)
         conn.partial_timer.stop()
+        conn.partial_timer.deleteLater()  # Qt objects die on the Qt thread, never in a GC elsewhere
         # Its questions stay open (a later identical call picks the answer up); only its waits end.
         for waiter in [w for w in self._waiters if w.conn is conn]:
             waiter.timer.stop()
@@ -503,12 +506,15 @@ class AgentListener(QObject):
             entry = self.book.ask(request)
         except QueueFull as err:
             raise _Reply(ErrorCode.QUEUE_FULL, str(err)) from None
-        log.info("approval asked: tool=%s fingerprint=%s…", request.tool, request.fingerprint[:12])
-        if entry.state is not State.PENDING:
-            decision = self.book.take(request.fingerprint)
-            return ApprovalResult(decision="pending" if decision == "none" else decision, fingerprint=request.fingerprint).to_json()
+        except RequestIdReused as err:
+            raise _Reply(ErrorCode.INVALID_PARAMS, str(err)) from None
+        log.info("approval asked: tool=%s fingerprint=%s", request.tool, request.fingerprint[:12])
+        fp = request.fingerprint
+        if entry.state is State.APPROVED:  # an unspent yes for this very question: spent by this call
+            decision = self.book.take(fp, served=request.request_id)
+            return ApprovalResult(decision=_decision(decision), fingerprint=fp).to_json()
         if request.wait_s <= 0:
-            return ApprovalResult(decision="pending", fingerprint=request.fingerprint).to_json()
+            return ApprovalResult(decision="pending", fingerprint=fp).to_json()
         timer = QTimer(self)
         timer.setSingleShot(True)
         waiter = _Waiter(conn, rpc_id, request, timer)
@@ -520,6 +526,7 @@ class AgentListener(QObject):
 
     def _finish(self, waiter: _Waiter, data: bytes) -> None:
         waiter.timer.stop()
+        waiter.timer.deleteLater()
         if waiter in self._waiters:
             self._waiters.remove(waiter)
         waiter.conn.in_flight -= 1
@@ -532,39 +539,35 @@ class AgentListener(QObject):
             self._finish(waiter, protocol.encode_result(waiter.rpc_id, ApprovalResult("pending", fp).to_json()))
 
     def _entry_changed(self, entry: Entry) -> None:
-        """An answer (or a cancellation) arrived: tell whoever is waiting on this fingerprint."""
-        waiting = [w for w in self._waiters if w.request.fingerprint == entry.fingerprint and w.conn.open]
-        if not waiting or entry.state is State.PENDING:
+        """An answer (or a withdrawal) arrived: tell whoever is waiting on this question."""
+        if entry.state not in (State.APPROVED, State.DENIED, State.CANCELLED):
             return
         fp = entry.fingerprint
+        waiting = [w for w in self._waiters if w.request.fingerprint == fp and w.conn.open]
+        if not waiting:
+            return  # kept for approval/status
         if entry.state is State.CANCELLED:
             for w in waiting:
-                self._finish(w, protocol.encode_error(w.rpc_id, ErrorCode.CANCELLED, "The question was withdrawn; nothing was approved."))
-        elif entry.state in (State.APPROVED, State.DENIED):
-            first, *others = waiting
-            decision = self.book.take(fp)  # an approve is spent by exactly one waiting call
-            self._finish(first, protocol.encode_result(first.rpc_id, ApprovalResult(_decision(decision), fp).to_json()))
-            for w in others:
-                later = "deny" if entry.state is State.DENIED else "pending"
-                self._finish(w, protocol.encode_result(w.rpc_id, ApprovalResult(later, fp).to_json()))
-        elif entry.state is State.EXPIRED:
+                self._finish(w, _cancelled(w.rpc_id))
+        elif entry.state is State.DENIED:
             for w in waiting:
-                self._finish(w, protocol.encode_result(w.rpc_id, ApprovalResult("pending", fp).to_json()))
+                self._finish(w, protocol.encode_result(w.rpc_id, ApprovalResult("deny", fp).to_json()))
+        else:
+            # One yes, one action: the first waiting call gets it; the others need their own yes.
+            first = waiting[0]
+            decision = self.book.take(fp, served=first.request.request_id, reopen=len(waiting) > 1)
+            self._finish(first, protocol.encode_result(first.rpc_id, ApprovalResult(_decision(decision), fp).to_json()))
 
     def _approval_status(self, conn: _Connection, rpc_id: Any, params: StatusParams) -> dict[str, Any]:
         return StatusResult(decision=self.book.take(params.fingerprint)).to_json()
 
     def _approval_cancel(self, conn: _Connection, rpc_id: Any, params: CancelParams) -> dict[str, Any]:
-        def still_waiting(request_id: str) -> bool:
-            return any(w.request.request_id == request_id for w in self._waiters)
+        # Every call waiting on the question ends with CANCELLED (through _entry_changed).
+        return CancelResult(cancelled=self.book.cancel(params.request_id)).to_json()
 
-        # The cancelled call's own wait (if any) ends with CANCELLED via _entry_changed, or here.
-        mine = [w for w in self._waiters if w.request.request_id == params.request_id]
-        cancelled = self.book.cancel(params.request_id, still_waiting=lambda rid: rid != params.request_id and still_waiting(rid))
-        for w in mine:
-            if w in self._waiters:
-                self._finish(w, protocol.encode_error(w.rpc_id, ErrorCode.CANCELLED, "The question was withdrawn; nothing was approved."))
-        return CancelResult(cancelled=cancelled).to_json()
+
+def _cancelled(rpc_id: Any) -> bytes:
+    return protocol.encode_error(rpc_id, ErrorCode.CANCELLED, "The question was withdrawn; nothing was approved.")
 
 
 def _decision(decision: str) -> Any:

@@ -26,7 +26,7 @@ SCOPE_IMPLIES: Final[Mapping[str, frozenset[str]]] = {
 #: Scopes that can change something; read-only mode names them when a tool brings one in.
 WRITE_CAPABLE_SCOPES: Final = frozenset({SCOPE_WM, SCOPE_SV, SCOPE_SV_VERIFY, SCOPE_INDEXING})
 
-Service = Literal["searchconsole", "siteVerification", "indexing"]
+Service = Literal["searchconsole", "siteVerification", "indexing", "none"]
 Kind = Literal["read", "write", "guarded"]
 
 GROUPS: Final = (
@@ -58,6 +58,8 @@ class ToolSpec:
     essential: bool = False
     #: Scopes the tool can do without (it reports less); left out in read-only mode.
     optional_scopes: tuple[str, ...] = ()
+    #: Registered only with MCP_DIAGNOSTICS=true; never part of groups or presets.
+    diagnostic: bool = False
 
     @property
     def write(self) -> bool:
@@ -444,11 +446,30 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
     ),
 )
 
-BY_NAME: Final[Mapping[str, ToolSpec]] = {t.name: t for t in TOOLS}
+#: Tools for troubleshooting, registered only with MCP_DIAGNOSTICS=true.
+DIAGNOSTIC_TOOLS: Final[tuple[ToolSpec, ...]] = (
+    ToolSpec(
+        "describe_connection",
+        "diagnostics",
+        "none",
+        "none (SearchDesk's own state)",
+        "read",
+        (),
+        "Describe connection",
+        "How this server is set up and how a destructive call would ask a person right now.",
+        diagnostic=True,
+    ),
+)
+
+BY_NAME: Final[Mapping[str, ToolSpec]] = {t.name: t for t in (*TOOLS, *DIAGNOSTIC_TOOLS)}
 
 
 def group_members(group: str) -> tuple[str, ...]:
     return tuple(t.name for t in TOOLS if group in t.groups)
+
+
+def all_tools(diagnostics: bool) -> tuple[ToolSpec, ...]:
+    return (*TOOLS, *DIAGNOSTIC_TOOLS) if diagnostics else TOOLS
 
 
 def minimal_scopes(scopes: Iterable[str]) -> tuple[str, ...]:

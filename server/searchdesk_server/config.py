@@ -157,8 +157,9 @@ def parse_tool_list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
     unknown = [e for e in entries if not expand_entry(e)]
     if unknown:
         shown = ", ".join(describe(e) for e in unknown)
+        names = ", ".join(t.name for t in catalogue.TOOLS)
         raise ConfigError(
-            f"{name} has entries that match no tool: {shown}. Use tool names ({', '.join(catalogue.BY_NAME)}), "
+            f"{name} has entries that match no tool: {shown}. Use tool names ({names}), "
             f"a prefix with * (e.g. list_*), or groups ({', '.join(catalogue.GROUPS)})."
         )
     return tuple(entries)
@@ -169,12 +170,12 @@ def expand_entry(entry: str) -> tuple[str, ...]:
         return catalogue.group_members(entry)
     if entry.endswith("*"):
         prefix = entry[:-1]
-        return tuple(n for n in catalogue.BY_NAME if n.startswith(prefix))
-    return (entry,) if entry in catalogue.BY_NAME else ()
+        return tuple(t.name for t in catalogue.TOOLS if t.name.startswith(prefix))
+    return (entry,) if any(t.name == entry for t in catalogue.TOOLS) else ()
 
 
 def select_tools(
-    read_only: bool, allow: tuple[str, ...], deny: tuple[str, ...]
+    read_only: bool, allow: tuple[str, ...], deny: tuple[str, ...], diagnostics: bool = False
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The registered tools and the write-capable scopes brought in explicitly in read-only mode."""
     allowed = {n for e in allow for n in expand_entry(e)} if allow else set(catalogue.BY_NAME)
@@ -183,7 +184,10 @@ def select_tools(
     denied = {n for e in deny for n in expand_entry(e)}
     chosen: list[str] = []
     brought: set[str] = set()
-    for spec in catalogue.TOOLS:
+    for spec in catalogue.all_tools(diagnostics):
+        if spec.diagnostic:
+            chosen.append(spec.name)  # MCP_DIAGNOSTICS asked for it; allow/deny lists are about Google tools
+            continue
         if spec.name not in allowed or spec.name in denied:
             continue
         if read_only:
@@ -338,7 +342,7 @@ def load(env: Mapping[str, str], *, demo_flag: bool = False) -> Config:
     deny = parse_tool_list(env, "GSC_DENY_TOOLS")
     default_site, allowed_sites = parse_sites(env)
     credential = parse_credential(env, demo)
-    tools, brought = select_tools(read_only, allow, deny)
+    tools, brought = select_tools(read_only, allow, deny, diagnostics)
     socket = env.get("SEARCHDESK_AGENT_SOCKET", "").strip() or None
     return Config(
         credential=credential,

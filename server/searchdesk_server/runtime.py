@@ -29,14 +29,21 @@ if TYPE_CHECKING:
 class Runtime:
     """Everything a tool call may need beyond its arguments."""
 
-    def __init__(self, config: Config, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        tokens: TokenBook | None = None,
+        states: StateBook | None = None,
+    ) -> None:
         self.config = config
         self._transport = transport
         self._client: GoogleClient | None = None
         self._quota: QuotaBook | None = None
         self._agent: AgentClient | None = None
-        self._tokens: TokenBook | None = None
-        self._states: StateBook | None = None
+        self._tokens = tokens
+        self._states = states
         self._lock = asyncio.Lock()
 
     async def client(self) -> GoogleClient:
@@ -116,6 +123,7 @@ class Call:
     args: dict[str, Any]
     runtime: Runtime
     progress_fn: Any = None  # async (progress, total, message) -> None, or None
+    ctx: Any = None  # the SDK's request context, for what only the request knows (protocol, capabilities)
 
     @property
     def config(self) -> Config:

@@ -34,7 +34,7 @@ INSTRUCTIONS = (
 )
 
 #: Tool name -> module under searchdesk_server.tools (default: the tool's group).
-HANDLER_MODULES = {"setup_site": "setup"}
+HANDLER_MODULES = {"setup_site": "setup", "describe_connection": "diagnostics"}
 
 
 def tool_definitions(names: tuple[str, ...]) -> list[types.Tool]:
@@ -91,7 +91,7 @@ def build_server(config: Config, *, runtime: Runtime | None = None) -> Server[An
             args = check_arguments(spec, params.arguments)
         except ArgumentError as exc:
             return error_result(f"{name}: {exc}")
-        call = Call(spec, args, rt, progress_fn=ctx.session.report_progress)
+        call = Call(spec, args, rt, progress_fn=ctx.session.report_progress, ctx=ctx)
         if spec.guarded:
             from .approval import guard
 

@@ -118,7 +118,13 @@ def menu_size(result: dict) -> dict[str, object]:
         "annotations": sum(compact(t.get("annotations", {})) for t in tools if "annotations" in t),
     }
     per_tool = {t["name"]: compact(t) for t in tools}
-    return {"total": total, "tools": len(tools), "per_tool_avg": total / max(len(tools), 1), "parts": parts, "per_tool": per_tool}
+    return {
+        "total": total,
+        "tools": len(tools),
+        "per_tool_avg": total / max(len(tools), 1),
+        "parts": parts,
+        "per_tool": per_tool,
+    }
 
 
 def import_time_top(n: int = 8) -> list[tuple[str, int]]:

@@ -141,6 +141,7 @@ def test_queue_shows_one_at_a_time(qtbot: QtBot) -> None:
     assert b.state is State.DENIED and c.state is State.CANCELLED
     qtbot.waitUntil(lambda: queue.dialog is None)
     assert a.state is State.APPROVED  # each question kept its own answer
+    queue.close()
 
 
 def test_answer_elsewhere_closes_dialog(qtbot: QtBot) -> None:
@@ -157,3 +158,4 @@ def test_answer_elsewhere_closes_dialog(qtbot: QtBot) -> None:
     assert closed  # closed without a decision of its own
     assert not book.answer(entry.fingerprint, True, "dialog")  # the first answer won
     assert entry.state is State.DENIED
+    queue.close()

@@ -52,6 +52,12 @@ class Setup:
         self.path = self.listener.start()
         self.qtbot = qtbot
 
+    def close(self) -> None:
+        self.listener.close()
+        self.queue.close()
+        self.listener.deleteLater()
+        self.queue.deleteLater()
+
     def client(self) -> agent_client.AgentClient:
         return agent_client.AgentClient(self.path)
 
@@ -67,7 +73,7 @@ class Setup:
 def setup(qtbot: QtBot, sock_dir: Path) -> Iterator[Setup]:
     s = Setup(qtbot, sock_dir, DemoTokens())
     yield s
-    s.listener.close()
+    s.close()
 
 
 async def ask(path: str, site: str = "https://example.com/", wait_s: float = 10, request_id: str = "req-1") -> str:
@@ -112,7 +118,7 @@ def test_signed_out(qtbot: QtBot, sock_dir: Path) -> None:
         with pytest.raises(agent_client.SignedOut, match="sign in"):
             in_background(qtbot, lambda: _token(s.path))
     finally:
-        s.listener.close()
+        s.close()
 
 
 async def _token(path: str) -> object:
@@ -175,7 +181,7 @@ def test_cancel_closes_dialog(setup: Setup, qtbot: QtBot) -> None:
     with pytest.raises(agent_client.ApprovalCancelled):
         call.wait(qtbot)
     qtbot.waitUntil(lambda: setup.queue.dialog is None)
-    assert setup.book.activity[-1].decision == "cancelled by the caller"
+    assert setup.book.activity[-1].decision == "withdrawn by the caller"
     assert in_background(qtbot, cancel) is False
 
 
@@ -273,7 +279,7 @@ def test_stale_socket_from_a_crash_is_recovered(qtbot: QtBot, sock_dir: Path) ->
         assert s.listener.listening
         assert in_background(qtbot, lambda: _token(s.path)) is not None
     finally:
-        s.listener.close()
+        s.close()
 
 
 def test_second_listener_refused(setup: Setup, qtbot: QtBot, sock_dir: Path) -> None:

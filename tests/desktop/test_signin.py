@@ -6,6 +6,7 @@ import base64
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -65,7 +66,10 @@ def test_sign_in_with_pkce_lands_in_real_keyring(fake: FakeOAuth, real_keyring: 
     assert record.account == EMAIL
     assert record.scopes == (WM,)
     assert record.client_kind == "own" and record.client_secret == CLIENT_SECRET
-    # The person sees a closing page in the browser.
+    # The person sees a closing page in the browser (its thread may still be reading it).
+    deadline = time.monotonic() + 5
+    while not pages and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert pages and "close this tab" in pages[0].text
     # Into the real keyring and back.
     KeyStore().save(record)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -12,6 +13,7 @@ from mcp import Client, StdioServerParameters
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODES = ("legacy", "2026-07-28")
+_NO_AGENT = tempfile.mkdtemp(prefix="sd-none-")
 DEMO_TODAY = "2026-11-20"
 
 
@@ -21,7 +23,8 @@ def server_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
         "PATH": os.environ.get("PATH", ""),
         "HOME": os.environ.get("HOME", "/tmp"),
         "SEARCHDESK_DEMO_TODAY": DEMO_TODAY,
-        "SEARCHDESK_AGENT_SOCKET": os.path.join(REPO, ".no-agent-here.sock"),
+        # A private, empty folder: the desktop app is simply "not running" unless a test starts an agent.
+        "SEARCHDESK_AGENT_SOCKET": os.path.join(_NO_AGENT, "agent.sock"),
     }
     if "XDG_DATA_HOME" in os.environ:
         env["XDG_DATA_HOME"] = os.environ["XDG_DATA_HOME"]

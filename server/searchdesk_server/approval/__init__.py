@@ -192,8 +192,7 @@ def _interpret(result: object) -> str:
 async def _ask_desktop(call: Call, ctx: Any, question: Question) -> Any:
     """'approve' | 'deny' | a result to return (pending, app died) | a reason nobody was asked."""
     from ..agent.client import AgentConnectionLost, AgentUnavailable
-    from ..agent.protocol import AgentError
-    from ..agent.protocol import ClientInfo, Value
+    from ..agent.protocol import AgentError, ClientInfo, Value
 
     tool = call.spec.name
     try:

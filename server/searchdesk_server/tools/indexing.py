@@ -37,14 +37,15 @@ async def request_indexing(call: Call) -> Output:
     url = call.url(call.args["url"])
     kind = call.args.get("type", "URL_UPDATED")
     quota = call.runtime.quota
-    if not quota.try_spend("indexing", "project"):
+    who = await call.runtime.account() or "default"
+    if not quota.try_spend("indexing", who):
         raise ToolFailure(f"The Indexing API quota ({DAILY_QUOTA} a day) is used up for today (Pacific time).")
     try:
         raw = await call.google(Api.INDEXING, "POST", PUBLISH, body={"url": url, "type": kind})
     except GoogleError:
-        quota.refund("indexing", "project")
+        quota.refund("indexing", who)
         raise
-    left = quota.remaining("indexing", "project")
+    left = quota.remaining("indexing", who)
     data = _notifications(raw)
     verb = "updated" if kind == "URL_UPDATED" else "deleted"
     text = f"Google's Indexing API recorded {url} as {verb}. {NOTE} Quota left today: {left} of {DAILY_QUOTA}."

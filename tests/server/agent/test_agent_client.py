@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from searchdesk_server.agent import paths, protocol
 from searchdesk_server.agent.client import (
     AgentClient,
@@ -28,7 +29,6 @@ from searchdesk_server.agent.client import (
     SignedOut,
 )
 from searchdesk_server.agent.protocol import AgentError, ErrorCode
-
 from tests.agentref import AgentThread, ApprovalScript, Script, TokenScript
 from tests.agentref.testing import NOBODY, needs_root, run
 

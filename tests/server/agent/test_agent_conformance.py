@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from searchdesk_server.agent import paths, protocol
 from searchdesk_server.agent.client import AgentClient, ApprovalCancelled
 from searchdesk_server.agent.protocol import MAX_MESSAGE_BYTES, ErrorCode
-
 from tests.agentref import ApprovalScript, ListenerHarness, Script, TokenScript
 from tests.agentref.testing import NOBODY, needs_root, run
 from tests.agentref.wire import Raw, error_code

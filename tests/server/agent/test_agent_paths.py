@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from searchdesk_server.agent import paths
 
+from searchdesk_server.agent import paths
 from tests.agentref.testing import NOBODY, needs_root
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets and folder modes")

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from searchdesk_server.agent import protocol
 from searchdesk_server.agent.protocol import (
     MAX_MESSAGE_BYTES,

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from searchdesk_server.agent import protocol
 from searchdesk_server.agent.client import AgentClient, QueueFull
 from searchdesk_server.agent.protocol import ErrorCode
-
 from tests.agentref import AgentProcess, AgentThread, ApprovalScript, Script
 from tests.agentref.harness import REPO_ROOT
 from tests.agentref.testing import run

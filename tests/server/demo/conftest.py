@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+
 from searchdesk_server.demo import DemoGoogle
 
 TODAY = date(2026, 6, 15)

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from searchdesk_server.demo import vocab
 
 from .conftest import BIG, BLOG, OLD, SHOP, TODAY, WWW, analytics_url, days_ago, error_of, query

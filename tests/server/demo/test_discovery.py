@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from searchdesk_server.demo import DEMO_ACCOUNT
 from searchdesk_server.demo.routes import ROUTES
 

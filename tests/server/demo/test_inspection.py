@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from searchdesk_server.demo import vocab
 
 from .conftest import BIG, OLD, SC, SHOP, WWW, error_of

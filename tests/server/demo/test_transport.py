@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from searchdesk_server.demo import DemoDateError, DemoGoogle, demo_transport
 
 from .conftest import AUTH, BIG, IDX, SC, SV, TODAY, WWW, analytics_url, enc, error_of, site, sitemap

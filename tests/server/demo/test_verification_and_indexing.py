@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from searchdesk_server.demo import DEMO_ACCOUNT
 
 from .conftest import BIG, IDX, OLD, SV, WWW, days_ago, enc, error_of, site

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from searchdesk_server.config import ConfigError, load
 
+from searchdesk_server.config import ConfigError, load
 from tests.server.stdio import REPO, server_env
 
 SECRET = "GOCSPX-planted-client-secret-7f3a"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from searchdesk_server.result import UNTRUSTED_LINE
 
+from searchdesk_server.result import UNTRUSTED_LINE
 from tests.server.stdio import MODES, connect, text_of
 
 pytestmark = pytest.mark.anyio

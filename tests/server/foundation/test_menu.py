@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from searchdesk_server import catalogue
 
+from searchdesk_server import catalogue
 from tests.server.stdio import MODES, connect
 
 pytestmark = pytest.mark.anyio

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from searchdesk_server import budget
 from searchdesk_server.budget import (
     MAX_BYTES,

@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+
 from searchdesk_server.quota import DAILY_LIMITS, QuotaBook, QuotaError, QuotaKind, default_path, google_day
 
 from .conftest import Clock

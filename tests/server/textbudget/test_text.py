@@ -12,6 +12,7 @@ import sys
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+
 from searchdesk_server.text import (
     MAX_DEPTH,
     REDACTED,

@@ -1,0 +1,67 @@
+"""`describe_connection` (MCP_DIAGNOSTICS=true): what this server knows about this request and
+how a destructive call would reach a person right now. Never a credential value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..approval import client_name, declared_form
+from ..result import Output
+from ..runtime import Call
+
+
+async def _app_state(call: Call) -> tuple[bool, str]:
+    from ..agent.client import AgentUnavailable
+    from ..agent.protocol import AgentError
+
+    try:
+        hello = await call.runtime.agent().hello()
+    except AgentUnavailable:
+        return False, "not running"
+    except AgentError as exc:
+        return False, f"not usable ({type(exc).__name__})"
+    return True, f"running ({hello.app} {hello.version})"
+
+
+async def describe_connection(call: Call) -> Output:
+    cfg = call.config
+    ctx: Any = call.ctx
+    protocol = ctx.session.protocol_version if ctx is not None else "unknown"
+    form = declared_form(ctx) if ctx is not None else False
+    name, version = client_name(ctx) if ctx is not None else ("unknown", "")
+    reachable, app = await _app_state(call)
+    if cfg.elicitation and form:
+        path = "the client's own dialog (it declared MCP elicitation); if it cancels, the SearchDesk app's dialog"
+    elif reachable:
+        why = "ELICITATION=false" if not cfg.elicitation else "this client did not declare MCP elicitation"
+        path = f"the SearchDesk app's dialog ({why})"
+    else:
+        path = (
+            "the two-call token: nobody can be asked ("
+            + ("ELICITATION=false" if not cfg.elicitation else "no client dialog")
+            + f", SearchDesk app {app})"
+        )
+    data: dict[str, Any] = {
+        "protocol_version": protocol,
+        "client": {"name": name, "version": version},
+        "elicitation_declared": form,
+        "elicitation_setting": cfg.elicitation,
+        "desktop_app": app,
+        "guarded_path": path,
+        "credential": cfg.credential.kind,
+        "scopes": list(cfg.scopes),
+        "read_only": cfg.read_only,
+        "demo": cfg.demo,
+        "tools": len(cfg.tools),
+    }
+    lines = [
+        f"Protocol revision: {protocol}",
+        f"Client (as it says): {name} {version}".rstrip(),
+        f"Declared MCP elicitation (form): {'yes' if form else 'no'}; ELICITATION setting: {cfg.elicitation}",
+        f"SearchDesk app: {app}",
+        f"A destructive tool would ask through: {path}",
+        f"Credentials: {cfg.credential.describe()}",
+        f"Scopes: {', '.join(cfg.scopes) or 'none'}",
+        f"Read-only: {cfg.read_only}; demo: {cfg.demo}; tools: {len(cfg.tools)}",
+    ]
+    return Output("\n".join(lines), data, from_google=False)

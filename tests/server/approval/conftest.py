@@ -1,0 +1,108 @@
+"""The approval matrix's set-up: a real server subprocess talking to the fake Google over the
+proxy path, the reference agent on the socket, and the fake's request log as the judge."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp_types import ElicitResult
+
+from tests.agentref.agent import ApprovalScript, Script
+from tests.agentref.fixtures import agent_folder, agent_socket, reference_agent  # noqa: F401
+from tests.fakegoogle import FakeGoogle
+from tests.server.stdio import DEMO_TODAY, REPO
+
+WWW = "https://www.example.com/"
+SITEMAP = "https://www.example.com/old/sitemap.xml"
+
+#: tool -> (arguments, (method, path fragment) of the destructive request at Google)
+TARGETS: dict[str, tuple[dict[str, Any], tuple[str, str]]] = {
+    "delete_sitemap": ({"site": WWW, "feedpath": SITEMAP}, ("DELETE", "/sitemaps/")),
+    "delete_site": ({"site": "https://blog.example.com/"}, ("DELETE", "/webmasters/v3/sites/")),
+    "unverify_site": ({"site": WWW}, ("DELETE", "/webResource/")),
+    "update_site_owners": (
+        {"site": WWW, "owners": ["demo.owner@example.com", "new.person@example.com"]},
+        ("PUT", "/webResource/"),
+    ),
+}
+
+
+def acted(fake: FakeGoogle, tool: str) -> int:
+    """How many destructive requests for `tool` reached Google."""
+    method, fragment = TARGETS[tool][1]
+    hits = [r for r in fake.api_requests() if r.method == method and fragment in r.path]
+    if tool == "delete_site":
+        hits = [r for r in hits if "/sitemaps/" not in r.path]
+    return len(hits)
+
+
+@dataclass
+class Elicitor:
+    """A scripted client dialog that records every question it was shown."""
+
+    action: str = "accept"
+    content: dict[str, Any] | None = field(default_factory=lambda: {"confirm": True})
+    error: bool = False
+    seen: list[str] = field(default_factory=list)
+
+    async def __call__(self, ctx: Any, params: Any) -> Any:
+        self.seen.append(params.message)
+        if self.error:
+            from mcp_types import ErrorData
+
+            return ErrorData(code=-32603, message="dialog failed")
+        return ElicitResult(action=self.action, content=self.content if self.action == "accept" else None)
+
+
+@pytest.fixture
+def fake(tmp_path: Path) -> Iterator[FakeGoogle]:
+    fake = FakeGoogle(tmp_path / "fake")
+    try:
+        yield fake
+    finally:
+        fake.close()
+
+
+def server_env(fake: FakeGoogle, socket: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "XDG_DATA_HOME": os.environ.get("XDG_DATA_HOME", "/tmp"),
+        "SEARCHDESK_DEMO_TODAY": DEMO_TODAY,
+        "SEARCHDESK_AGENT_SOCKET": socket,
+        "GSC_SERVICE_ACCOUNT_KEY_FILE": str(fake.service_account_file()),
+        "SEARCHDESK_APPROVAL_WAIT": "2",
+        **fake.env,
+    }
+    env.update(extra or {})
+    return env
+
+
+@asynccontextmanager
+async def serve(
+    fake: FakeGoogle,
+    socket: str,
+    mode: str,
+    elicitor: Elicitor | None = None,
+    extra: dict[str, str] | None = None,
+) -> AsyncIterator[Client]:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "searchdesk_server"], env=server_env(fake, socket, extra), cwd=REPO
+    )
+    kwargs: dict[str, Any] = {"mode": mode, "read_timeout_seconds": 60}
+    if elicitor is not None:
+        kwargs["elicitation_callback"] = elicitor
+    async with Client(params, **kwargs) as client:
+        yield client
+
+
+def script(decision: str, delay: float = 0.0) -> Script:
+    return Script(approval=ApprovalScript(decision=decision, delay=delay))

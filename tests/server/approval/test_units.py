@@ -1,0 +1,161 @@
+"""The approval chain's parts in-process: sealed state, tokens, the question, and the expiry
+cases on the 2026-07-28 wire with a shortened clock."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from mcp import Client
+from mcp_types import ElicitResult
+
+from searchdesk_server.approval import question as q
+from searchdesk_server.approval.state import StateBook
+from searchdesk_server.approval.tokens import MAX_PENDING, TokenBook
+from searchdesk_server.config import load
+from searchdesk_server.runtime import Runtime
+from searchdesk_server.server import build_server
+from tests.fakegoogle import FakeGoogle
+
+from .conftest import TARGETS, acted
+
+FP = "a" * 64
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_state_opens_once_for_its_own_target_only() -> None:
+    clock = Clock()
+    book = StateBook(ttl=60, clock=clock)
+    state = book.seal("delete_sitemap", FP)
+    assert not book.open(state, "delete_site", FP)
+    assert not book.open(state, "delete_sitemap", "b" * 64)
+    assert book.open(state, "delete_sitemap", FP)
+    assert not book.open(state, "delete_sitemap", FP)  # one-shot nonce
+    late = book.seal("delete_sitemap", FP)
+    clock.now += 61
+    assert not book.open(late, "delete_sitemap", FP)
+    assert not StateBook().open(book.seal("delete_sitemap", FP), "delete_sitemap", FP)  # another key (a restart)
+    for junk in (None, "", "sd1.", "sd1.a.b", "sd1." + "A" * 2000, "x" + state):
+        assert not book.open(junk, "delete_sitemap", FP)
+
+
+def test_tokens_are_single_use_bound_and_expire() -> None:
+    clock = Clock()
+    book = TokenBook(ttl=300, clock=clock)
+    token = book.issue(FP)
+    assert len(token) >= 22 + 4  # ≥ 128 bits of randomness after the prefix
+    assert not book.redeem("b" * 64, token)  # other arguments: refused, and the token is spent
+    assert not book.redeem(FP, token)
+    fresh = book.issue(FP)
+    assert book.redeem(FP, fresh)
+    assert not book.redeem(FP, fresh)
+    stale = book.issue(FP)
+    clock.now += 301
+    assert not book.redeem(FP, stale)
+    first = book.issue(FP)
+    for _ in range(MAX_PENDING):
+        book.issue(FP)
+    assert not book.redeem(FP, first)  # the oldest was dropped past 100 pending
+
+
+def test_fingerprints_bind_the_exact_targets() -> None:
+    a = q.delete_sitemap("https://a.example/", "https://a.example/s.xml")
+    swapped = q.delete_sitemap("https://a.example/s.xml", "https://a.example/")
+    assert a.fingerprint != swapped.fingerprint
+    expected = hashlib.sha256(
+        json.dumps(
+            ["delete_sitemap", ["https://a.example/", "https://a.example/s.xml"]], separators=(",", ":")
+        ).encode()
+    ).hexdigest()
+    assert a.fingerprint == expected
+    one = q.update_site_owners("https://a.example/", ["x@a.example"], ["b@a.example"], None)
+    two = q.update_site_owners("https://a.example/", ["x@a.example"], ["b@a.example", "c@a.example"], None)
+    same = q.update_site_owners("https://a.example/", [], ["b@a.example"], None)
+    assert one.fingerprint != two.fingerprint
+    assert one.fingerprint == same.fingerprint  # the target is the list asked for, not the current state
+    assert q.unverify_site("sc-domain:a.example").targets == ("dns://a.example",)
+
+
+def test_self_removal_is_said_in_the_servers_own_words() -> None:
+    question = q.update_site_owners(
+        "sc-domain:a.example", ["me@a.example", "x@a.example"], ["x@a.example"], "me@a.example"
+    )
+    assert "would remove itself" in question.consequence
+    assert "1 removed, 0 added, 1 in total" in question.what
+
+
+def test_huge_owner_lists_stay_under_4_kib() -> None:
+    owners = [f"{'o' * 190}{i}@example.com" for i in range(100)]
+    question = q.update_site_owners("https://a.example/", [], owners, None)
+    assert len(question.text.encode()) <= 4096
+    assert "more not shown" in question.text
+
+
+@pytest.fixture
+def fake(tmp_path):  # type: ignore[no-untyped-def]
+    fake = FakeGoogle(tmp_path / "fake")
+    yield fake
+    fake.close()
+
+
+def in_process(fake: FakeGoogle, tokens: TokenBook | None = None, states: StateBook | None = None):  # type: ignore[no-untyped-def]
+    config = load(
+        {
+            "GSC_SERVICE_ACCOUNT_KEY": json.dumps(fake.service_account_info),
+            "SEARCHDESK_AGENT_SOCKET": "/nonexistent/x.sock",
+        }
+    )
+    runtime = Runtime(config, transport=fake.transport(), tokens=tokens, states=states)
+    return build_server(config, runtime=runtime)
+
+
+@pytest.mark.anyio
+async def test_expired_state_gets_a_fresh_question_and_no_action(fake: FakeGoogle) -> None:
+    clock = Clock()
+    server = in_process(fake, states=StateBook(ttl=60, clock=clock))
+    args = TARGETS["delete_sitemap"][0]
+    yes = {"searchdesk_confirm": ElicitResult(action="accept", content={"confirm": True})}
+
+    async def never(ctx, params):  # type: ignore[no-untyped-def]
+        raise AssertionError("driven by hand")
+
+    async with Client(server, mode="2026-07-28", elicitation_callback=never) as client:
+        first = await client.session.call_tool("delete_sitemap", args, allow_input_required=True)
+        assert first.result_type == "input_required"
+        clock.now += 61
+        late = await client.session.call_tool(
+            "delete_sitemap", args, input_responses=yes, request_state=first.request_state, allow_input_required=True
+        )
+        assert late.result_type == "input_required"
+        assert (
+            late.input_requests["searchdesk_confirm"].params.message
+            == first.input_requests["searchdesk_confirm"].params.message
+        )
+        assert acted(fake, "delete_sitemap") == 0
+        fresh = await client.session.call_tool(
+            "delete_sitemap", args, input_responses=yes, request_state=late.request_state
+        )
+        assert not fresh.is_error
+    assert acted(fake, "delete_sitemap") == 1
+
+
+@pytest.mark.anyio
+async def test_expired_token_is_refused(fake: FakeGoogle) -> None:
+    clock = Clock()
+    server = in_process(fake, tokens=TokenBook(ttl=300, clock=clock))
+    args = TARGETS["delete_sitemap"][0]
+    async with Client(server, mode="legacy") as client:
+        token = (await client.call_tool("delete_sitemap", args)).structured_content["confirm_token"]
+        clock.now += 301
+        late = await client.call_tool("delete_sitemap", {**args, "confirm_token": token})
+        assert late.is_error
+        assert "invalid, expired, or issued for different arguments" in late.content[0].text
+    assert acted(fake, "delete_sitemap") == 0
