@@ -105,14 +105,15 @@ class _Transport:
 
 
 class _UnixTransport(_Transport):
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, parent: QObject) -> None:
         super().__init__()
         self.sock = sock
         sock.setblocking(False)
         self._out = bytearray()
         self._closing = False
-        self._reader = QSocketNotifier(sock.fileno(), QSocketNotifier.Type.Read)
-        self._writer = QSocketNotifier(sock.fileno(), QSocketNotifier.Type.Write)
+        # Parented: Qt owns them, so a garbage collection in another thread never deletes them.
+        self._reader = QSocketNotifier(sock.fileno(), QSocketNotifier.Type.Read, parent)
+        self._writer = QSocketNotifier(sock.fileno(), QSocketNotifier.Type.Write, parent)
         self._writer.setEnabled(False)
         self._reader.activated.connect(self._readable)
         self._writer.activated.connect(self._writable)
@@ -248,10 +249,10 @@ class _Connection:
         self.buffer = LineBuffer()
         self.in_flight = 0
         self.eof = False
-        self.partial_timer = QTimer()
+        self.partial_timer = QTimer(listener)
         self.partial_timer.setSingleShot(True)
         self.partial_timer.setInterval(PARTIAL_LINE_TIMEOUT_MS)
-        self.partial_timer.timeout.connect(self.transport.close)
+        self.partial_timer.timeout.connect(self.line_too_slow)
         transport.on_data = self.data
         transport.on_eof = self.end_of_input
         transport.on_closed = lambda: listener._forget(self)
@@ -277,6 +278,10 @@ class _Connection:
                 self.partial_timer.start()
         else:
             self.partial_timer.stop()
+
+    def line_too_slow(self) -> None:
+        self.send(protocol.encode_error(None, ErrorCode.INVALID_REQUEST, "The line took too long to arrive."))
+        self.transport.close_after_flush()
 
     def end_of_input(self) -> None:
         """Half-closed (or closed) by the client: answer what is in flight, then close."""
@@ -317,8 +322,10 @@ class AgentListener(QObject):
         path: str | None = None,
         max_connections: int = MAX_CONNECTIONS,
         max_in_flight: int = MAX_IN_FLIGHT,
+        recorder: Callable[[str, object, int], None] | None = None,
     ) -> None:
         super().__init__()
+        self._recorder = recorder
         self.book = book
         self._provider = provider
         self.path = path
@@ -386,7 +393,7 @@ class AgentListener(QObject):
             log.warning("refused a connection from another user")
             sock.close()
             return
-        self._adopt(_UnixTransport(sock))
+        self._adopt(_UnixTransport(sock, self))
 
     def _accept_qt(self) -> None:
         assert self._server is not None
@@ -421,6 +428,8 @@ class AgentListener(QObject):
             return
         if request.is_notification:
             return  # JSON-RPC: a notification is never answered, and none of ours has an effect
+        if self._recorder is not None:
+            self._recorder(request.method, request.params, conn.number)
         rpc_id = request.id
         assert rpc_id is not None
         if conn.in_flight >= self.max_in_flight:

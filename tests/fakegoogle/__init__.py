@@ -173,6 +173,8 @@ class FakeGoogle:
             header_list.append(("content-type", "application/json; charset=UTF-8"))
         else:
             raw = body.encode() if isinstance(body, str) else body
+        if endless and framing == "length" and content_length is None:
+            framing = "chunked"  # an endless body has no length to announce
         if redirect_to is not None:
             status = status if 300 <= status < 400 else 302
             header_list.append(("location", redirect_to))
@@ -258,6 +260,7 @@ class FakeGoogle:
         self._proxy.stop.set()
         self._proxy.shutdown()
         self._tls.shutdown()
+        self._tls.close_connections()
         self._proxy.server_close()
         self._tls.server_close()
         for thread in self._threads:

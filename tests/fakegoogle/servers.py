@@ -117,6 +117,8 @@ class TLSServer(ThreadingHTTPServer):
     def __init__(self, backend: Backend, cert: Path, key: Path, stop: threading.Event) -> None:
         self.backend = backend
         self.stop = stop
+        self._live: set[socket.socket] = set()
+        self._live_lock = threading.Lock()
         self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self.context.load_cert_chain(cert, key)
         super().__init__(("127.0.0.1", 0), _GoogleHandler)
@@ -126,13 +128,25 @@ class TLSServer(ThreadingHTTPServer):
             tls = self.context.wrap_socket(request, server_side=True)
         except _QUIET_ERRORS:  # e.g. the client did not trust our CA: that is its answer
             return
+        with self._live_lock:
+            self._live.add(tls)
         try:
             self.RequestHandlerClass(tls, client_address, self)
         except _QUIET_ERRORS:
             pass
         finally:
+            with self._live_lock:
+                self._live.discard(tls)
             with contextlib.suppress(OSError):
                 tls.close()
+
+    def close_connections(self) -> None:
+        """End idle keep-alive connections now, rather than when their handler times out."""
+        with self._live_lock:
+            live = list(self._live)
+        for sock in live:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass

@@ -103,6 +103,20 @@ class RetryPolicy:
 DEFAULT_POLICY = RetryPolicy()
 
 
+class _Borrowed(httpx.AsyncBaseTransport):
+    """An injected transport, used but not closed: whoever made it (the demo, a test) owns it, and
+    the same one serves the token exchange and every API client."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self._inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        pass
+
+
 def new_http_client(transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
     """An httpx client under our rules: OS trust store (which honours SSL_CERT_FILE), proxies from
     the environment, no redirects, explicit limits. An injected transport (the demo, in-process
@@ -112,7 +126,7 @@ def new_http_client(transport: httpx.AsyncBaseTransport | None = None) -> httpx.
     context = truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     return httpx.AsyncClient(
-        transport=transport,
+        transport=_Borrowed(transport) if transport is not None else None,
         verify=context,
         trust_env=True,
         follow_redirects=False,

@@ -10,7 +10,7 @@ from ..result import UNTRUSTED_LINE, Output
 from ._shape import md_row, md_table
 
 # to_result() adds the untrusted line and two marker keys around what is budgeted here.
-_RESERVED = len(UNTRUSTED_LINE.encode()) + 64
+_RESERVED = len(UNTRUSTED_LINE.encode()) + 200  # + marker keys and next_start_row
 
 
 def listing(
@@ -30,18 +30,17 @@ def listing(
     if not entries:
         text = f"{intro}\n\n(none)" + (f"\n\n{footer}" if footer else "")
         return Output(text, {key: [], **extra, "count": 0})
+    count = len(entries)
     fitted = budget.fit_listing(
         entries,
         lambda e: md_row(row(e)),
         header_text=md_table(headers, []),
-        wrap=lambda kept: {key: list(kept), **extra, "count": len(entries), "shown": len(kept), "note": ""},
+        wrap=lambda kept: {key: list(kept), **extra, "count": count, "shown": len(kept)},
         limit=budget.MAX_BYTES - _RESERVED,
         narrow=narrow,
         noun=noun,
         preface=intro,
         footer_text=footer,
+        note_key="note",
     )
-    data: dict[str, Any] = {key: list(fitted.entries), **extra, "count": fitted.total, "shown": fitted.shown}
-    if fitted.omitted:
-        data["note"] = fitted.note
-    return Output(fitted.text, data)
+    return Output(fitted.text, fitted.structured)

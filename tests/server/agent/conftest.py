@@ -12,6 +12,7 @@ one line here:
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import tempfile
@@ -26,6 +27,7 @@ from tests.agentref.fixtures import agent_folder, agent_socket, reference_agent 
 LISTENERS: dict[str, Callable[[], ListenerHarness]] = {
     "reference": AgentThread,
     "reference-subprocess": AgentProcess,
+    "desktop": lambda: importlib.import_module("tests.desktop.agent_harness").DesktopListener(),
 }
 
 

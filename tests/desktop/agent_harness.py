@@ -1,0 +1,189 @@
+"""The desktop app's listener as a `tests.agentref.ListenerHarness`, for the conformance suite.
+
+The listener (the real `AgentListener`, with the real `ApprovalBook`) runs on a QThread with its own
+event loop, so the suite's synchronous tests and asyncio clients can drive it from the main thread.
+Tokens come from the suite's `TokenScript` through a scripted `TokenProvider`; the person's answer is
+given exactly as the dialog gives it (`book.answer(fingerprint, approve, "dialog")`). The dialog
+widgets themselves are tested with qtbot in tests/desktop (widgets live on the GUI thread only).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtWidgets import QApplication
+
+from searchdesk_desktop.approvals import ApprovalBook, Entry, State
+from searchdesk_desktop.keystore import KeyringLocked
+from searchdesk_desktop.listener import AgentListener, SignedOut
+from searchdesk_desktop.signin import RefreshRevoked
+from searchdesk_desktop.tokens import AccessToken, ScopeNotGranted, TokenKind
+from tests.agentref import Recorded, Script
+
+
+class ScriptedTokens:
+    """A TokenProvider that answers as the reference agent's TokenScript says."""
+
+    def __init__(self, holder: DesktopListener) -> None:
+        self.holder = holder
+        self.kind: TokenKind = "oauth"
+        self.account = ""
+        self._refreshes = 0
+        self._current: str | None = None
+        self._lock = threading.Lock()
+
+    def access_token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> AccessToken:
+        t = self.holder.script.token
+        error = t.refresh_error if force_refresh and t.refresh_error else t.error
+        if error == "signed_out":
+            raise SignedOut()
+        if error == "refresh_failed":
+            raise RefreshRevoked()
+        if error == "keyring_locked":
+            raise KeyringLocked()
+        if error:
+            raise RuntimeError("scripted failure")
+        if t.granted_scopes is not None:
+            missing = [s for s in scopes if s not in t.granted_scopes]
+            if missing:
+                raise ScopeNotGranted(missing)
+        with self._lock:
+            if force_refresh:
+                self._refreshes += 1
+                self._current = t.refreshed_token + ("" if self._refreshes == 1 else f".{self._refreshes}")
+            token = self._current or t.access_token
+        kind: TokenKind = "service_account" if t.kind == "service_account" else "oauth"
+        return AccessToken(token, time.time() + t.expires_in, kind, t.account)
+
+
+class _Invoker(QObject):
+    """Lives on the listener's thread; runs callables sent from any thread, returns through a Future."""
+
+    call = Signal(object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.call.connect(self._run)
+
+    @Slot(object)
+    def _run(self, item: tuple[Callable[[], Any], Future[Any]]) -> None:
+        fn, future = item
+        try:
+            future.set_result(fn())
+        except BaseException as exc:
+            future.set_exception(exc)
+
+
+class _Worker(QThread):
+    def __init__(self, owner: DesktopListener, socket_path: str) -> None:
+        super().__init__()
+        self.owner = owner
+        self.socket_path = socket_path
+        self.ready: Future[_Invoker] = Future()
+
+    def run(self) -> None:
+        owner = self.owner
+        book = ApprovalBook(keep=owner.script.keep_s)
+        tokens = ScriptedTokens(owner)
+        listener = AgentListener(book, lambda: tokens, path=self.socket_path, recorder=owner._record)
+        try:
+            listener.start()
+        except BaseException as exc:
+            listener.close()
+            listener.deleteLater()
+            self.ready.set_exception(exc)
+            return
+        invoker = _Invoker()
+        owner.book, owner.listener = book, listener
+        book.on_change.append(owner._scripted_answer)
+        self.ready.set_result(invoker)
+        self.exec()
+        listener.close()
+        listener.deleteLater()
+        invoker.deleteLater()
+
+
+class DesktopListener:
+    """The app's AgentListener behind the conformance suite's ListenerHarness interface."""
+
+    name = "desktop"
+
+    def __init__(self) -> None:
+        self.script = Script()
+        self.book: ApprovalBook | None = None
+        self.listener: AgentListener | None = None
+        self._worker: _Worker | None = None
+        self._invoker: _Invoker | None = None
+        self._requests: list[Recorded] = []
+        self._changed = threading.Condition()
+
+    # --- ListenerHarness ---
+    def start(self, socket_path: str, script: Script) -> None:
+        if QApplication.instance() is None:  # one per process; pytest-qt reuses it
+            QApplication([])
+        self.script = script
+        self._worker = _Worker(self, socket_path)
+        self._worker.start()
+        try:
+            self._invoker = self._worker.ready.result(10)
+        except BaseException:
+            self._worker.wait(5000)
+            self._worker = None
+            raise
+
+    def stop(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return
+        worker.quit()
+        worker.wait(10_000)
+
+    def set_script(self, script: Script) -> None:
+        self.script = script
+        if self.book is not None:
+            self._on_thread(lambda: setattr(self.book, "keep", script.keep_s))
+
+    def answer(self, fingerprint: str, decision: str) -> bool:
+        book = self.book
+        assert book is not None
+        return bool(self._on_thread(lambda: book.answer(fingerprint, decision == "approve", "dialog")))
+
+    def requests(self) -> list[Recorded]:
+        with self._changed:
+            return list(self._requests)
+
+    def wait_for_requests(self, method: str, count: int = 1, timeout: float = 5.0) -> list[Recorded]:
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                found = [r for r in self._requests if r.method == method]
+                if len(found) >= count:
+                    return found
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"{count} {method} request(s) expected, {len(found)} arrived")
+                self._changed.wait(min(left, 0.05))
+
+    # --- on the listener's thread ---
+    def _record(self, method: str, params: object, connection: int) -> None:
+        with self._changed:
+            self._requests.append(Recorded(method=method, params=params, connection=connection))
+            self._changed.notify_all()
+
+    def _scripted_answer(self, entry: Entry) -> None:
+        decision, delay = self.script.approval.decision, self.script.approval.delay
+        if entry.state is not State.PENDING or decision not in ("approve", "deny") or self.book is None:
+            return
+        book, fp = self.book, entry.fingerprint
+        QTimer.singleShot(int(delay * 1000), lambda: book.answer(fp, decision == "approve", "dialog"))
+
+    def _on_thread(self, fn: Callable[[], Any]) -> Any:
+        assert self._invoker is not None
+        future: Future[Any] = Future()
+        self._invoker.call.emit((fn, future))
+        return future.result(5)
