@@ -10,3 +10,4 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 _scratch = tempfile.mkdtemp(prefix="searchdesk-tests-")
 os.environ["XDG_DATA_HOME"] = os.path.join(_scratch, "data")
 os.environ["XDG_STATE_HOME"] = os.path.join(_scratch, "state")
+pytest_plugins = ["tests.fakegoogle.plugin"]

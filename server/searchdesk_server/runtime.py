@@ -172,6 +172,7 @@ class Call:
         retry: bool = False,
         deadline: float | None = None,
     ) -> Any:
+        """Call Google; a guarded tool's request is sent exactly once (no retry, no resend after a 401)."""
         from .google.http import Limit
 
         client = await self.runtime.client()
@@ -183,8 +184,9 @@ class Call:
             query=query,
             body=body,
             limit=limit if limit is not None else Limit.RECORD,
-            retry=retry,
+            retry=retry and not self.spec.guarded,
             deadline=deadline,
+            once=self.spec.guarded,
         )
 
     async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:

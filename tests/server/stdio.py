@@ -32,9 +32,7 @@ def server_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def params(
-    args: tuple[str, ...] = ("--demo",), env: Mapping[str, str] | None = None
-) -> StdioServerParameters:
+def params(args: tuple[str, ...] = ("--demo",), env: Mapping[str, str] | None = None) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable, args=["-m", "searchdesk_server", *args], env=server_env(env), cwd=REPO
     )

@@ -58,8 +58,8 @@ def _values(pairs: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
 def delete_site(site: str) -> Question:
     return Question(
         "delete_site",
-        "This will delete the Search Console property below, for every user of it.",
-        "About 16 months of its performance history are lost, and adding it again starts empty; "
+        "This will delete the Search Console property below from this account.",
+        "Its performance history (about 16 months) goes with it and adding it again starts empty; "
         "export the data first (query_search_analytics) if it may be needed.",
         _values([("Property", site)]),
         (site,),

@@ -9,6 +9,7 @@ This module imports httpx at the top; nothing on the server's start-up path impo
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import json
 import random
@@ -381,6 +382,10 @@ async def fetch(
                 force_refresh = True
                 attempt -= 1  # the refresh is its own single retry, not one of the budgeted ones
                 continue
+            if answer.status == 401 and not refresh_on_401:
+                # Sent once by rule: refresh the token for the next call, resend nothing.
+                with contextlib.suppress(GoogleError):
+                    await build(True)
             failure = explain(answer)
             wait_hint = answer.retry_after if answer.retry_after is not None else failure.retry_after
             if answer.status not in RETRY_STATUSES:
@@ -506,10 +511,13 @@ class GoogleClient:
         limit: Limit = Limit.RECORD,
         retry: bool = False,
         deadline: float | None = None,
+        once: bool = False,
     ) -> Any:
         """One API call; returns the decoded JSON (an empty 2xx body is {}), raises GoogleError.
 
-        ``retry`` must be False for anything that is not safe to repeat (every guarded call)."""
+        ``retry`` must be False for anything that is not safe to repeat. ``once`` (every guarded
+        call) sends the request exactly once: not even a 401 is answered by a refresh and a resend,
+        since a person's yes is spent by one request reaching Google."""
         if method.upper() not in _METHODS:
             raise ValueError(f"unsupported HTTP method {method!r}")
         url = build_url(api, path, path_params)
@@ -551,7 +559,7 @@ class GoogleClient:
             cap=int(limit),
             retry=retry,
             deadline=deadline,
-            refresh_on_401=True,
+            refresh_on_401=not once,
             policy=self.policy,
         )
         return _decode_json(answer, used)

@@ -252,3 +252,18 @@ async def test_hostile_values_stay_below_the_heading(fake: FakeGoogle, agent_soc
         assert all(len(line) <= 250 for line in values.splitlines())
     assert acted(fake, "delete_sitemap") == 0
     json.dumps(result.structured_content)
+
+
+async def test_a_401_on_the_guarded_request_is_not_resent(fake: FakeGoogle, agent_socket: str) -> None:
+    from tests.fakegoogle import bodies
+
+    fake.fail("/sitemaps/", method="DELETE", status=401, body=bodies.unauthenticated(), times=1)
+    args = TARGETS["delete_sitemap"][0]
+    async with serve(fake, agent_socket, "legacy", Elicitor()) as client:
+        first = await client.call_tool("delete_sitemap", args)
+        assert first.is_error
+        assert acted(fake, "delete_sitemap") == 1  # the refused request reached Google once, and only once
+        second = await client.call_tool("delete_sitemap", args)  # a new yes, a fresh token
+        assert not second.is_error, text_of(second)
+    assert acted(fake, "delete_sitemap") == 2
+    assert len(fake.token_requests) == 2

@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pytest
+
 from searchdesk_server.config import Credential
 from searchdesk_server.google.credentials import TokenSource, token_source
 from searchdesk_server.google.http import GoogleClient, RetryPolicy
-
 from tests.fakegoogle import FakeGoogle
 from tests.fakegoogle.plugin import fake_google, fake_google_env  # noqa: F401 (until tests/conftest.py registers the plugin)
 from tests.fakegoogle.scopes import ALL_SCOPES, WM_RO

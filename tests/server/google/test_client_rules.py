@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from searchdesk_server.google.errors import ErrorKind, GoogleError
 from searchdesk_server.google.http import Api, Limit, RetryPolicy
-
 from tests.fakegoogle import GOOGLE_HOSTS, bodies
 
 from .conftest import Clients

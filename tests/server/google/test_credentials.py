@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+
 from searchdesk_server.agent.client import AgentUnavailable, RefreshFailed, ScopeNotGranted, SignedOut
 from searchdesk_server.agent.protocol import ErrorCode
 from searchdesk_server.config import Credential
 from searchdesk_server.google.credentials import DEMO_TOKEN, DesktopSource, token_source
 from searchdesk_server.google.errors import ErrorKind, GoogleError
 from searchdesk_server.google.http import Api
-
 from tests.fakegoogle import bodies
 from tests.fakegoogle.certs import make_service_account_key
 from tests.fakegoogle.scopes import INDEXING, SV, WM, WM_RO

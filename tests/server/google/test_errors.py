@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 import pytest
+
 from searchdesk_server.google.errors import ErrorKind, GoogleError, Service, clean_upstream, explain_response
 from searchdesk_server.google.http import Api
-
 from tests.fakegoogle import bodies
 from tests.fakegoogle.scopes import INDEXING, WM, WM_RO
 

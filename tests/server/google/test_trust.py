@@ -12,9 +12,9 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+
 from searchdesk_server.google.errors import ErrorKind, GoogleError
 from searchdesk_server.google.http import Api
-
 from tests.fakegoogle import FakeGoogle
 from tests.fakegoogle.certs import make_pki
 
