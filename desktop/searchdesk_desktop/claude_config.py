@@ -25,6 +25,7 @@ SERVER_KEY = "searchdesk"
 CONFIG_NAME = "claude_desktop_config.json"
 BACKUP_SUFFIX = ".searchdesk-backup"
 DEMO_VAR = "SEARCHDESK_DEMO"
+SOCKET_VAR = "SEARCHDESK_AGENT_SOCKET"
 
 
 class ClaudeConfigError(Exception):
@@ -80,6 +81,9 @@ class ServerSettings:
     site_url: str = ""
     allowed_sites: tuple[str, ...] = ()
     demo: bool = False
+    #: Where this app listens. Claude Desktop may start the server with a bare environment (no
+    #: XDG_RUNTIME_DIR), in which the default path would differ; naming it keeps both ends together.
+    agent_socket: str = ""
 
     def env(self) -> dict[str, str]:
         env = {"GSC_READ_ONLY": "true" if self.read_only else "false"}
@@ -91,6 +95,8 @@ class ServerSettings:
             env["GSC_ALLOWED_SITES"] = ",".join(self.allowed_sites)
         if self.demo:
             env[DEMO_VAR] = "true"
+        if self.agent_socket:
+            env[SOCKET_VAR] = self.agent_socket
         return env
 
 
@@ -397,7 +403,7 @@ def runnable(command: str) -> bool:
     return p.is_absolute() and p.is_file() and os.access(p, os.X_OK)
 
 
-def check(path: Path, current: ServerCommand) -> EntryCheck:
+def check(path: Path, current: ServerCommand, agent_socket: str = "") -> EntryCheck:
     """At every start: does our entry still point at a server that exists and runs?"""
     try:
         entry = read_entry(path)
@@ -412,10 +418,13 @@ def check(path: Path, current: ServerCommand) -> EntryCheck:
         return EntryCheck(EntryState.BROKEN, path, demo, "the server program it names is missing")
     if command != current.command or list(args) != list(current.args):
         return EntryCheck(EntryState.OTHER_COPY, path, demo, "it names another copy of the server")
+    env = entry.get("env") if isinstance(entry.get("env"), dict) else {}
+    if agent_socket and env.get(SOCKET_VAR, agent_socket) != agent_socket:
+        return EntryCheck(EntryState.OTHER_COPY, path, demo, "it names another place to reach this app")
     return EntryCheck(EntryState.OK, path, demo)
 
 
-def repair(path: Path, current: ServerCommand) -> Change:
+def repair(path: Path, current: ServerCommand, agent_socket: str = "") -> Change:
     """Point our entry at this copy of the server, keeping its settings (env) as they are."""
 
     def mutate(data: dict[str, Any]) -> bool:
@@ -423,11 +432,16 @@ def repair(path: Path, current: ServerCommand) -> Change:
         entry = servers.get(SERVER_KEY)
         if not isinstance(entry, dict):
             return False
-        if entry.get("command") == current.command and entry.get("args") == list(current.args):
-            return False
         fixed = dict(entry)
         fixed["command"] = current.command
         fixed["args"] = list(current.args)
+        env = dict(entry["env"]) if isinstance(entry.get("env"), dict) else {}
+        if agent_socket and SOCKET_VAR in env:
+            env[SOCKET_VAR] = agent_socket
+        if "env" in entry or env:
+            fixed["env"] = env
+        if fixed == entry:
+            return False
         servers[SERVER_KEY] = fixed
         return True
 

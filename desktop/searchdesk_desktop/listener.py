@@ -350,6 +350,8 @@ class AgentListener(QObject):
         server = _Server(self._accept_fd)
         server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         server.setMaxPendingConnections(self.max_connections)
+        # Qt's default backlog is 50; a burst of clients beyond it sees refused or half-made connections.
+        server.setListenBacklogSize(2 * self.max_connections)
         server.newConnection.connect(self._accept_qt)
         if not server.listen(path):
             raise OSError(f"SearchDesk could not listen at {path}: {server.errorString()}")

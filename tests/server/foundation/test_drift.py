@@ -1,19 +1,12 @@
-"""The README's tool table is generated from the catalogue; this fails when it drifts."""
+"""Scopes derive from the registered tools (the tables' drift test is test_docs.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from searchdesk_server import catalogue, tooltable
+from searchdesk_server import catalogue
 
 REPO = Path(__file__).resolve().parents[3]
-
-
-def test_readme_table_matches_catalogue() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert tooltable.splice(readme) == readme, "run: python -m searchdesk_server.tooltable --write README.md"
-    for spec in catalogue.TOOLS:
-        assert f"| `{spec.name}` |" in readme
 
 
 def test_scopes_derive_from_tools() -> None:

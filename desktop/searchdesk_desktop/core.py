@@ -1,0 +1,416 @@
+"""The app's state and actions, shared by the tray, the main window and the headless check.
+
+One object owns the sign-in, the agent listener, the approval book and the Claude Desktop entry;
+windows only show its state (``changed``) and call its actions. Slow work (the keyring, Google, the
+self-check) runs on worker threads and comes back through queued signals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import threading
+import time
+import webbrowser
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from . import claude_config as cc
+from .approvals import ApprovalBook, Entry, State
+from .keystore import KeyringLocked, KeyStore, KeystoreError, NoSecureKeyring, SignInRecord
+from .listener import AgentListener, SignedOut
+from .settings import AppSettings
+from .signin import (
+    AUTH_URI,
+    REVOKE_URI,
+    TOKEN_URI,
+    LoopbackSignIn,
+    NoOAuthClient,
+    OAuthClient,
+    SignInError,
+    load_client_file,
+    load_service_account_file,
+    packaged_client,
+    revoke,
+)
+from .tokens import DemoTokens, OAuthTokens, ServiceAccountTokens, TokenProvider
+
+log = logging.getLogger(__name__)
+
+TESTING_LIFETIME = 7 * 24 * 3600
+TESTING_WARN_BEFORE = 2 * 24 * 3600
+
+
+class Account(Enum):
+    DEMO = "demo"
+    SIGNED_OUT = "signed_out"
+    SIGNED_IN = "signed_in"
+    SERVICE_ACCOUNT = "service_account"
+    EXPIRED = "expired"
+    KEYRING = "keyring_problem"
+
+
+@dataclass(frozen=True)
+class AccountStatus:
+    state: Account
+    account: str = ""
+    detail: str = ""  # one plain sentence for the UI
+    warning: str = ""  # e.g. a Testing app's 7-day limit
+    store: str = ""  # which keyring holds the sign-in
+
+    @property
+    def ok(self) -> bool:
+        return self.state in (Account.DEMO, Account.SIGNED_IN, Account.SERVICE_ACCOUNT)
+
+    @property
+    def short(self) -> str:
+        return {
+            Account.DEMO: "Demo (no Google account)",
+            Account.SIGNED_OUT: "Not signed in",
+            Account.SIGNED_IN: f"Signed in as {self.account or 'your Google account'}",
+            Account.SERVICE_ACCOUNT: f"Service account {self.account}",
+            Account.EXPIRED: "Sign-in expired: sign in again",
+            Account.KEYRING: "Keyring unavailable",
+        }[self.state]
+
+
+@dataclass(frozen=True)
+class ClaudeStatus:
+    check: cc.EntryCheck
+    connected: int  # servers connected to this app right now
+
+    @property
+    def short(self) -> str:
+        state = self.check.state
+        text = {
+            cc.EntryState.ABSENT: "Claude Desktop: not added",
+            cc.EntryState.OK: "Claude Desktop: added" + (" (demo)" if self.check.demo else ""),
+            cc.EntryState.OTHER_COPY: "Claude Desktop: needs repair",
+            cc.EntryState.BROKEN: "Claude Desktop: needs repair",
+            cc.EntryState.INVALID_FILE: "Claude Desktop: settings file unreadable",
+        }[state]
+        if self.connected:
+            text += f", {self.connected} connected now"
+        return text
+
+
+class Core(QObject):
+    changed = Signal()
+    signin_done = Signal(str)  # "" on success, else the message for the person
+    check_done = Signal(object)  # a selfcheck.CheckReport, or a str explaining why it could not run
+    _call_main = Signal(object)  # run a callable on the Qt thread
+
+    def __init__(
+        self,
+        *,
+        demo: bool = False,
+        settings_path: Path | None = None,
+        claude_path: Path | None = None,
+        keystore: KeyStore | None = None,
+        socket_path: str | None = None,
+        server: cc.ServerCommand | None = None,
+        endpoints: dict[str, str] | None = None,
+        open_browser: Callable[[str], object] = webbrowser.open,
+    ) -> None:
+        super().__init__()
+        self.demo = demo
+        self.settings_path = settings_path
+        self.settings = AppSettings.load(settings_path)
+        self.claude_path = claude_path or cc.locate()
+        self.keystore = keystore or KeyStore()
+        self.server = server or cc.server_command()
+        self._endpoints = {"auth_uri": AUTH_URI, "token_uri": TOKEN_URI, "revoke_uri": REVOKE_URI, **(endpoints or {})}
+        self._open_browser = open_browser
+        self.book = ApprovalBook()
+        self.listener = AgentListener(self.book, self.provider, path=socket_path)
+        self.listener_error = ""
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="searchdesk-core")
+        self._provider: TokenProvider | None = None
+        self._provider_lock = threading.Lock()
+        self._record: SignInRecord | None = None
+        self._account = AccountStatus(Account.DEMO if demo else Account.SIGNED_OUT)
+        self._expired = False
+        self._signin: LoopbackSignIn | None = None
+        self.last_check: Any = None
+        self._call_main.connect(self._run_main)
+        self.listener.token_error.connect(self._token_error)
+        self.listener.activity.connect(self.changed)
+        self.book.on_change.append(lambda entry: self.changed.emit())
+
+    # --- lifetime ---------------------------------------------------------------------------
+    def start(self) -> None:
+        try:
+            self.listener.start()
+            log.info("listening for SearchDesk servers")
+        except Exception as exc:  # the window explains; approvals then fall back to the two-call token
+            self.listener_error = str(exc)
+            log.warning("agent socket unavailable: %s", type(exc).__name__)
+        self.refresh_account()
+
+    def stop(self) -> None:
+        if self._signin is not None:
+            self._signin.cancel()
+        self.listener.close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    @Slot(object)
+    def _run_main(self, fn: Callable[[], None]) -> None:
+        fn()
+
+    def _later(self, fn: Callable[[], None]) -> None:
+        self._call_main.emit(fn)
+
+    # --- account ----------------------------------------------------------------------------
+    @property
+    def account(self) -> AccountStatus:
+        return self._account
+
+    def refresh_account(self) -> None:
+        self._account = self._compute_account()
+        self.changed.emit()
+
+    def _compute_account(self) -> AccountStatus:
+        if self.demo:
+            return AccountStatus(Account.DEMO, "demo", "The demo answers with made-up data; no Google account is used.")
+        if self.settings.service_account_file:
+            try:
+                key = load_service_account_file(Path(self.settings.service_account_file))
+            except SignInError as exc:
+                return AccountStatus(Account.SIGNED_OUT, detail=f"The service-account key file cannot be used: {exc}")
+            return AccountStatus(
+                Account.SERVICE_ACCOUNT, key.client_email, f"Using the service-account key in {key.path}."
+            )
+        try:
+            store = self.keystore.backend_name
+            record = self.keystore.load()
+        except (NoSecureKeyring, KeyringLocked, KeystoreError) as exc:
+            return AccountStatus(Account.KEYRING, detail=str(exc))
+        self._record = record
+        if record is None:
+            return AccountStatus(Account.SIGNED_OUT, detail="Sign in with Google so Claude can read your data.", store=store)
+        if self._expired:
+            return AccountStatus(
+                Account.EXPIRED, record.account, "Google no longer accepts this sign-in. Sign in again.", store=store
+            )
+        warning = ""
+        if self._testing(record):
+            ends = record.issued_at + TESTING_LIFETIME
+            when = time.strftime("%a %d %b, %H:%M", time.localtime(ends))
+            warning = (
+                f"Your OAuth app is in Google's 'Testing' status, so Google ends this sign-in 7 days after it "
+                f"began: around {when}. Sign in again then."
+            )
+            if ends - time.time() > TESTING_WARN_BEFORE:
+                warning = ""
+        return AccountStatus(
+            Account.SIGNED_IN, record.account, f"Your sign-in is kept in {store}.", warning=warning, store=store
+        )
+
+    def _testing(self, record: SignInRecord) -> bool:
+        if record.client_kind == "own":
+            return True
+        try:
+            return packaged_client().testing
+        except SignInError:
+            return False
+
+    def provider(self) -> TokenProvider:
+        """For the listener (called on a worker thread): what hands out access tokens now."""
+        with self._provider_lock:
+            if self._provider is not None:
+                return self._provider
+            if self.demo:
+                self._provider = DemoTokens()
+            elif self.settings.service_account_file:
+                key = load_service_account_file(Path(self.settings.service_account_file))
+                self._provider = ServiceAccountTokens(key, token_uri=self._endpoints["token_uri"])
+            else:
+                record = self.keystore.load()
+                if record is None:
+                    raise SignedOut()
+                self._provider = OAuthTokens(self._client_for(record), record, token_uri=self._endpoints["token_uri"])
+            return self._provider
+
+    def _client_for(self, record: SignInRecord) -> OAuthClient:
+        if record.client_kind == "own":
+            return OAuthClient(record.client_id, record.client_secret, "own", testing=True)
+        client = packaged_client()
+        if client.client_id != record.client_id:
+            raise SignedOut()  # signed in with another build's client: sign in again
+        return client
+
+    def _forget_provider(self) -> None:
+        with self._provider_lock:
+            self._provider = None
+
+    @Slot(str)
+    def _token_error(self, kind: str) -> None:
+        if kind == "RefreshRevoked" and not self._expired:
+            self._expired = True
+            self._forget_provider()
+            self.refresh_account()
+
+    # --- sign-in ----------------------------------------------------------------------------
+    def scopes(self) -> tuple[str, ...]:
+        from searchdesk_server import config as server_config
+
+        tools, _ = server_config.select_tools(self.settings.read_only, tuple(self.settings.groups), ())
+        conf = server_config.Config(
+            credential=server_config.Credential("desktop", "SearchDesk app"),
+            read_only=self.settings.read_only,
+            tools=tools,
+        )
+        return conf.scopes
+
+    def oauth_client(self) -> OAuthClient:
+        """The build's OAuth client; NoOAuthClient in development (the window offers the choices)."""
+        return packaged_client()
+
+    def sign_in(self, client: OAuthClient | None = None) -> str:
+        """Open the browser at Google's consent page; ``signin_done`` reports the outcome."""
+        client = client or self.oauth_client()
+        if self._signin is not None:
+            self._signin.cancel()
+        flow = LoopbackSignIn(
+            client,
+            self.scopes(),
+            open_browser=self._open_browser,
+            auth_uri=self._endpoints["auth_uri"],
+            token_uri=self._endpoints["token_uri"],
+        )
+        self._signin = flow
+        url = flow.start()
+        log.info("sign-in started")
+        self._pool.submit(self._finish_sign_in, flow)
+        return url
+
+    def sign_in_with_client_file(self, path: Path) -> str:
+        return self.sign_in(load_client_file(path, "own"))
+
+    def _finish_sign_in(self, flow: LoopbackSignIn) -> None:
+        try:
+            record = flow.wait()
+            self.keystore.save(record)
+            message = ""
+        except (SignInError, KeystoreError) as exc:
+            message = str(exc)
+        except Exception as exc:
+            log.exception("sign-in failed")
+            message = f"Sign-in failed ({type(exc).__name__}). Try again."
+
+        def done() -> None:
+            if self._signin is flow:
+                self._signin = None
+            if not message:
+                self._expired = False
+                self.settings.service_account_file = ""
+                self.settings.save(self.settings_path)
+                self._forget_provider()
+                log.info("sign-in finished")
+            self.refresh_account()
+            self.signin_done.emit(message)
+
+        self._later(done)
+
+    def cancel_sign_in(self) -> None:
+        if self._signin is not None:
+            self._signin.cancel()
+
+    @property
+    def signing_in(self) -> bool:
+        return self._signin is not None
+
+    def use_service_account(self, path: Path) -> None:
+        """Validate and remember a service-account key file (its path; the key stays in that file)."""
+        key = load_service_account_file(path)
+        self.settings.service_account_file = str(key.path.absolute())
+        self.settings.save(self.settings_path)
+        self._forget_provider()
+        self.refresh_account()
+
+    def sign_out(self) -> None:
+        """Revoke at Google (best effort, in the background) and forget the sign-in here."""
+        record = self._record
+        if record is not None:
+            self._pool.submit(revoke, record.refresh_token, revoke_uri=self._endpoints["revoke_uri"])
+        try:
+            self.keystore.delete()
+        except KeystoreError as exc:
+            log.warning("could not delete the sign-in: %s", type(exc).__name__)
+        self.settings.service_account_file = ""
+        self.settings.save(self.settings_path)
+        self._record = None
+        self._expired = False
+        self._forget_provider()
+        self.refresh_account()
+        log.info("signed out")
+
+    # --- Claude Desktop ---------------------------------------------------------------------
+    def agent_socket_for_entry(self) -> str:
+        return "" if sys.platform == "win32" else (self.listener.path or "")
+
+    def claude_status(self) -> ClaudeStatus:
+        check = cc.check(self.claude_path, self.server, self.agent_socket_for_entry())
+        return ClaudeStatus(check, self.listener.connection_count)
+
+    def add_to_claude(self, *, allow_demo: bool = False) -> cc.Change:
+        settings = self.settings.server_settings(demo=self.demo, agent_socket=self.agent_socket_for_entry())
+        change = cc.add(self.claude_path, self.server, settings, allow_demo=allow_demo)
+        log.info("Claude Desktop entry %s", "written" if change.changed else "already up to date")
+        self.changed.emit()
+        return change
+
+    def repair_claude(self) -> cc.Change:
+        change = cc.repair(self.claude_path, self.server, self.agent_socket_for_entry())
+        self.changed.emit()
+        return change
+
+    def remove_from_claude(self) -> cc.Change:
+        change = cc.remove(self.claude_path)
+        self.changed.emit()
+        return change
+
+    # --- check it works ---------------------------------------------------------------------
+    def check_env(self) -> dict[str, str]:
+        """The environment Claude Desktop would give the server: a bare one plus our entry's env."""
+        keep = ("HOME", "PATH", "USER", "LOGNAME", "LANG", "SYSTEMROOT", "APPDATA", "LOCALAPPDATA", "TMPDIR", "TEMP")
+        env = {k: os.environ[k] for k in keep if k in os.environ}
+        entry = cc.entry_env(self.claude_path)
+        env.update(entry or self.settings.server_settings(demo=self.demo, agent_socket=self.agent_socket_for_entry()).env())
+        return env
+
+    def run_check(self) -> None:
+        self._pool.submit(self._check)
+
+    def _check(self) -> None:
+        try:
+            from searchdesk_server.selfcheck import run_check
+        except ImportError:
+            result: Any = "The self-check is not available in this build."
+        else:
+            try:
+                result = asyncio.run(run_check(self.server.argv(), self.check_env()))
+            except Exception as exc:
+                result = f"The check could not run ({type(exc).__name__})."
+
+        def done() -> None:
+            self.last_check = result
+            self.check_done.emit(result)
+            self.changed.emit()
+
+        self._later(done)
+
+    # --- approvals --------------------------------------------------------------------------
+    def open_questions(self) -> list[Entry]:
+        return self.book.open_entries()
+
+    def pending_count(self) -> int:
+        return sum(1 for e in self.book.open_entries() if e.state is State.PENDING)

@@ -1,0 +1,72 @@
+"""The app's own settings (nothing secret): a small JSON file in the user's config folder.
+
+Secrets never come here: the refresh token is in the OS keyring, and a service-account key stays in
+the file the person chose (we remember its path, not its contents).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .claude_config import ServerSettings
+
+
+def config_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("searchdesk", appauthor=False))
+
+
+@dataclass
+class AppSettings:
+    read_only: bool = False
+    groups: list[str] = field(default_factory=list)
+    site_url: str = ""
+    allowed_sites: list[str] = field(default_factory=list)
+    service_account_file: str = ""
+    first_run_done: bool = False
+
+    def server_settings(self, *, demo: bool = False, agent_socket: str = "") -> ServerSettings:
+        return ServerSettings(
+            read_only=self.read_only,
+            groups=tuple(self.groups),
+            site_url=self.site_url,
+            allowed_sites=tuple(self.allowed_sites),
+            demo=demo,
+            agent_socket=agent_socket,
+        )
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> AppSettings:
+        path = path or config_dir() / "settings.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return cls()
+        if not isinstance(data, dict):
+            return cls()
+        known = {f.name: f for f in fields(cls)}
+        kept: dict[str, Any] = {}
+        defaults = cls()
+        for key, value in data.items():
+            if key in known and type(value) is type(getattr(defaults, key)):
+                kept[key] = value
+        return cls(**kept)
+
+    def save(self, path: Path | None = None) -> None:
+        path = path or config_dir() / "settings.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".settings.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(asdict(self), fh, indent=2)
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)

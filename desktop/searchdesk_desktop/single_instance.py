@@ -1,0 +1,73 @@
+"""One app per user: a second launch asks the first to come forward, then exits.
+
+A QLocalServer on its own name (not the agent socket): in the trusted runtime folder on Linux/macOS,
+a per-user named pipe on Windows.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+import sys
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+SHOW = b"show\n"
+
+
+def instance_name() -> str:
+    if sys.platform == "win32":
+        user = re.sub(r"[^A-Za-z0-9._-]", "_", getpass.getuser())[:64]
+        return f"searchdesk-app-{user}"
+    from searchdesk_server.agent import paths
+
+    folder = paths.runtime_folder()
+    paths.ensure_folder(folder)
+    return os.path.join(folder, "app.sock")
+
+
+class SingleInstance(QObject):
+    """``claim()`` is True for the first instance; later launches make it emit ``activated``."""
+
+    activated = Signal()
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__()
+        self.name = name or instance_name()
+        self._server: QLocalServer | None = None
+
+    def claim(self) -> bool:
+        probe = QLocalSocket()
+        probe.connectToServer(self.name)
+        if probe.waitForConnected(500):
+            probe.write(SHOW)
+            probe.waitForBytesWritten(500)
+            probe.disconnectFromServer()
+            return False
+        QLocalServer.removeServer(self.name)  # nobody answered: a leftover from a crash
+        server = QLocalServer(self)
+        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        server.newConnection.connect(self._incoming)
+        if not server.listen(self.name):
+            return True  # could not guard, but nobody else answers either: run
+        self._server = server
+        return True
+
+    def _incoming(self) -> None:
+        assert self._server is not None
+        while self._server.hasPendingConnections():
+            sock = self._server.nextPendingConnection()
+            sock.readyRead.connect(lambda s=sock: self._read(s))
+            sock.disconnected.connect(sock.deleteLater)
+
+    def _read(self, sock: QLocalSocket) -> None:
+        if bytes(sock.readAll().data()).startswith(SHOW.strip()):
+            self.activated.emit()
+
+    def release(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server.deleteLater()
+            self._server = None

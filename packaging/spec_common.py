@@ -1,0 +1,167 @@
+"""What both PyInstaller specs share: paths, the version, what to leave out, the OAuth client.
+
+The .spec files are executed by PyInstaller, which ruff and mypy do not read; everything with a
+decision in it lives here, typed and linted, and the specs stay a few lines of wiring.
+PyInstaller's spec reference: https://pyinstaller.org/en/v6.22.3/spec-files.html
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGING = ROOT / "packaging"
+ASSETS = ROOT / "assets"
+APP_NAME = "SearchDesk"
+BUNDLE_ID = "com.searchdesk.app"  # as the desktop app's LaunchAgent label (autostart.py)
+
+#: The build-time variable naming the OAuth client ("Desktop app" client JSON from Google Cloud).
+#: Unset: a development build, whose sign-in explains that no client is built in.
+OAUTH_CLIENT_VAR = "SEARCHDESK_BUILD_OAUTH_CLIENT_FILE"
+#: Where the desktop app looks for it (searchdesk_desktop.signin.BUNDLED_CLIENT, next to signin.py).
+OAUTH_CLIENT_DEST = "searchdesk_desktop/oauth_client.json"
+
+#: Never in any build: the stdlib GUI toolkit and test/tooling packages that may sit in the venv.
+COMMON_EXCLUDES = [
+    "tkinter",
+    "_tkinter",
+    "turtle",
+    "idlelib",
+    "pydoc_data",
+    "unittest",
+    "lib2to3",
+    "pytest",
+    "_pytest",
+    "pytestqt",
+    "hypothesis",
+    "mypy",
+    "ruff",
+    "PyInstaller",
+    "setuptools",
+    "pip",
+]
+
+#: The server has no Qt, no keyring and no desktop code (DESIGN.md: the server never imports it).
+SERVER_EXCLUDES = [
+    *COMMON_EXCLUDES,
+    "PySide6",
+    "shiboken6",
+    "searchdesk_desktop",
+    "keyring",
+    "secretstorage",
+    "jeepney",
+    "google_auth_oauthlib",
+    "requests_oauthlib",
+]
+
+#: Qt modules the desktop app does not import (it uses QtCore, QtGui, QtWidgets, QtNetwork, QtSvg).
+#: Excluding a module drops its Python binding and, unless something else links it, its Qt library.
+QT_UNUSED = [
+    "PySide6.QtQml",
+    "PySide6.QtQuick",
+    "PySide6.QtQuickControls2",
+    "PySide6.QtQuickWidgets",
+    "PySide6.QtQuickTest",
+    "PySide6.QtOpenGL",
+    "PySide6.QtOpenGLWidgets",
+    "PySide6.QtPrintSupport",
+    "PySide6.QtSql",
+    "PySide6.QtTest",
+    "PySide6.QtXml",
+    "PySide6.QtUiTools",
+    "PySide6.QtDesigner",
+    "PySide6.QtHelp",
+    "PySide6.QtConcurrent",
+    "PySide6.QtStateMachine",
+    "PySide6.QtDBus",
+    "PySide6.scripts",
+]
+DESKTOP_EXCLUDES = [*COMMON_EXCLUDES, *QT_UNUSED]
+
+#: Shared libraries that the Qt hooks pull from the *build host* (not the wheel): the GTK 3 platform
+#: theme plugin and its GTK stack (about 8 MB). The app looks the same with Qt's own Fusion/xdg theme,
+#: and a GTK copied from the build machine can clash with the user's own GTK.
+DROP_BINARY_PARTS = (
+    "libqgtk3",
+    "libgtk-3",
+    "libgdk-3",
+    "libatk-1",
+    "libatk-bridge",
+    "libatspi",
+    "libpango",
+    "libcairo",
+    "libgdk_pixbuf",
+    "libharfbuzz",
+    "libepoxy",
+    "libfribidi",
+    "libthai",
+    "libdatrie",
+    "libpixman",
+    "libwayland-cursor",
+    "libwayland-egl",
+    "libXcomposite",
+    "libXdamage",
+    "libXinerama",
+    "libXrandr",
+    "libXcursor",
+    "libXi.so",
+    "libXfixes",
+    "libXext",
+    "libXrender",
+    "libcloudproviders",
+    "libtracker",
+)
+
+
+def version() -> str:
+    with (ROOT / "pyproject.toml").open("rb") as fh:
+        return str(tomllib.load(fh)["project"]["version"])
+
+
+def keep_binary(dest: str) -> bool:
+    name = dest.replace("\\", "/").rsplit("/", 1)[-1]
+    return not any(part in name for part in DROP_BINARY_PARTS)
+
+
+def strip_host_gtk(entries: Iterable[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    return [e for e in entries if keep_binary(e[0])]
+
+
+class BuildConfigError(Exception):
+    """A build setting that cannot be used; the message says which and how to fix it."""
+
+
+def oauth_client_datas(env: dict[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """The OAuth client JSON as a PyInstaller DATA entry, or nothing for a development build.
+
+    Checked here so a release build never ships a web client or a service-account key by mistake.
+    The file's contents are never printed.
+    """
+    env = dict(os.environ) if env is None else env
+    raw = env.get(OAUTH_CLIENT_VAR, "").strip()
+    if not raw:
+        return []
+    path = Path(raw).expanduser()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BuildConfigError(f"{OAUTH_CLIENT_VAR} names a file that cannot be read ({exc.strerror}).") from None
+    except ValueError:
+        raise BuildConfigError(f"{OAUTH_CLIENT_VAR} names a file that is not JSON.") from None
+    installed = data.get("installed") if isinstance(data, dict) else None
+    if not isinstance(installed, dict) or not installed.get("client_id"):
+        raise BuildConfigError(
+            f"{OAUTH_CLIENT_VAR} must name an OAuth client of type 'Desktop app' (a JSON file with an "
+            "'installed' section), as downloaded from Google Cloud > APIs & Services > Credentials."
+        )
+    return [(OAUTH_CLIENT_DEST, str(path.resolve()), "DATA")]
+
+
+def icon(kind: str) -> str | None:
+    """The icon file PyInstaller embeds: .ico on Windows, .icns for the macOS bundle, none on Linux."""
+    path = ASSETS / f"searchdesk.{kind}"
+    return str(path) if path.is_file() else None
