@@ -129,6 +129,9 @@ VERIFY_METHODS: Final = ("DNS", "FILE", "META")
 MAX_ROWS = 25_000
 DEFAULT_ROWS = 100
 
+REPORT_DATES: Final[Mapping[str, Mapping[str, Any]]] = {"site": SITE, "start_date": SITE, "end_date": SITE}
+REPORT_VS: Final = SITE  # previous | year | YYYY-MM-DD
+
 GUARD_NOTE = " Asks a person first."
 
 TOOLS: Final[tuple[ToolSpec, ...]] = (
@@ -260,7 +263,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Search performance",
         "Clicks, impressions, CTR, position. period, or start_date+end_date as YYYY-MM-DD (Pacific; "
         "default last28days). Sorted by clicks; row_limit default 100; a cut result gives the next "
-        "start_row.",
+        "start_row. all_rows: every row (to 200,000) into a CSV file; returns its path.",
         {
             "site": SITE,
             "period": {"enum": list(PERIODS)},
@@ -286,6 +289,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             "filter_match": {"enum": ["all", "any"]},
             "row_limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS},
             "start_row": {"type": "integer", "minimum": 0},
+            "all_rows": {"type": "boolean"},
         },
         essential=True,
     ),
@@ -444,7 +448,62 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         ("site",),
         optional_scopes=(SCOPE_SV_VERIFY,),
     ),
+    # --- reports (tools/reports.py: arithmetic done here over every row Google returns) ---------
+    ToolSpec(
+        "compare_periods",
+        "reports",
+        "searchconsole",
+        "webmasters.searchanalytics.query",
+        "read",
+        (SCOPE_WM_RO,),
+        "Compare periods",
+        "Per-key metrics in two periods with changes (abs, %) and totals checked against the property, "
+        "biggest change in sort first. Final data; default last 28 days; vs: previous, year or a start date.",
+        {
+            **REPORT_DATES,
+            "vs": REPORT_VS,
+            "by": {"enum": ["page", "query", "country", "device"]},
+            "sort": {"enum": ["clicks", "impressions", "ctr", "position"]},
+        },
+    ),
+    ToolSpec(
+        "report_traffic_drops",
+        "reports",
+        "searchconsole",
+        "webmasters.searchanalytics.query",
+        "read",
+        (SCOPE_WM_RO,),
+        "Traffic drops",
+        "Pages or queries that lost the most clicks between two periods, each with a rule-based likely "
+        "cause. Dates as compare_periods.",
+        {**REPORT_DATES, "vs": REPORT_VS, "by": {"enum": ["page", "query"]}},
+    ),
+    ToolSpec(
+        "report_quick_wins",
+        "reports",
+        "searchconsole",
+        "webmasters.searchanalytics.query",
+        "read",
+        (SCOPE_WM_RO,),
+        "Quick wins",
+        "Queries or pages at positions 4-20 whose CTR is below an average CTR curve, ranked by "
+        "estimated extra clicks. Final data; default last 28 days.",
+        {**REPORT_DATES, "by": {"enum": ["query", "page"]}},
+    ),
+    ToolSpec(
+        "report_cannibalisation",
+        "reports",
+        "searchconsole",
+        "webmasters.searchanalytics.query",
+        "read",
+        (SCOPE_WM_RO,),
+        "Cannibalisation",
+        "Queries where several of the site's pages split the impressions, with each page's share. "
+        "Final data; default last 28 days.",
+        dict(REPORT_DATES),
+    ),
 )
+
 
 #: Tools for troubleshooting, registered only with MCP_DIAGNOSTICS=true.
 DIAGNOSTIC_TOOLS: Final[tuple[ToolSpec, ...]] = (

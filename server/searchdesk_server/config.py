@@ -150,6 +150,20 @@ def parse_wait(env: Mapping[str, str]) -> int:
     )
 
 
+def parse_today(env: Mapping[str, str]) -> None:
+    raw = env.get("SEARCHDESK_DEMO_TODAY", "").strip()
+    if not raw:
+        return
+    import datetime
+
+    try:
+        datetime.date.fromisoformat(raw)
+    except ValueError:
+        raise ConfigError(
+            f"SEARCHDESK_DEMO_TODAY is {describe(env['SEARCHDESK_DEMO_TODAY'])}; use a date written YYYY-MM-DD."
+        ) from None
+
+
 def parse_tool_list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
     """Names, `prefix*` patterns or groups; an entry matching nothing is an error, never ignored."""
     raw = env.get(name, "")
@@ -338,6 +352,7 @@ def load(env: Mapping[str, str], *, demo_flag: bool = False) -> Config:
     diagnostics = parse_bool(env, "MCP_DIAGNOSTICS")
     elicitation = parse_elicitation(env)
     wait = parse_wait(env)
+    parse_today(env)
     allow = parse_tool_list(env, "GSC_ALLOW_TOOLS")
     deny = parse_tool_list(env, "GSC_DENY_TOOLS")
     default_site, allowed_sites = parse_sites(env)

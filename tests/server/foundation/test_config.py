@@ -53,6 +53,7 @@ BAD = [
     ({"SEARCHDESK_APPROVAL_WAIT": "0"}, "SEARCHDESK_APPROVAL_WAIT", "1 to 55"),
     ({"SEARCHDESK_APPROVAL_WAIT": "60"}, "SEARCHDESK_APPROVAL_WAIT", "1 to 55"),
     ({"SEARCHDESK_APPROVAL_WAIT": "ten"}, "SEARCHDESK_APPROVAL_WAIT", "whole seconds"),
+    ({"SEARCHDESK_DEMO_TODAY": "2026-13-01"}, "SEARCHDESK_DEMO_TODAY", "YYYY-MM-DD"),
     ({"GSC_ALLOW_TOOLS": "list_sites,nonsense"}, "GSC_ALLOW_TOOLS", '"nonsense"'),
     ({"GSC_DENY_TOOLS": "zzz*"}, "GSC_DENY_TOOLS", "groups (essential"),
     ({"GSC_SITE_URL": "example.com"}, "GSC_SITE_URL", "sc-domain:example.com"),
