@@ -29,8 +29,25 @@ lint: $(STAMP)
 test: lint
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 
+# Renders the first-run window and the approval dialog offscreen to docs/images/ (look at them).
+screenshots: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m searchdesk_desktop.screenshots docs/images
+
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --write docs/performance.md
+
+# The frozen app (dist/SearchDesk), the server-only build, this OS's .mcpb (Linux: also the tarball),
+# then the smoke test of the frozen programs. Pinned by constraints.txt; see packaging/README.md.
+BUNDLE_STAMP := $(VENV)/.bundle-installed
+MEASUREMENTS ?= build/MEASUREMENTS.md
+
+$(BUNDLE_STAMP): $(STAMP) pyproject.toml constraints.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[desktop,bundle]'
+	@touch $(BUNDLE_STAMP)
+
+bundle: $(BUNDLE_STAMP)
+	$(PY) packaging/bundle.py
+	$(PY) packaging/smoke.py --write $(MEASUREMENTS)
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

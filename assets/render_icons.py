@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 HERE = Path(__file__).resolve().parent
 APP_SVG = HERE / "searchdesk.svg"
 TRAY_SVGS = {"light": HERE / "tray-light.svg", "dark": HERE / "tray-dark.svg"}
+#: The desktop app carries copies of the SVGs inside its package (so pip and PyInstaller builds have them).
+DESKTOP_COPIES = HERE.parent / "desktop" / "searchdesk_desktop" / "resources"
 
 APP_PNG_SIZES = (16, 20, 22, 24, 32, 40, 48, 64, 128, 256, 512, 1024)
 TRAY_PNG_SIZES = (16, 22, 24, 32, 44, 48, 64)
@@ -162,6 +164,15 @@ def outputs() -> dict[Path, bytes]:
     return files
 
 
+def stale_copies() -> list[Path]:
+    """The desktop package's SVG copies that no longer match their source here."""
+    if not DESKTOP_COPIES.is_dir():
+        return []
+    sources = [APP_SVG, *TRAY_SVGS.values()]
+    copies = [(DESKTOP_COPIES / s.name, s) for s in sources]
+    return [copy for copy, src in copies if copy.is_file() and copy.read_bytes() != src.read_bytes()]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--check", action="store_true", help="fail if a committed file differs; write nothing")
@@ -172,10 +183,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"render_icons: {exc}", file=sys.stderr)
         return 1
     stale = [p for p, data in files.items() if not p.is_file() or p.read_bytes() != data]
+    drifted = stale_copies()
+    for copy in drifted:
+        print(f"render_icons: {copy} differs from assets/{copy.name}; copy the SVG over", file=sys.stderr)
     if args.check:
         for p in stale:
             print(f"render_icons: {p.relative_to(HERE)} is out of date; run assets/render_icons.py", file=sys.stderr)
-        return 1 if stale else 0
+        return 1 if stale or drifted else 0
     for p in stale:
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(files[p])

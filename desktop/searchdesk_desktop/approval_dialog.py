@@ -25,7 +25,10 @@ from PySide6.QtWidgets import (
 
 from .approvals import ApprovalBook, Entry, State
 
-VALUES_HEADING = "The values below were supplied by the caller or by Google. Check them before you approve:"
+try:  # the server's own words, so the dialog, the notification and the client's dialog all agree
+    from searchdesk_server.approval.question import VALUES_HEADING as VALUES_HEADING
+except ImportError:  # pragma: no cover (an older server package)
+    VALUES_HEADING = "Supplied by the caller or by Google (check them; they are not SearchDesk's words):"
 ARM_DELAY_MS = 800
 
 
@@ -104,7 +107,7 @@ class ApprovalDialog(QDialog):
 
         client = request.client.name + (f" {request.client.version}" if request.client.version else "")
         self.client_label = plain_label(f"Asked by a program that says it is: {client}")
-        self.client_label.setStyleSheet("color: palette(mid);")
+        self.client_label.setStyleSheet("color:#4b5563;")
         layout.addWidget(self.client_label)
         self.queue_label = plain_label("", selectable=False)
         self.set_waiting_after(waiting_after)
@@ -136,11 +139,11 @@ class ApprovalDialog(QDialog):
         self.queue_label.setText(f"{count} more question(s) waiting after this one." if count else "")
         self.queue_label.setVisible(bool(count))
 
-    def showEvent(self, event: object) -> None:  # noqa: N802 (Qt naming)
+    def showEvent(self, event: object) -> None:
         super().showEvent(event)  # type: ignore[arg-type]
         self.deny_button.setFocus()
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         # Enter/Return anywhere, including on a focused Approve button, means the default: Deny.
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self._decide(False)
@@ -150,7 +153,7 @@ class ApprovalDialog(QDialog):
     def reject(self) -> None:  # Escape
         self._decide(False)
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+    def closeEvent(self, event: QCloseEvent) -> None:
         if not self._done:
             self._decide(False)
         event.accept()
@@ -226,9 +229,7 @@ class ApprovalQueue(QObject):
         self.current_changed.emit()
 
     def show(self, entry: Entry, waiting_after: int) -> None:
-        dialog = ApprovalDialog(
-            entry, demo=self.demo, waiting_after=waiting_after, arm_delay_ms=self.arm_delay_ms
-        )
+        dialog = ApprovalDialog(entry, demo=self.demo, waiting_after=waiting_after, arm_delay_ms=self.arm_delay_ms)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
         dialog.decided.connect(self._decided)
         self.dialog = dialog

@@ -40,9 +40,7 @@ class RequestIdReused(Exception):
 
 class QueueFull(Exception):
     def __init__(self) -> None:
-        super().__init__(
-            f"{MAX_OPEN} questions are already waiting in SearchDesk; answer some of them first."
-        )
+        super().__init__(f"{MAX_OPEN} questions are already waiting in SearchDesk; answer some of them first.")
 
 
 @dataclass

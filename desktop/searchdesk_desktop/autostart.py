@@ -12,6 +12,7 @@ import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 LABEL = "com.searchdesk.app"
 RUN_KEY = r"Software\Microsoft\Windows\CurrentVersion\Run"
@@ -29,7 +30,7 @@ def _desktop_exec(command: Sequence[str]) -> str:
     """Quote per the Desktop Entry spec: double quotes, with ", `, $ and \\ escaped inside."""
 
     def quote(arg: str) -> str:
-        if arg and not any(c in arg for c in ' \t\n"\'\\><~|&;$*?#()`'):
+        if arg and not any(c in arg for c in " \t\n\"'\\><~|&;$*?#()`"):
             return arg
         escaped = arg.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`").replace("$", "\\$")
         return f'"{escaped}"'
@@ -107,7 +108,7 @@ class Autostart:
 
     # --- Windows registry (untested here: no Windows CI) ---
     def _win_get(self) -> str | None:
-        import winreg  # type: ignore[import-not-found,unused-ignore]
+        winreg = _winreg()
 
         try:
             with winreg.OpenKey(winreg.HKEY_CURRENT_USER, RUN_KEY) as key:
@@ -117,19 +118,25 @@ class Autostart:
             return None
 
     def _win_set(self, value: str) -> None:
-        import winreg  # type: ignore[import-not-found,unused-ignore]
+        winreg = _winreg()
 
         with winreg.CreateKey(winreg.HKEY_CURRENT_USER, RUN_KEY) as key:
             winreg.SetValueEx(key, RUN_VALUE, 0, winreg.REG_SZ, value)
 
     def _win_delete(self) -> None:
-        import winreg  # type: ignore[import-not-found,unused-ignore]
+        winreg = _winreg()
 
         try:
             with winreg.OpenKey(winreg.HKEY_CURRENT_USER, RUN_KEY, 0, winreg.KEY_SET_VALUE) as key:
                 winreg.DeleteValue(key, RUN_VALUE)
         except OSError:
             pass
+
+
+def _winreg() -> Any:
+    import importlib
+
+    return importlib.import_module("winreg")
 
 
 def shell_line(command: Sequence[str]) -> str:

@@ -414,11 +414,13 @@ def check(path: Path, current: ServerCommand, agent_socket: str = "") -> EntryCh
     demo = is_demo_entry(entry)
     command = entry.get("command")
     args = entry.get("args", [])
+    args = args if isinstance(args, list) else [args]
     if not isinstance(command, str) or not runnable(command):
         return EntryCheck(EntryState.BROKEN, path, demo, "the server program it names is missing")
     if command != current.command or list(args) != list(current.args):
         return EntryCheck(EntryState.OTHER_COPY, path, demo, "it names another copy of the server")
-    env = entry.get("env") if isinstance(entry.get("env"), dict) else {}
+    raw_env = entry.get("env")
+    env: dict[str, Any] = raw_env if isinstance(raw_env, dict) else {}
     if agent_socket and env.get(SOCKET_VAR, agent_socket) != agent_socket:
         return EntryCheck(EntryState.OTHER_COPY, path, demo, "it names another place to reach this app")
     return EntryCheck(EntryState.OK, path, demo)

@@ -33,7 +33,6 @@ from .signin import (
     REVOKE_URI,
     TOKEN_URI,
     LoopbackSignIn,
-    NoOAuthClient,
     OAuthClient,
     SignInError,
     load_client_file,
@@ -65,6 +64,7 @@ class AccountStatus:
     detail: str = ""  # one plain sentence for the UI
     warning: str = ""  # e.g. a Testing app's 7-day limit
     store: str = ""  # which keyring holds the sign-in
+    warning_due: bool = False  # the limit is near: say it loudly
 
     @property
     def ok(self) -> bool:
@@ -195,23 +195,29 @@ class Core(QObject):
             return AccountStatus(Account.KEYRING, detail=str(exc))
         self._record = record
         if record is None:
-            return AccountStatus(Account.SIGNED_OUT, detail="Sign in with Google so Claude can read your data.", store=store)
+            return AccountStatus(
+                Account.SIGNED_OUT, detail="Sign in with Google so Claude can read your data.", store=store
+            )
         if self._expired:
             return AccountStatus(
                 Account.EXPIRED, record.account, "Google no longer accepts this sign-in. Sign in again.", store=store
             )
-        warning = ""
+        warning, due = "", False
         if self._testing(record):
             ends = record.issued_at + TESTING_LIFETIME
             when = time.strftime("%a %d %b, %H:%M", time.localtime(ends))
             warning = (
-                f"Your OAuth app is in Google's 'Testing' status, so Google ends this sign-in 7 days after it "
+                "If your OAuth app is in Google's 'Testing' status, Google ends this sign-in 7 days after it "
                 f"began: around {when}. Sign in again then."
             )
-            if ends - time.time() > TESTING_WARN_BEFORE:
-                warning = ""
+            due = ends - time.time() <= TESTING_WARN_BEFORE
         return AccountStatus(
-            Account.SIGNED_IN, record.account, f"Your sign-in is kept in {store}.", warning=warning, store=store
+            Account.SIGNED_IN,
+            record.account,
+            f"Your sign-in is kept in {store}.",
+            warning=warning,
+            store=store,
+            warning_due=due,
         )
 
     def _testing(self, record: SignInRecord) -> bool:
@@ -291,6 +297,13 @@ class Core(QObject):
         log.info("sign-in started")
         self._pool.submit(self._finish_sign_in, flow)
         return url
+
+    def sign_in_again(self) -> str:
+        """One click: the same OAuth client as the sign-in that expired (or the build's)."""
+        record = self._record
+        if record is not None and record.client_kind == "own":
+            return self.sign_in(OAuthClient(record.client_id, record.client_secret, "own", testing=True))
+        return self.sign_in()
 
     def sign_in_with_client_file(self, path: Path) -> str:
         return self.sign_in(load_client_file(path, "own"))
@@ -384,7 +397,9 @@ class Core(QObject):
         keep = ("HOME", "PATH", "USER", "LOGNAME", "LANG", "SYSTEMROOT", "APPDATA", "LOCALAPPDATA", "TMPDIR", "TEMP")
         env = {k: os.environ[k] for k in keep if k in os.environ}
         entry = cc.entry_env(self.claude_path)
-        env.update(entry or self.settings.server_settings(demo=self.demo, agent_socket=self.agent_socket_for_entry()).env())
+        env.update(
+            entry or self.settings.server_settings(demo=self.demo, agent_socket=self.agent_socket_for_entry()).env()
+        )
         return env
 
     def run_check(self) -> None:

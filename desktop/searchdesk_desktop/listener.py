@@ -198,7 +198,7 @@ class _QtTransport(_Transport):
         return int(self.sock.bytesToWrite())
 
     def _readable(self) -> None:
-        self.on_data(self.sock.readAll().data())
+        self.on_data(bytes(self.sock.readAll().data()))
 
     def send(self, data: bytes) -> None:
         if not self.closed:
@@ -231,7 +231,7 @@ class _Server(QLocalServer):
         super().__init__()
         self._accept_fd = accept_fd
 
-    def incomingConnection(self, descriptor: int) -> None:  # noqa: N802 (Qt naming)
+    def incomingConnection(self, descriptor: int) -> None:
         if sys.platform == "win32":
             super().incomingConnection(descriptor)
         else:
@@ -313,6 +313,7 @@ class AgentListener(QObject):
 
     token_done = Signal(object)
     activity = Signal()  # something worth showing changed (a token was handed out, say)
+    token_error = Signal(str)  # the class name of what went wrong (RefreshRevoked: sign-in expired)
 
     def __init__(
         self,
@@ -455,7 +456,11 @@ class AgentListener(QObject):
             return
         except Exception:
             log.exception("agent request failed")
-            conn.send(protocol.encode_error(rpc_id, ErrorCode.INTERNAL_ERROR, "The SearchDesk app failed; nothing was approved."))
+            conn.send(
+                protocol.encode_error(
+                    rpc_id, ErrorCode.INTERNAL_ERROR, "The SearchDesk app failed; nothing was approved."
+                )
+            )
             return
         if result is not None:
             conn.send(protocol.encode_result(rpc_id, result))
@@ -491,6 +496,9 @@ class AgentListener(QObject):
         conn.maybe_finish()
 
     def _token_answer(self, rpc_id: Any, future: Future[Token]) -> bytes:
+        failure = future.exception()
+        if failure is not None:
+            self.token_error.emit(type(failure).__name__)
         try:
             token = future.result()
         except SignedOut as err:

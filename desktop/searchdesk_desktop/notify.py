@@ -24,7 +24,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from .approval_dialog import VALUES_HEADING
+from .approval_dialog import VALUES_HEADING as VALUES_HEADING
 from .approvals import ApprovalBook, Entry, State
 
 log = logging.getLogger(__name__)

@@ -31,7 +31,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from .keystore import ClientKind, SignInRecord
 
 AUTH_URI = "https://accounts.google.com/o/oauth2/v2/auth"
-TOKEN_URI = "https://oauth2.googleapis.com/token"
+TOKEN_URI = "https://oauth2.googleapis.com/token"  # noqa: S105 (a URL, not a secret)
 REVOKE_URI = "https://oauth2.googleapis.com/revoke"
 #: Asked for beside the tools' scopes, so the app can say which account is in use.
 IDENTITY_SCOPES = ("openid", "email")
@@ -78,9 +78,7 @@ class SignInFailed(SignInError):
 
 class RefreshRevoked(SignInError):
     def __init__(self) -> None:
-        super().__init__(
-            "Your Google sign-in has expired or was revoked. Sign in with Google again to continue."
-        )
+        super().__init__("Your Google sign-in has expired or was revoked. Sign in with Google again to continue.")
 
 
 class RefreshFailed(SignInError):
@@ -305,18 +303,22 @@ class LoopbackSignIn:
         threading.Thread(
             target=lambda: server.serve_forever(poll_interval=0.1), name="signin-loopback", daemon=True
         ).start()
-        url = self._auth_uri + "?" + urlencode(
-            {
-                "response_type": "code",
-                "client_id": self.client.client_id,
-                "redirect_uri": self.redirect_uri,
-                "scope": " ".join(self.scopes),
-                "state": self._state,
-                "code_challenge": self._challenge,
-                "code_challenge_method": "S256",
-                "access_type": "offline",
-                "prompt": "consent",
-            }
+        url = (
+            self._auth_uri
+            + "?"
+            + urlencode(
+                {
+                    "response_type": "code",
+                    "client_id": self.client.client_id,
+                    "redirect_uri": self.redirect_uri,
+                    "scope": " ".join(self.scopes),
+                    "state": self._state,
+                    "code_challenge": self._challenge,
+                    "code_challenge_method": "S256",
+                    "access_type": "offline",
+                    "prompt": "consent",
+                }
+            )
         )
         self._open_browser(url)
         return url
@@ -332,8 +334,10 @@ class LoopbackSignIn:
             if self._result.error == "cancelled":
                 raise SignInCancelled()
             if self._result.error:
-                raise SignInDenied() if self._result.error == "access_denied" else SignInFailed(
-                    "Google did not complete the sign-in. Try again."
+                raise (
+                    SignInDenied()
+                    if self._result.error == "access_denied"
+                    else SignInFailed("Google did not complete the sign-in. Try again.")
                 )
             return self._exchange(self._result.code)
         finally:
@@ -342,7 +346,12 @@ class LoopbackSignIn:
     def _shutdown(self) -> None:
         if self._server is not None:
             server, self._server = self._server, None
-            threading.Thread(target=lambda: (server.shutdown(), server.server_close()), daemon=True).start()
+
+            def stop() -> None:
+                server.shutdown()
+                server.server_close()
+
+            threading.Thread(target=stop, daemon=True).start()
 
     def _exchange(self, code: str) -> SignInRecord:
         http = self._http or http_client()

@@ -39,13 +39,17 @@ class SingleInstance(QObject):
         self._server: QLocalServer | None = None
 
     def claim(self) -> bool:
-        probe = QLocalSocket()
+        probe = QLocalSocket(self)
         probe.connectToServer(self.name)
-        if probe.waitForConnected(500):
-            probe.write(SHOW)
-            probe.waitForBytesWritten(500)
-            probe.disconnectFromServer()
-            return False
+        try:
+            if probe.waitForConnected(500):
+                probe.write(SHOW)
+                probe.waitForBytesWritten(500)
+                probe.disconnectFromServer()
+                return False
+        finally:
+            probe.abort()
+            probe.deleteLater()
         QLocalServer.removeServer(self.name)  # nobody answered: a leftover from a crash
         server = QLocalServer(self)
         server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
@@ -58,13 +62,11 @@ class SingleInstance(QObject):
     def _incoming(self) -> None:
         assert self._server is not None
         while self._server.hasPendingConnections():
-            sock = self._server.nextPendingConnection()
-            sock.readyRead.connect(lambda s=sock: self._read(s))
-            sock.disconnected.connect(sock.deleteLater)
-
-    def _read(self, sock: QLocalSocket) -> None:
-        if bytes(sock.readAll().data()).startswith(SHOW.strip()):
-            self.activated.emit()
+            sock = self._server.nextPendingConnection()  # owned by the server: deleted with it
+            arrived = sock.bytesAvailable() > 0 or sock.waitForReadyRead(200)
+            if arrived and bytes(sock.readAll().data()).startswith(SHOW.strip()):
+                self.activated.emit()
+            sock.abort()
 
     def release(self) -> None:
         if self._server is not None:

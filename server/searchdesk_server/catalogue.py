@@ -448,7 +448,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         ("site",),
         optional_scopes=(SCOPE_SV_VERIFY,),
     ),
-    # --- reports (tools/reports.py: arithmetic done here over every row Google returns) ---------
+    # --- reports (tools/reports/: arithmetic done here over every row Google returns) ---------
     ToolSpec(
         "compare_periods",
         "reports",

@@ -30,10 +30,10 @@ class Peer:
     error: str = ""  # why it could not be installed (empty: installed)
 
 
-def _run(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False
-    )
+def _run(
+    cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False)
 
 
 def _failure(what: str, proc: subprocess.CompletedProcess[str]) -> str:
@@ -56,7 +56,15 @@ def install_pypi_search_console(root: Path, credential: Path, home: Path) -> Pee
         if proc.returncode != 0:
             peer.error = _failure("python -m venv", proc)
             return peer
-        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+        pip = [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-cache-dir",
+        ]
         proc = _run([*pip, peer.package])
         if proc.returncode != 0:
             peer.error = _failure("pip install", proc)

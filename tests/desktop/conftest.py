@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,6 +85,14 @@ def _bus_env(home: Path) -> dict[str, str]:
     }
 
 
+def _die_with_parent() -> None:
+    """Linux: the bus ends if the test process dies (a crash must not leave daemons behind);
+    gnome-keyring-daemon in turn exits when its bus goes away."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def _start_bus(env: dict[str, str]) -> subprocess.Popen[str]:
     bus = subprocess.Popen(
         ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"],
@@ -91,6 +100,7 @@ def _start_bus(env: dict[str, str]) -> subprocess.Popen[str]:
         stderr=subprocess.DEVNULL,
         env=env,
         text=True,
+        preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
     )
     assert bus.stdout is not None
     address = bus.stdout.readline().strip()

@@ -46,7 +46,7 @@ def main() -> None:
             reply = new_method_return(msg, "as", (["actions", "body", "body-markup"],))
         elif member == "Notify":
             counter[0] += 1
-            app, _replaces, _icon, summary, body, actions, _hints, timeout = msg.body
+            app, _replaces, _icon, summary, body, actions, _hints, _timeout = msg.body
             out({"notify": {"id": counter[0], "app": app, "summary": summary, "body": body, "actions": actions}})
             reply = new_method_return(msg, "u", (counter[0],))
         elif member == "CloseNotification":

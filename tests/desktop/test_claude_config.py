@@ -62,9 +62,7 @@ def test_empty_file_is_treated_as_empty_settings(cfg: Path, server: cc.ServerCom
         (b"\xff\xfe{}", "not UTF-8"),
     ],
 )
-def test_invalid_file_is_left_byte_identical(
-    cfg: Path, server: cc.ServerCommand, content: bytes, reason: str
-) -> None:
+def test_invalid_file_is_left_byte_identical(cfg: Path, server: cc.ServerCommand, content: bytes, reason: str) -> None:
     cfg.parent.mkdir()
     cfg.write_bytes(content)
     before = os.stat(cfg).st_mtime_ns
@@ -138,9 +136,7 @@ def test_file_that_keeps_changing_is_left_alone(cfg: Path, server: cc.ServerComm
     assert sorted(p.name for p in cfg.parent.iterdir()) == [cc.CONFIG_NAME]
 
 
-def test_moved_executable_is_detected_and_repaired(
-    cfg: Path, server: cc.ServerCommand, tmp_path: Path
-) -> None:
+def test_moved_executable_is_detected_and_repaired(cfg: Path, server: cc.ServerCommand, tmp_path: Path) -> None:
     cc.add(cfg, server, cc.ServerSettings(read_only=True))
     moved = tmp_path / "Applications" / "searchdesk-server"
     moved.parent.mkdir()

@@ -84,7 +84,7 @@ def test_locked_keyring_says_unlock(fresh_keyring: object) -> None:
     store = KeyStore()
     store.save(RECORD)
     fresh_keyring.lock()  # type: ignore[attr-defined]
-    with pytest.raises(KeyringLocked, match="[Uu]nlock your keyring"):
+    with pytest.raises(KeyringLocked, match=r"[Uu]nlock your keyring"):
         KeyStore().load()
     with pytest.raises(KeyringLocked):
         KeyStore().save(RECORD)

@@ -227,7 +227,7 @@ def closed_by_listener(qtbot: QtBot, s: socket.socket) -> bool:
 
 def test_garbage_gets_errors_and_connection_survives(setup: Setup, qtbot: QtBot) -> None:
     s = setup.raw()
-    s.sendall(b"not json\n[1]\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"nope\"}\n")
+    s.sendall(b'not json\n[1]\n{"jsonrpc":"2.0","id":7,"method":"nope"}\n')
     s.sendall(b'{"jsonrpc":"2.0","id":8,"method":"approval/status","params":{"fingerprint":"xyz"}}\n')
     s.sendall(b'{"jsonrpc":"2.0","id":9,"method":"hello","params":{"protocol":1}}\n')
     answers = raw_lines(qtbot, s, 5)
@@ -239,7 +239,9 @@ def test_garbage_gets_errors_and_connection_survives(setup: Setup, qtbot: QtBot)
 def test_half_closed_connection_is_answered(setup: Setup, qtbot: QtBot) -> None:
     s = setup.raw()
     s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"hello","params":{"protocol":1}}\n')
-    s.sendall(b'{"jsonrpc":"2.0","id":2,"method":"credentials/token","params":{"scopes":["' + WM_RO.encode() + b'"]}}\n')
+    s.sendall(
+        b'{"jsonrpc":"2.0","id":2,"method":"credentials/token","params":{"scopes":["' + WM_RO.encode() + b'"]}}\n'
+    )
     s.shutdown(socket.SHUT_WR)
     answers = raw_lines(qtbot, s, 2)
     assert {a["id"] for a in answers} == {1, 2}

@@ -44,15 +44,13 @@ def run_browser(fake: FakeOAuth, opened: list[str]) -> list[httpx.Response]:
 def sign_in(fake: FakeOAuth, scopes: list[str]) -> tuple[signin.LoopbackSignIn, object, list[str], list]:
     opened: list[str] = []
     pages, browser = run_browser(fake, opened)
-    flow = signin.LoopbackSignIn(
-        CLIENT, scopes, open_browser=browser, auth_uri=fake.auth_uri, token_uri=fake.token_uri
-    )
+    flow = signin.LoopbackSignIn(CLIENT, scopes, open_browser=browser, auth_uri=fake.auth_uri, token_uri=fake.token_uri)
     flow.start()
     return flow, flow.wait(timeout=10), opened, pages
 
 
 def test_sign_in_with_pkce_lands_in_real_keyring(fake: FakeOAuth, real_keyring: object) -> None:
-    flow, record, opened, pages = sign_in(fake, [WM])
+    _flow, record, _opened, pages = sign_in(fake, [WM])
     # The browser was sent to the auth endpoint with PKCE S256 and exactly our scopes.
     asked = fake.auth_requests[0]
     assert asked["code_challenge_method"] == "S256"
@@ -91,7 +89,7 @@ def test_sign_in_with_pkce_lands_in_real_keyring(fake: FakeOAuth, real_keyring: 
 
 def test_verifier_is_required(fake: FakeOAuth) -> None:
     """The fake is a fair judge: a wrong verifier is refused, so the test above could fail."""
-    status, body = fake.token(
+    status, _body = fake.token(
         {"grant_type": "authorization_code", "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET}
     )
     assert status == 400
@@ -139,9 +137,7 @@ def rsa_key() -> tuple[str, bytes]:
     private = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     ).decode()
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
+    public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
     return private, public
 
 
@@ -157,9 +153,9 @@ def test_key_files_are_told_apart(tmp_path: Path, rsa_key: tuple[str, bytes]) ->
     assert signin.classify_key_file(desktop) is signin.KeyFileKind.DESKTOP_CLIENT
     with pytest.raises(signin.WrongKeyFile, match="is a service-account key, not an OAuth client file"):
         signin.load_client_file(sa)
-    with pytest.raises(signin.WrongKeyFile, match="is an OAuth client file .Desktop app., not a service-account key"):
+    with pytest.raises(signin.WrongKeyFile, match=r"is an OAuth client file .Desktop app., not a service-account key"):
         signin.load_service_account_file(desktop)
-    with pytest.raises(signin.WrongKeyFile, match="Web application.*Desktop app"):
+    with pytest.raises(signin.WrongKeyFile, match=r"Web application.*Desktop app"):
         signin.load_client_file(web)
     with pytest.raises(signin.WrongKeyFile, match="not a JSON file"):
         signin.load_service_account_file(junk)
@@ -192,6 +188,8 @@ def test_packaged_client(tmp_path: Path) -> None:
     bundled = write(tmp_path / "oauth_client.json", {"installed": {"client_id": CLIENT_ID, "client_secret": "s"}})
     client = signin.packaged_client({}, bundled)
     assert client.kind == "packaged" and not client.testing
-    other = write(tmp_path / "o.json", {"installed": {"client_id": "x", "client_secret": "s"}, "searchdesk_testing": True})
+    other = write(
+        tmp_path / "o.json", {"installed": {"client_id": "x", "client_secret": "s"}, "searchdesk_testing": True}
+    )
     via_env = signin.packaged_client({signin.CLIENT_FILE_VAR: str(other)}, bundled)
     assert via_env.client_id == "x" and via_env.testing

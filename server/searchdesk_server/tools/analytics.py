@@ -219,7 +219,7 @@ def _metrics(r: Mapping[str, Any]) -> list[str]:
 
 async def query_search_analytics(call: Call) -> Output:
     if call.args.get("all_rows"):
-        from .reports import ROW_CAP
+        from .reports.paging import ROW_CAP
 
         if "row_limit" in call.args or "start_row" in call.args:
             raise ToolFailure(
@@ -387,7 +387,7 @@ class CsvFile:
         self._writer.writerow(header)
 
     def write(self, rows: list[Any], dims: int) -> None:
-        from .reports import entries
+        from .reports.rows import entries
 
         for key, clicks, impressions, weighted, weight in entries(rows, dims):
             words = [key] if dims == 1 else list(key)
@@ -419,7 +419,7 @@ async def export_rows(call: Call, q: Query) -> Output:
     import anyio
     import mcp_types as types
 
-    from .reports import ROW_CAP, Reader
+    from .reports.paging import ROW_CAP, Reader
 
     folder = await anyio.to_thread.run_sync(exports_folder)
     await anyio.to_thread.run_sync(clean_up, folder, time.time())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from searchdesk_server import catalogue
 from tests.agentref.harness import AgentThread
 from tests.fakegoogle import FakeGoogle
 from tests.server.stdio import MODES, text_of
@@ -18,7 +19,7 @@ DIAG = {"MCP_DIAGNOSTICS": "true"}
 async def test_paths_as_described(fake: FakeGoogle, agent_socket: str, mode: str) -> None:
     async with serve(fake, agent_socket, mode, Elicitor(), extra=DIAG) as client:
         names = [t.name for t in (await client.list_tools()).tools]
-        assert names[-1] == "describe_connection" and len(names) == 22
+        assert names[-1] == "describe_connection" and len(names) == len(catalogue.TOOLS) + 1
         result = await client.call_tool("describe_connection", {})
         data = result.structured_content
         assert data["protocol_version"] == ("2025-11-25" if mode == "legacy" else "2026-07-28")

@@ -1,0 +1,91 @@
+"""`searchdesk` / `python -m searchdesk_desktop`: the tray app, or `--check` without a window."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+log = logging.getLogger("searchdesk_desktop")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    p = argparse.ArgumentParser(prog="searchdesk", description="SearchDesk: Google sign-in and approvals for Claude.")
+    p.add_argument("--demo", action="store_true", help="run on the built-in demo data (no Google account)")
+    p.add_argument("--check", action="store_true", help="run the server as Claude Desktop would and print a verdict")
+    p.add_argument("--quit-after", type=float, metavar="SECONDS", help="quit after SECONDS (smoke tests)")
+    p.add_argument("--autostart", action="store_true", help="started at login: stay in the tray if there is one")
+    p.add_argument("--version", action="version", version=f"searchdesk {__version__}")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from . import logs
+
+    try:
+        logs.setup()
+    except OSError:
+        pass  # no log folder: run without a log file rather than not at all
+    if args.check:
+        return headless_check(args.demo)
+    return run_gui(args)
+
+
+def headless_check(demo: bool) -> int:
+    """The self-check of "Check it works", printed: the exact command Claude Desktop gets."""
+    from PySide6.QtCore import QCoreApplication
+
+    from .core import Core
+
+    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    core = Core(demo=demo)
+    core.start()  # tokens for the child, unless the app is already running (then it serves them)
+    outcome: list[int] = []
+
+    def done(result: object) -> None:
+        if isinstance(result, str):
+            print(f"FAIL: {result}")
+            outcome.append(1)
+        else:
+            print(result.render())  # type: ignore[attr-defined]
+            outcome.append(0 if result.ok else 1)  # type: ignore[attr-defined]
+        app.quit()
+
+    core.check_done.connect(done)
+    core.run_check()
+    app.exec()
+    core.stop()
+    return outcome[0] if outcome else 1
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from .app import DesktopApp
+    from .core import Core
+    from .single_instance import SingleInstance
+
+    qapp = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(qapp, QApplication)
+    single = SingleInstance()
+    if not single.claim():
+        print("SearchDesk is already running; it has been brought forward.", file=sys.stderr)
+        return 0
+    core = Core(demo=args.demo)
+    app = DesktopApp(qapp, core)
+    single.activated.connect(app.window.bring_forward)
+    app.start(show_window=not args.autostart or not core.settings.first_run_done)
+    if args.quit_after is not None:
+        QTimer.singleShot(int(args.quit_after * 1000), app.quit)
+    code = qapp.exec()
+    single.release()
+    app.dispose()
+    return int(code)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

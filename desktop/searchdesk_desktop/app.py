@@ -1,0 +1,124 @@
+"""The GUI app put together: core, approval dialogs, notifications, main window, tray."""
+
+from __future__ import annotations
+
+import gc
+import logging
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
+
+from .approval_dialog import ARM_DELAY_MS, ApprovalQueue
+from .autostart import Autostart
+from .core import Core
+from .icons import app_icon
+from .notify import ApprovalNotifications, make_backend
+from .tray import Tray
+from .windows import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+class MainThreadGC(QObject):
+    """Run Python's cycle collector on the Qt thread only.
+
+    A cycle holding a Qt object, collected on a worker thread (token minting, sign-in, the check),
+    would delete that object from the wrong thread. So automatic collection is off and this timer
+    does what it would have done, on the Qt thread (the PyQt/PySide "GarbageCollector" recipe).
+    """
+
+    def __init__(self, interval_ms: int = 500) -> None:
+        super().__init__()
+        gc.disable()
+        self._thresholds = gc.get_threshold()
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self.check)
+        self._timer.start(interval_ms)
+
+    def check(self) -> None:
+        counts = gc.get_count()
+        for generation in (2, 1, 0):
+            if counts[generation] > self._thresholds[generation]:
+                gc.collect(generation)
+                break
+
+    def stop(self) -> None:
+        self._timer.stop()
+        gc.enable()
+
+
+class DesktopApp(QObject):
+    def __init__(
+        self,
+        qapp: QApplication,
+        core: Core,
+        *,
+        arm_delay_ms: int = ARM_DELAY_MS,
+        autostart: Autostart | None = None,
+        tray: bool | None = None,
+    ) -> None:
+        super().__init__()
+        self.qapp = qapp
+        self.core = core
+        self.gc = MainThreadGC()
+        qapp.setWindowIcon(app_icon())
+        qapp.setApplicationName("SearchDesk")
+        has_tray = QSystemTrayIcon.isSystemTrayAvailable() if tray is None else tray
+        qapp.setQuitOnLastWindowClosed(False)
+        self.autostart = autostart or Autostart()
+        self.queue = ApprovalQueue(core.book, demo=core.demo, arm_delay_ms=arm_delay_ms)
+        self.window = MainWindow(core, autostart=self.autostart, has_tray=has_tray)
+        self.window.review = self.queue.bring_forward
+        self.window.quit_requested.connect(self.quit)
+        self.tray: Tray | None = None
+        if has_tray:
+            self.tray = Tray(
+                core,
+                open_window=self.window.bring_forward,
+                review=self.queue.bring_forward,
+                show_activity=self.window.show_activity,
+                show_about=self.window.show_about,
+                quit_app=self.quit,
+                autostart=self.autostart,
+            )
+        backend = make_backend(self.tray)
+        self.notes = (
+            ApprovalNotifications(core.book, backend, review=self.queue.bring_forward, demo=core.demo)
+            if backend is not None
+            else None
+        )
+
+    def start(self, *, show_window: bool = True) -> None:
+        self.core.start()
+        if self.tray is not None:
+            self.tray.show()
+        if show_window or self.tray is None:
+            self.window.show()
+        if not self.core.settings.first_run_done:
+            self.core.settings.first_run_done = True
+            self.core.settings.save(self.core.settings_path)
+        log.info("SearchDesk started%s", " (demo)" if self.core.demo else "")
+
+    def quit(self) -> None:
+        """Nothing pending is approved by quitting: open questions simply end unanswered."""
+        log.info("SearchDesk quitting")
+        self.window.quitting = True
+        if self.notes is not None:
+            self.notes.close()
+        self.queue.close()
+        self.core.stop()
+        if self.tray is not None:
+            self.tray.hide()
+        self.window.hide()
+        self.gc.stop()
+        self.qapp.quit()
+
+    def dispose(self) -> None:
+        """After the event loop ended: delete our Qt objects now, on this thread, in a known order,
+        instead of leaving them to PySide's clean-up at interpreter exit."""
+        from PySide6.QtCore import QCoreApplication, QEvent
+
+        for obj in (self.notes, self.tray, self.window, self.queue, self.core):
+            if obj is not None:
+                obj.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -1,0 +1,96 @@
+"""The tray icon and its menu: state at a glance, and every action of the main window.
+
+The menu is rebuilt each time it opens, so it always shows the present state: signed in as whom,
+Claude Desktop added and connected or not, approval questions waiting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from .autostart import Autostart
+from .core import Core
+from .icons import tray_icon
+
+
+class Tray(QSystemTrayIcon):
+    def __init__(
+        self,
+        core: Core,
+        *,
+        open_window: Callable[[], None],
+        review: Callable[[], None],
+        show_activity: Callable[[], None],
+        show_about: Callable[[], None],
+        quit_app: Callable[[], None],
+        autostart: Autostart | None = None,
+    ) -> None:
+        super().__init__(tray_icon())
+        self.core = core
+        self.autostart = autostart or Autostart()
+        self._open_window = open_window
+        self._review = review
+        self._show_activity = show_activity
+        self._show_about = show_about
+        self._quit = quit_app
+        self.menu = QMenu()
+        self.menu.aboutToShow.connect(self.rebuild)
+        self.setContextMenu(self.menu)
+        self.activated.connect(self._activated)
+        core.changed.connect(self._update_tooltip)
+        self.rebuild()
+        self._update_tooltip()
+
+    def _update_tooltip(self) -> None:
+        waiting = self.core.pending_count()
+        label = "SearchDesk (Demo)" if self.core.demo else "SearchDesk"
+        self.setToolTip(f"{label}: {waiting} question(s) waiting" if waiting else label)
+
+    def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason == QSystemTrayIcon.ActivationReason.Trigger:
+            if self.core.pending_count():
+                self._review()
+            else:
+                self._open_window()
+
+    def rebuild(self) -> None:
+        menu = self.menu
+        menu.clear()
+        if self.core.demo:
+            menu.addAction(self._info("DEMO: made-up data, no Google account"))
+        menu.addAction(self._info(self.core.account.short))
+        menu.addAction(self._info(self.core.claude_status().short))
+        waiting = self.core.pending_count()
+        review = QAction(f"{waiting} approval question(s) waiting: review" if waiting else "No approvals waiting", menu)
+        review.setEnabled(bool(waiting))
+        review.triggered.connect(self._review)
+        menu.addAction(review)
+        menu.addSeparator()
+        for label, slot in (
+            ("Open SearchDesk", self._open_window),
+            ("Activity", self._show_activity),
+            ("About SearchDesk", self._show_about),
+        ):
+            action = QAction(label, menu)
+            action.triggered.connect(slot)
+            menu.addAction(action)
+        start = QAction("Start at login", menu)
+        start.setCheckable(True)
+        start.setChecked(self.autostart.is_enabled())
+        start.toggled.connect(self.autostart.set_enabled)
+        menu.addAction(start)
+        menu.addSeparator()
+        quit_action = QAction("Quit SearchDesk", menu)
+        quit_action.triggered.connect(self._quit)
+        menu.addAction(quit_action)
+
+    def _info(self, text: str) -> QAction:
+        action = QAction(text, self.menu)
+        action.setEnabled(False)
+        return action
+
+    def texts(self) -> list[str]:
+        return [a.text() for a in self.menu.actions() if not a.isSeparator()]

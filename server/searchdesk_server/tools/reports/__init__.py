@@ -1,0 +1,34 @@
+"""Reports: answers computed here from every row Google returns, past 25,000 rows a request.
+
+Why on the server: a busy site's rows run to millions of characters, and a model adding them up
+itself gets the arithmetic wrong (it calls growth a decline). Each report pages through Search
+Analytics (`startRow`, 25,000 rows a request, a few requests at a time, up to `ROW_CAP` rows),
+adds every page into per-key sums as it arrives (memory grows with keys, never with pages), and
+hands back a short table with its provenance: the date ranges, Google's first incomplete date,
+the rows read, and whether Google's row limits may have hidden data.
+
+The arithmetic is fixed: CTR = clicks / impressions, position weighted by impressions, a change
+in % undefined (null, shown "new") when its base is 0, CTR and position changes taken from the
+rounded values shown (so a change always agrees with the two numbers beside it), and every
+ordering broken by the key so equal values always come out the same way.
+Reports read final data only (`dataState` final, sent explicitly) so a period never ends in
+half-counted days; the default periods end on the last final day Google reports.
+
+The server finds each tool here by name, so this package exposes exactly the four tools:
+
+  rows          Google's rows checked into entries          paging      paged reads, waves, cap, progress
+  concurrency   requests together, errors as one request's  periods     timeline, default and `vs` periods
+  metrics       CTR/position arithmetic, sums, CTR curve    collect     one period read and summed per key
+  render        numbers as the tables write them            lazy_rows   rows built only when shown
+  provenance    the lines every report opens with           comparison  two periods side by side
+  compare_periods, traffic_drops, quick_wins, cannibalisation: one module per report.
+"""
+
+from __future__ import annotations
+
+from .cannibalisation import report_cannibalisation
+from .compare_periods import compare_periods
+from .quick_wins import report_quick_wins
+from .traffic_drops import report_traffic_drops
+
+__all__ = ["compare_periods", "report_cannibalisation", "report_quick_wins", "report_traffic_drops"]

@@ -1,0 +1,88 @@
+"""Google's Search Analytics rows turned into plain entries, checked at the boundary.
+
+Every report and the all_rows export read up to 200,000 rows through `entries`, so it keeps the
+common case (printable strings, real numbers) on short paths and drops an odd row rather than
+letting it into the sums.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
+
+from .. import _shape as sh
+
+MAX_AMOUNT: Final = 1e15  # far above any real count; a larger one is an odd row and is dropped
+
+#: (key, clicks, impressions, position × impressions, impressions with a position)
+Entry = tuple[Any, float, float, float, float]
+
+
+def _word(value: object) -> str | None:
+    # The common case (a printable string) without a call per row into the general cleaner.
+    if type(value) is str and value.isprintable():
+        return value
+    return sh.text(value)
+
+
+def _amount(value: object) -> float | None:
+    """A non-negative number below MAX_AMOUNT (Google's counts; int64 ones may come as strings).
+
+    The ceiling keeps 200,000 rows' sums finite: an absurd 1e308 would otherwise add up to
+    infinity and turn a change into NaN.
+    """
+    if type(value) is int or type(value) is float:
+        number: float | None = value
+    else:
+        number = sh.number(value)
+    return number if number is not None and 0 <= number < MAX_AMOUNT else None
+
+
+def entries(rows: object, dims: int) -> Iterator[Entry]:
+    """(key, clicks, impressions, position × impressions, impressions with a position) per usable row.
+
+    The key is the cleaned dimension value (a tuple for several). A row that is not an object, lacks
+    its keys or has a negative or non-numeric count is dropped, as elsewhere in SearchDesk. This runs
+    once per row of up to 200,000, so the common case takes the short paths.
+    """
+    if not isinstance(rows, list):
+        return
+    for raw in rows:
+        if not isinstance(raw, dict):
+            continue
+        key: Any = ()
+        if dims:
+            keys = raw.get("keys")
+            if not isinstance(keys, list) or len(keys) < dims:
+                continue
+            if dims == 1:
+                key = _word(keys[0])
+                if key is None:
+                    continue
+            else:
+                words = tuple(_word(k) for k in keys[:dims])
+                if None in words:
+                    continue
+                key = words
+        clicks = _amount(raw.get("clicks"))
+        impressions = _amount(raw.get("impressions"))
+        if clicks is None or impressions is None:
+            continue
+        pos = _amount(raw.get("position"))
+        if not pos:
+            yield key, clicks, impressions, 0.0, 0.0
+        else:
+            yield key, clicks, impressions, pos * impressions, float(impressions)
+
+
+def first_incomplete(raw: Mapping[str, Any]) -> str | None:
+    """Google's metadata.firstIncompleteDate, only when it is a real date: it goes into our sentences."""
+    meta = raw.get("metadata")
+    value = meta.get("firstIncompleteDate") if isinstance(meta, dict) else None
+    if not isinstance(value, str) or len(value) != 10:
+        return None
+    try:
+        return dt.date.fromisoformat(value).isoformat()
+    except ValueError:
+        return None

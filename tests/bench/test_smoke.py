@@ -1,0 +1,127 @@
+"""The benchmark harness must not rot: one smoke round of our own measurements (no peers, nothing written).
+
+Not a timed test: it checks that every measurement produced a figure, never how fast anything was.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DOC = REPO / "docs" / "performance.md"
+OURS = {"SearchDesk, all tools", "SearchDesk, essential preset", "SearchDesk --demo"}
+FLOOR = "MCP SDK floor (one-tool MCPServer)"
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value)
+
+
+@pytest.fixture(scope="module")
+def smoke() -> dict[str, Any]:
+    before = DOC.read_bytes() if DOC.exists() else None
+    proc = subprocess.run(
+        [sys.executable, "tests/bench/run.py", "--smoke"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert proc.returncode == 0, f"the smoke run failed:\n{proc.stderr[-4000:]}"
+    after = DOC.read_bytes() if DOC.exists() else None
+    assert after == before, "a smoke run must never rewrite docs/performance.md"
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.slow
+def test_every_cold_start_of_ours_and_the_floor_ran_and_no_peer_was_installed(smoke: dict[str, Any]) -> None:
+    assert smoke["smoke"] is True and smoke["runs"] == 1
+    assert smoke["failures"] == []
+    cold = smoke["cold_start"]
+    assert set(cold) == {FLOOR, *OURS}  # no peers and no frozen bundle in a smoke run
+    for name, c in cold.items():
+        assert not c["error"], (name, c["error"])
+        assert c["n"] == 1 and _finite(c["median_s"]) and c["median_s"] > 0, name
+        assert c["protocol"] == "2025-11-25", name
+        assert _finite(c["rss_after_list_mib"]), name
+
+
+@pytest.mark.slow
+def test_menu_sizes_add_up(smoke: dict[str, Any]) -> None:
+    full = smoke["menu"]["SearchDesk, all tools"]
+    essential = smoke["menu"]["SearchDesk, essential preset"]
+    assert 0 < essential["tools"] < full["tools"]
+    for menu in (full, essential):
+        assert sum(menu["parts"].values()) == menu["total"]
+        assert all(part >= 0 for part in menu["parts"].values())
+        assert menu["tokens_estimate"] == round(menu["total"] / 4)
+        assert len(menu["per_tool"]) == menu["tools"]
+
+
+@pytest.mark.slow
+def test_result_processing_batch_and_approval_produced_figures(smoke: dict[str, Any]) -> None:
+    a = smoke["analytics"]
+    assert a["runs"] == 1
+    for key in ("wall_s", "cpu_s", "rss_after_list_mib", "rss_after_call_mib"):
+        assert _finite(a[key]["median"]), key
+    assert a["rss_after_call_mib"]["median"] >= a["rss_after_list_mib"]["median"]
+    assert 0 < a["text_bytes"] <= 100_000 and 0 < a["structured_bytes"] <= 100_000
+    assert a["google_bytes"] > 1_000_000
+    assert _finite(a["in_process"]["tool_s"]["median"])
+    assert a["profile"] and a["profile"]["by_category"]
+
+    b = smoke["batch"]
+    assert b["statuses"] == {"inspected": 20}
+    assert b["max_in_flight"] >= 1 and _finite(b["wall_s"]["median"])
+    transient, persistent = b["at_429"].values()
+    assert transient["answered_429"] == 1 and transient["statuses"] == {"inspected": 20}
+    assert persistent["answered_429"] >= 1 and persistent["statuses"].get("not attempted", 0) > 0
+
+    ap = smoke["approval"]
+    assert ap["runs"] == 1
+    for label in ("first", "second"):
+        assert _finite(ap[label]["added_s"]["median"]), label
+        assert "approval/request" in ap[label]["agent_methods"], label
+
+
+@pytest.mark.slow
+def test_every_target_has_a_verdict_and_the_report_renders(smoke: dict[str, Any]) -> None:
+    from tests.bench import report
+
+    assert len(smoke["targets"]) >= 9
+    for target in smoke["targets"]:
+        assert target["met"] in (True, False), target
+    text = report.render(smoke)
+    for section in (
+        "## 1. Cold start",
+        "## 2. Menu size",
+        "## 3. Peak RSS",
+        "## 4. Result processing",
+        "## 5. Batch",
+        "## 6. Approval",
+        "## 7. Frozen",
+    ):
+        assert section in text, section
+    assert not re.search(r"\bnan\b", text, re.IGNORECASE), "a figure was not measured"
+
+
+def test_smoke_refuses_to_write_the_report(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "tests/bench/run.py", "--smoke", "--write", str(tmp_path / "x.md")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 2 and "never writes" in proc.stderr
+    assert not (tmp_path / "x.md").exists()

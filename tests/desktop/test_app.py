@@ -1,0 +1,384 @@
+"""The app's windows and tray: first-run steps, state at a glance, sign-in, Claude Desktop, autostart."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from searchdesk_desktop import claude_config as cc
+from searchdesk_desktop.autostart import Autostart
+from searchdesk_desktop.core import Account, Core
+from searchdesk_desktop.keystore import KeyStore
+from searchdesk_desktop.single_instance import SingleInstance
+from searchdesk_desktop.tray import Tray
+from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog, ActivityWindow, MainWindow
+from searchdesk_server.agent import client as agent_client
+from tests.desktop.agent_helpers import in_background
+from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, FakeOAuth, fake_oauth_server
+from tests.desktop.helpers import question
+
+WM_RO = "https://www.googleapis.com/auth/webmasters.readonly"
+
+
+@pytest.fixture
+def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
+    folder = Path(tempfile.mkdtemp(prefix="sda-"))
+    exe = tmp_path / "bin" / "searchdesk-server"
+    exe.parent.mkdir()
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    monkeypatch.delenv("SEARCHDESK_OAUTH_CLIENT_FILE", raising=False)
+    yield {
+        "settings_path": tmp_path / "settings.json",
+        "claude_path": tmp_path / "Claude" / cc.CONFIG_NAME,
+        "socket_path": str(folder / "agent.sock"),
+        "server": cc.ServerCommand(str(exe)),
+        "autostart": Autostart(home=tmp_path, env={"XDG_CONFIG_HOME": str(tmp_path / "cfg")}),
+    }
+    for p in folder.iterdir():
+        p.unlink()
+    folder.rmdir()
+
+
+def make_core(place: dict[str, object], **kw: object) -> Core:
+    args = {k: v for k, v in place.items() if k != "autostart"}
+    core = Core(**args, **kw)  # type: ignore[arg-type]
+    core.start()
+    return core
+
+
+def make_window(qtbot: QtBot, core: Core, place: dict[str, object]) -> MainWindow:
+    window = MainWindow(core, autostart=place["autostart"], has_tray=True)  # type: ignore[arg-type]
+    qtbot.addWidget(window)
+    window.show()
+    return window
+
+
+def finish(core: Core) -> None:
+    core.stop()
+    core.listener.deleteLater()
+    core.deleteLater()
+
+
+def test_first_run_without_oauth_client_offers_choices(qtbot: QtBot, place: dict, real_keyring: object) -> None:
+    core = make_core(place)
+    window = make_window(qtbot, core, place)
+    assert window.windowTitle() == "SearchDesk"
+    assert window.step1.state == TODO and window.step1.badge.text() == "1"
+    assert "no Google OAuth client built in" in window.step1.detail.text()
+    assert list(window.step1.button_widgets) == [
+        "Try the demo",
+        "Use my own OAuth client file…",
+        "Use a service-account key file…",
+    ]
+    assert window.step2.status.text() == "Not added yet"
+    assert window.step3.status.text() == "Not checked yet"
+    assert window.status_lines() == ["Not signed in", "Claude Desktop: not added", "No approvals waiting"]
+    finish(core)
+
+
+def test_wrong_key_file_says_which_it_is(qtbot: QtBot, place: dict, tmp_path: Path, real_keyring: object) -> None:
+    core = make_core(place)
+    window = make_window(qtbot, core, place)
+    client_file = tmp_path / "client.json"
+    client_file.write_text(json.dumps({"installed": {"client_id": "x", "client_secret": "y"}}))
+    window.use_service_account(client_file)
+    assert "is an OAuth client file (Desktop app), not a service-account key" in window.step1.detail.text()
+    assert window.step1.state == PROBLEM
+    finish(core)
+
+
+def test_service_account_file(qtbot: QtBot, place: dict, tmp_path: Path, real_keyring: object) -> None:
+    core = make_core(place)
+    window = make_window(qtbot, core, place)
+    key = tmp_path / "sa.json"
+    key.write_text(
+        json.dumps(
+            {
+                "type": "service_account",
+                "client_email": "bot@proj.iam.gserviceaccount.com",
+                "private_key": "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n",
+            }
+        )
+    )
+    window.use_service_account(key)
+    assert window.step1.state == OK
+    assert window.step1.status.text() == "Service account bot@proj.iam.gserviceaccount.com"
+    assert json.loads(Path(place["settings_path"]).read_text())["service_account_file"] == str(key)
+    window.sign_out()
+    assert core.account.state is Account.SIGNED_OUT
+    finish(core)
+
+
+def test_sign_in_with_own_client_then_token_hand_off(
+    qtbot: QtBot, place: dict, tmp_path: Path, real_keyring: object
+) -> None:
+    with fake_oauth_server() as fake:
+        browser = _browser(fake)
+        core = make_core(
+            place,
+            endpoints={"auth_uri": fake.auth_uri, "token_uri": fake.token_uri, "revoke_uri": fake.revoke_uri},
+            open_browser=browser,
+        )
+        window = make_window(qtbot, core, place)
+        client_file = tmp_path / "client.json"
+        client_file.write_text(json.dumps({"installed": {"client_id": CLIENT_ID, "client_secret": CLIENT_SECRET}}))
+        with qtbot.waitSignal(core.signin_done, timeout=10_000) as done:
+            window.sign_in_with_client_file(client_file)
+            assert window.step1.status.text() == "Waiting for you in the browser…"
+        assert done.args == [""]
+        assert window.step1.status.text() == f"Signed in as {EMAIL}"
+        assert "Secret Service" in window.step1.detail.text()
+        assert "Testing" in window.step1.detail.text()  # an own client: the 7-day warning
+        assert KeyStore().load() is not None
+        # A server asks the app for a token: minted from the stored refresh token at "Google".
+
+        async def token() -> object:
+            async with agent_client.AgentClient(place["socket_path"]) as c:
+                return await c.token([WM_RO])
+
+        got = in_background(qtbot, token)
+        assert got.account == EMAIL and got.access_token in fake.issued  # type: ignore[attr-defined]
+        # Google revokes the grant (say, from the account's security page): the app says so.
+        fake.revoked.update(fake.refresh_tokens)
+
+        async def forced() -> object:
+            async with agent_client.AgentClient(place["socket_path"]) as c:
+                return await c.token([WM_RO], force_refresh=True)
+
+        with pytest.raises(agent_client.RefreshFailed):
+            in_background(qtbot, forced)
+        qtbot.waitUntil(lambda: core.account.state is Account.EXPIRED)
+        assert window.step1.status.text() == "Sign-in expired: sign in again"
+        assert "Google no longer accepts this sign-in" in window.step1.detail.text()
+        fake.revoked.clear()
+        # One click signs in again with the same (own) OAuth client.
+        with qtbot.waitSignal(core.signin_done, timeout=10_000) as again:
+            qtbot.mouseClick(window.step1.button_widgets["Sign in again"], Qt.MouseButton.LeftButton)
+        assert again.args == [""]
+        assert window.step1.status.text() == f"Signed in as {EMAIL}"
+        # Sign out revokes at Google and forgets the token here.
+        window.sign_out()
+        qtbot.waitUntil(lambda: bool(fake.revoked), timeout=5000)
+        assert KeyStore().load() is None
+        with pytest.raises(agent_client.SignedOut):
+            in_background(qtbot, token)
+        finish(core)
+
+
+def _browser(fake: FakeOAuth):  # type: ignore[no-untyped-def]
+    def open_browser(url: str) -> bool:
+        threading.Thread(target=fake.browser, args=(url,), daemon=True).start()
+        return True
+
+    return open_browser
+
+
+def test_add_repair_remove_claude(qtbot: QtBot, place: dict, tmp_path: Path, real_keyring: object) -> None:
+    core = make_core(place)
+    window = make_window(qtbot, core, place)
+    window.add_to_claude()
+    assert window.step2.state == OK and window.step2.status.text() == "Added to Claude Desktop"
+    entry = json.loads(Path(place["claude_path"]).read_text())["mcpServers"]["searchdesk"]
+    assert entry["command"] == place["server"].command
+    assert entry["env"]["SEARCHDESK_AGENT_SOCKET"] == place["socket_path"]
+    # The app was moved: the entry is found broken and repaired in one click.
+    moved = cc.ServerCommand(str(tmp_path / "moved-server"))
+    Path(place["server"].command).rename(moved.command)
+    core.server = moved
+    window.refresh()
+    assert window.step2.state == PROBLEM and "Repair" in window.step2.button_widgets
+    qtbot.mouseClick(window.step2.button_widgets["Repair"], Qt.MouseButton.LeftButton)
+    assert window.step2.state == OK
+    qtbot.mouseClick(window.step2.button_widgets["Remove from Claude Desktop"], Qt.MouseButton.LeftButton)
+    assert window.step2.status.text() == "Not added yet"
+    finish(core)
+
+
+def test_invalid_claude_file_is_explained(qtbot: QtBot, place: dict, real_keyring: object) -> None:
+    path = Path(place["claude_path"])
+    path.parent.mkdir()
+    path.write_text("{ not json")
+    core = make_core(place)
+    window = make_window(qtbot, core, place)
+    assert window.step2.status.text() == "Claude Desktop's settings file cannot be read"
+    assert str(path) in window.step2.detail.text() and "did not change it" in window.step2.detail.text()
+    assert path.read_text() == "{ not json"
+    finish(core)
+
+
+def test_demo_is_labelled_and_asks_before_adding(qtbot: QtBot, place: dict) -> None:
+    core = make_core(place, demo=True)
+    window = make_window(qtbot, core, place)
+    assert window.windowTitle() == "SearchDesk (Demo)"
+    assert window.findChild(type(window.step1.status), "demoBanner") is not None
+    assert window.step1.status.text() == "Demo: no Google account needed"
+    window.add_to_claude(confirm=lambda: False)
+    assert not Path(place["claude_path"]).exists()
+    window.add_to_claude(confirm=lambda: True)
+    assert window.step2.status.text() == "Added to Claude Desktop (the demo)"
+    about = AboutDialog(core)
+    qtbot.addWidget(about)
+    assert about.windowTitle() == "About SearchDesk (Demo)"
+    assert dict(about.rows)["SearchDesk app"].endswith("(demo)")
+    finish(core)
+
+
+def test_check_it_works_runs_the_real_server(qtbot: QtBot, place: dict) -> None:
+    place = dict(place, server=cc.server_command())  # the real server, as Claude Desktop would start it
+    core = make_core(place, demo=True)
+    window = make_window(qtbot, core, place)
+    window.add_to_claude(confirm=lambda: True)
+    with qtbot.waitSignal(core.check_done, timeout=60_000):
+        qtbot.mouseClick(window.step3.button_widgets["Check it works"], Qt.MouseButton.LeftButton)
+        assert window.step3.status.text() == "Checking…"
+    assert window.step3.state == OK, window.check_output.toPlainText()
+    assert window.step3.status.text() == "Claude can see 5 properties through SearchDesk."
+    finish(core)
+
+
+def test_tray_menu_and_window_show_state(qtbot: QtBot, place: dict) -> None:
+    core = make_core(place, demo=True)
+    window = make_window(qtbot, core, place)
+    opened: list[str] = []
+    tray = Tray(
+        core,
+        open_window=lambda: opened.append("window"),
+        review=lambda: opened.append("review"),
+        show_activity=lambda: None,
+        show_about=lambda: None,
+        quit_app=lambda: opened.append("quit"),
+        autostart=place["autostart"],
+    )
+    texts = tray.texts()
+    assert texts[:4] == [
+        "DEMO: made-up data, no Google account",
+        "Demo (no Google account)",
+        "Claude Desktop: not added",
+        "No approvals waiting",
+    ]
+    assert "Quit SearchDesk" in texts and "Start at login" in texts
+    core.book.ask(question())
+    tray.rebuild()
+    review = next(a for a in tray.menu.actions() if a.text().startswith("1 approval"))
+    assert review.isEnabled()
+    review.trigger()
+    assert opened == ["review"]
+    qtbot.waitUntil(lambda: window.status_lines()[2] == "1 approval(s) waiting")
+    assert window.review_button.isEnabled()
+    start = next(a for a in tray.menu.actions() if a.text() == "Start at login")
+    start.trigger()
+    assert place["autostart"].is_enabled()
+    tray.deleteLater()
+    finish(core)
+
+
+def test_activity_window_lists_questions_without_values(qtbot: QtBot, place: dict) -> None:
+    core = make_core(place, demo=True)
+    entry = core.book.ask(question("https://secret-value.example/"))
+    core.book.answer(entry.fingerprint, True, "dialog")
+    core.book.take(entry.fingerprint)
+    activity = ActivityWindow(core)
+    qtbot.addWidget(activity)
+    activity.refresh()
+    rows = activity.rows()
+    assert rows[0][1:] == [
+        "delete_site",
+        entry.request.what,
+        "Claude Desktop 0.9.1",
+        "approved",
+        "yes",
+    ]
+    assert not any("secret-value" in cell for row in rows for cell in row)
+    finish(core)
+
+
+def test_autostart_linux(tmp_path: Path) -> None:
+    auto = Autostart(["/opt/Search Desk/searchdesk", "--autostart"], platform="linux", home=tmp_path, env={})
+    assert not auto.is_enabled()
+    auto.enable()
+    text = (tmp_path / ".config" / "autostart" / "searchdesk.desktop").read_text()
+    assert 'Exec="/opt/Search Desk/searchdesk" --autostart' in text
+    assert auto.is_enabled()
+    auto.disable()
+    assert not auto.is_enabled()
+
+
+def test_autostart_macos_plist(tmp_path: Path) -> None:
+    import plistlib
+
+    auto = Autostart(["/Applications/SearchDesk.app/Contents/MacOS/searchdesk"], platform="darwin", home=tmp_path)
+    auto.enable()
+    data = plistlib.loads((tmp_path / "Library/LaunchAgents/com.searchdesk.app.plist").read_bytes())
+    assert data["RunAtLoad"] is True and data["ProgramArguments"][0].endswith("searchdesk")
+    auto.disable()
+    assert not auto.is_enabled()
+
+
+def test_second_launch_brings_the_first_forward(qtbot: QtBot) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="sdi-"))
+    name = str(folder / "app.sock")
+    first = SingleInstance(name)
+    assert first.claim()
+    with qtbot.waitSignal(first.activated, timeout=5000):
+        assert not SingleInstance(name).claim()
+    first.release()
+    os.rmdir(folder) if not any(folder.iterdir()) else None
+
+
+def test_log_redacts_token_shapes() -> None:
+    import logging
+
+    from searchdesk_desktop.logs import Redact
+
+    record = logging.LogRecord("x", logging.INFO, __file__, 1, "got %s", ("ya29.abc-def",), None)
+    Redact().filter(record)
+    assert "ya29" not in record.getMessage() and "[redacted]" in record.getMessage()
+
+
+def test_screenshots_render(tmp_path: Path, qtbot: QtBot) -> None:
+    from PySide6.QtGui import QImage
+
+    from searchdesk_desktop.screenshots import render
+
+    paths = render(tmp_path)
+    assert [p.name for p in paths] == ["first-run.png", "approval-dialog.png"]
+    for p in paths:
+        image = QImage(str(p))
+        assert image.width() > 300 and image.height() > 200
+
+
+def test_smoke_demo_app_starts_and_quits(tmp_path: Path) -> None:
+    """`searchdesk --demo --quit-after 1` as a real process: it starts, listens, logs, quits cleanly."""
+    import subprocess
+    import sys
+
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_RUNTIME_DIR": str(run),
+        "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "QT_QPA_PLATFORM": "offscreen",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "searchdesk_desktop", "--demo", "--quit-after", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    log = (tmp_path / "state" / "searchdesk" / "log" / "searchdesk.log").read_text()
+    assert "SearchDesk started (demo)" in log and "SearchDesk quitting" in log
+    assert "ya29" not in log and "demo-" not in log

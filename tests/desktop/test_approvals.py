@@ -1,0 +1,105 @@
+"""The approval book's rules, with a fake clock: bound to fingerprints, first answer wins, spent once,
+nothing approved by timeout or withdrawal, questions and answers kept 5 minutes."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchdesk_desktop.approvals import ApprovalBook, QueueFull, RequestIdReused, State
+from tests.desktop.helpers import question
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def book(max_open: int = 32) -> tuple[ApprovalBook, Clock]:
+    clock = Clock()
+    return ApprovalBook(clock=clock, wall=clock, max_open=max_open), clock
+
+
+def test_identical_questions_share_one_entry_and_other_targets_do_not() -> None:
+    b, _ = book()
+    a1 = b.ask(question("https://a.example/", request_id="1"))
+    a2 = b.ask(question("https://a.example/", request_id="2"))
+    other = b.ask(question("https://b.example/", request_id="3"))
+    assert a1 is a2 and a1.request_ids == {"1", "2"}
+    assert other is not a1
+    assert len(b.open_entries()) == 2
+
+
+def test_first_answer_wins_and_approve_is_spent_once() -> None:
+    b, _ = book()
+    e = b.ask(question())
+    assert b.take(e.fingerprint) == "pending"
+    assert b.answer(e.fingerprint, True, "notification")
+    assert not b.answer(e.fingerprint, False, "dialog")
+    assert b.take(e.fingerprint) == "approve"
+    assert b.take(e.fingerprint) == "none"
+    assert e.activity.used and e.activity.answered_by == "notification"
+
+
+def test_deny_is_kept_and_a_new_ask_opens_a_new_question() -> None:
+    b, _ = book()
+    e = b.ask(question(request_id="1"))
+    b.answer(e.fingerprint, False, "dialog")
+    assert b.take(e.fingerprint) == "deny"
+    assert b.take(e.fingerprint) == "deny"  # not consumed
+    again = b.ask(question(request_id="2"))
+    assert again is not e and again.state is State.PENDING
+
+
+def test_nothing_is_approved_by_time() -> None:
+    b, clock = book()
+    e = b.ask(question())
+    clock.now += 299
+    assert b.take(e.fingerprint) == "pending"
+    clock.now += 2
+    assert b.take(e.fingerprint) == "none"
+    assert e.state is State.EXPIRED and e.activity.decision == "no answer (expired)"
+    assert not b.answer(e.fingerprint, True, "dialog")
+
+
+def test_an_unused_approve_lapses_after_five_minutes() -> None:
+    b, clock = book()
+    e = b.ask(question())
+    b.answer(e.fingerprint, True, "dialog")
+    clock.now += 301
+    assert b.take(e.fingerprint) == "none"
+    assert not e.activity.used
+
+
+def test_withdrawal_approves_nothing() -> None:
+    b, _ = book()
+    e = b.ask(question(request_id="r"))
+    b.answer(e.fingerprint, True, "dialog")
+    assert b.cancel("r")
+    assert b.take(e.fingerprint) == "none"
+    assert not b.cancel("r") and not b.cancel("unknown")
+
+
+def test_reopen_for_other_waiting_calls() -> None:
+    b, _ = book()
+    e = b.ask(question(request_id="a"))
+    b.ask(question(request_id="b"))
+    b.answer(e.fingerprint, True, "dialog")
+    assert b.take(e.fingerprint, served="a", reopen=True) == "approve"
+    again = b.get(e.fingerprint)
+    assert again is not None and again is not e and again.state is State.PENDING
+    assert again.request_ids == {"b"}
+
+
+def test_bounds_and_request_id_reuse() -> None:
+    b, _ = book(max_open=2)
+    b.ask(question("https://1.example/"))
+    b.ask(question("https://2.example/"))
+    with pytest.raises(QueueFull, match="answer some"):
+        b.ask(question("https://3.example/"))
+    c, _ = book()
+    c.ask(question("https://1.example/", request_id="same"))
+    with pytest.raises(RequestIdReused):
+        c.ask(question("https://2.example/", request_id="same"))
