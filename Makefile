@@ -4,10 +4,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench bundle screenshots clean
+.PHONY: run test lint bench bundle screenshots lock clean
 
 $(STAMP): pyproject.toml constraints.txt
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "SearchDesk needs Python 3.11 or later: run make with PYTHON=python3.11 (or newer).")'
+	@test -x $(PY) && $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { rm -rf $(VENV); $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[desktop,test]'
 	@touch $(STAMP)
@@ -29,7 +30,7 @@ lint: $(STAMP)
 test: lint
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 
-# Renders the first-run window and the approval dialog offscreen to docs/images/ (look at them).
+# Renders the app's windows offscreen to docs/images/ (look at them before committing).
 screenshots: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m searchdesk_desktop.screenshots docs/images
 
@@ -48,6 +49,14 @@ $(BUNDLE_STAMP): $(STAMP) pyproject.toml constraints.txt
 bundle: $(BUNDLE_STAMP)
 	$(PY) packaging/bundle.py
 	$(PY) packaging/smoke.py --write $(MEASUREMENTS)
+
+# Re-resolve the pinned versions (constraints.txt) from pyproject.toml in a throwaway venv.
+lock:
+	rm -rf build/lock-venv && $(PYTHON) -m venv build/lock-venv
+	build/lock-venv/bin/pip install --quiet --upgrade "pip>=24"
+	build/lock-venv/bin/pip install --quiet -e '.[desktop,test,bundle]'
+	{ head -1 constraints.txt; build/lock-venv/bin/pip freeze --exclude-editable | grep -v '^-e'; } > build/constraints.new
+	mv build/constraints.new constraints.txt && rm -rf build/lock-venv
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

@@ -1,4 +1,5 @@
-"""`searchdesk` / `python -m searchdesk_desktop`: the tray app, or `--check` without a window."""
+"""`searchdesk` / `python -m searchdesk_desktop`: the tray app; `--check` without a window;
+`--uninstall-cleanup` for uninstallers."""
 
 from __future__ import annotations
 
@@ -17,6 +18,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="run the server as Claude Desktop would and print a verdict")
     p.add_argument("--quit-after", type=float, metavar="SECONDS", help="quit after SECONDS (smoke tests)")
     p.add_argument("--autostart", action="store_true", help="started at login: stay in the tray if there is one")
+    p.add_argument(
+        "--uninstall-cleanup",
+        action="store_true",
+        help="sign out (revoking the Google token), turn off start at login, remove SearchDesk from Claude "
+        "Desktop and quit a running copy; for uninstallers: no window, no output, always exit status 0",
+    )
     p.add_argument("--version", action="version", version=f"searchdesk {__version__}")
     return p
 
@@ -29,29 +36,44 @@ def main(argv: list[str] | None = None) -> int:
         logs.setup()
     except OSError:
         pass  # no log folder: run without a log file rather than not at all
+    if args.uninstall_cleanup:
+        from . import cleanup
+
+        return cleanup.main()
     if args.check:
         return headless_check(args.demo)
     return run_gui(args)
 
 
 def headless_check(demo: bool) -> int:
-    """The self-check of "Check it works", printed: the exact command Claude Desktop gets."""
+    """The self-check of "Check it works", printed: the exact command Claude Desktop gets.
+
+    Printed to stdout; the windowed Windows build has none, so there it goes to the console of the
+    terminal it was started from, or into a message box (see console.py).
+    """
     from PySide6.QtCore import QCoreApplication
 
+    from .console import deliver, output_stream
     from .core import Core
 
-    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    route, stream = output_stream()
+    if route == "box":
+        from PySide6.QtWidgets import QApplication
+
+        app = QCoreApplication.instance() or QApplication(sys.argv[:1])
+    else:
+        app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
     core = Core(demo=demo)
     core.start()  # tokens for the child, unless the app is already running (then it serves them)
     outcome: list[int] = []
 
     def done(result: object) -> None:
         if isinstance(result, str):
-            print(f"FAIL: {result}")
-            outcome.append(1)
+            text, ok = f"FAIL: {result}", False
         else:
-            print(result.render())  # type: ignore[attr-defined]
-            outcome.append(0 if result.ok else 1)  # type: ignore[attr-defined]
+            text, ok = result.render(), bool(result.ok)  # type: ignore[attr-defined]
+        outcome.append(0 if ok else 1)
+        deliver(text, ok, route, stream, demo=demo)
         app.quit()
 
     core.check_done.connect(done)
@@ -76,8 +98,9 @@ def run_gui(args: argparse.Namespace) -> int:
         print("SearchDesk is already running; it has been brought forward.", file=sys.stderr)
         return 0
     core = Core(demo=args.demo)
-    app = DesktopApp(qapp, core)
+    app = DesktopApp(qapp, core, single=single)
     single.activated.connect(app.window.bring_forward)
+    single.quit_requested.connect(app.quit)
     app.start(show_window=not args.autostart or not core.settings.first_run_done)
     if args.quit_after is not None:
         QTimer.singleShot(int(args.quit_after * 1000), app.quit)

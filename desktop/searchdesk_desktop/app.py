@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import gc
 import logging
+from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QApplication, QSystemTrayIcon
+from PySide6.QtCore import QObject, QProcess, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from .approval_dialog import ARM_DELAY_MS, ApprovalQueue
-from .autostart import Autostart
+from .autostart import Autostart, app_command
 from .core import Core
 from .icons import app_icon
 from .notify import ApprovalNotifications, make_backend
+from .single_instance import SingleInstance
+from .titles import title
 from .tray import Tray
 from .windows import MainWindow
 
@@ -47,6 +50,12 @@ class MainThreadGC(QObject):
         gc.enable()
 
 
+def start_detached(command: Sequence[str]) -> bool:
+    """Start a program that outlives us (QProcess.startDetached); False if it could not start."""
+    ok, _pid = QProcess.startDetached(command[0], list(command[1:]))
+    return bool(ok)
+
+
 class DesktopApp(QObject):
     def __init__(
         self,
@@ -56,10 +65,14 @@ class DesktopApp(QObject):
         arm_delay_ms: int = ARM_DELAY_MS,
         autostart: Autostart | None = None,
         tray: bool | None = None,
+        single: SingleInstance | None = None,
+        launch: Callable[[Sequence[str]], bool] = start_detached,
     ) -> None:
         super().__init__()
         self.qapp = qapp
         self.core = core
+        self.single = single
+        self._launch = launch
         self.gc = MainThreadGC()
         qapp.setWindowIcon(app_icon())
         qapp.setApplicationName("SearchDesk")
@@ -69,6 +82,7 @@ class DesktopApp(QObject):
         self.queue = ApprovalQueue(core.book, demo=core.demo, arm_delay_ms=arm_delay_ms)
         self.window = MainWindow(core, autostart=self.autostart, has_tray=has_tray)
         self.window.review = self.queue.bring_forward
+        self.window.restart_in_demo = self.restart_in_demo
         self.window.quit_requested.connect(self.quit)
         self.tray: Tray | None = None
         if has_tray:
@@ -77,6 +91,7 @@ class DesktopApp(QObject):
                 open_window=self.window.bring_forward,
                 review=self.queue.bring_forward,
                 show_activity=self.window.show_activity,
+                show_settings=self.window.show_settings,
                 show_about=self.window.show_about,
                 quit_app=self.quit,
                 autostart=self.autostart,
@@ -92,12 +107,37 @@ class DesktopApp(QObject):
         self.core.start()
         if self.tray is not None:
             self.tray.show()
+        first_run = not self.core.settings.first_run_done
         if show_window or self.tray is None:
             self.window.show()
-        if not self.core.settings.first_run_done:
+            # The real-display test reads this line: which window, and on which Qt platform.
+            log.info("%s window shown on %s", "first-run" if first_run else "main", QApplication.platformName() or "?")
+        if first_run:
             self.core.settings.first_run_done = True
             self.core.settings.save(self.core.settings_path)
         log.info("SearchDesk started%s", " (demo)" if self.core.demo else "")
+
+    def restart_in_demo(self) -> None:
+        """Try the demo: start a new copy with ``--demo``, then quit this one.
+
+        This copy lets go of the single-instance name and the agent socket first, so the new one
+        finds neither taken (otherwise it would just bring this one forward and exit).
+        """
+        command = app_command("--demo")
+        log.info("restarting on the demo")
+        if self.single is not None:
+            self.single.release()
+        self.window.quitting = True
+        self.queue.close()
+        self.core.stop()
+        if not self._launch(command):
+            log.warning("could not start the demo")
+            QMessageBox.warning(
+                self.window,
+                title(self.core.demo, "try the demo"),
+                "SearchDesk could not start the demo by itself. Start it yourself with:\n\n    searchdesk --demo",
+            )
+        self.quit()
 
     def quit(self) -> None:
         """Nothing pending is approved by quitting: open questions simply end unanswered."""

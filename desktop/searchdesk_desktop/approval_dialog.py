@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from .approvals import ApprovalBook, Entry, State
+from .titles import title
 
 try:  # the server's own words, so the dialog, the notification and the client's dialog all agree
     from searchdesk_server.approval.question import VALUES_HEADING as VALUES_HEADING
@@ -44,6 +45,21 @@ def plain_label(text: str, *, wrap: bool = True, selectable: bool = True) -> QLa
     return label
 
 
+def fit_height(window: QWidget) -> None:
+    """Make a window exactly as tall as its wrapped text needs at its present width.
+
+    A top-level window sizes itself from its labels' size hints, which Qt computes for wrapped text
+    at a narrow guess; at the real width the text needs fewer lines, and the spare height would be
+    spread as gaps between the lines of the dialog.
+    """
+    layout = window.layout()
+    if layout is None or not layout.hasHeightForWidth():
+        return
+    height = layout.totalHeightForWidth(window.width())
+    if height > 0 and height != window.height():
+        window.resize(window.width(), max(height, window.minimumHeight()))
+
+
 class ApprovalDialog(QDialog):
     """One question. ``decided(fingerprint, approve)`` is emitted at most once."""
 
@@ -62,7 +78,7 @@ class ApprovalDialog(QDialog):
         self.fingerprint = entry.fingerprint
         self._done = False
         request = entry.request
-        self.setWindowTitle(("SearchDesk (Demo)" if demo else "SearchDesk") + ": approval needed")
+        self.setWindowTitle(title(demo, "approval needed"))
         self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, True)
         self.setWindowFlag(Qt.WindowType.WindowContextHelpButtonHint, False)
         self.setModal(False)
@@ -104,15 +120,17 @@ class ApprovalDialog(QDialog):
             grid.addWidget(val, row, 1)
             self.value_labels.append((key, val))
         layout.addLayout(grid)
+        layout.addSpacing(6)
 
         client = request.client.name + (f" {request.client.version}" if request.client.version else "")
         self.client_label = plain_label(f"Asked by a program that says it is: {client}")
         self.client_label.setStyleSheet("color:#4b5563;")
         layout.addWidget(self.client_label)
         self.queue_label = plain_label("", selectable=False)
+        layout.addWidget(self.queue_label)  # parented first: a bare label made visible is a window of its own
         self.set_waiting_after(waiting_after)
-        layout.addWidget(self.queue_label)
 
+        layout.addSpacing(6)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         self.deny_button = QPushButton("Deny")
@@ -141,6 +159,7 @@ class ApprovalDialog(QDialog):
 
     def showEvent(self, event: object) -> None:
         super().showEvent(event)  # type: ignore[arg-type]
+        fit_height(self)
         self.deny_button.setFocus()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:

@@ -19,11 +19,16 @@ RUN_KEY = r"Software\Microsoft\Windows\CurrentVersion\Run"
 RUN_VALUE = "SearchDesk"
 
 
+def app_command(*args: str) -> list[str]:
+    """How to start this app again: the frozen executable, or this interpreter with ``-m``."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, *args]
+    return [sys.executable, "-m", "searchdesk_desktop", *args]
+
+
 def launch_command() -> list[str]:
     """How to start this app at login (``--autostart``: quietly, to the tray when there is one)."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "--autostart"]
-    return [sys.executable, "-m", "searchdesk_desktop", "--autostart"]
+    return app_command("--autostart")
 
 
 def _desktop_exec(command: Sequence[str]) -> str:

@@ -26,6 +26,8 @@ CONFIG_NAME = "claude_desktop_config.json"
 BACKUP_SUFFIX = ".searchdesk-backup"
 DEMO_VAR = "SEARCHDESK_DEMO"
 SOCKET_VAR = "SEARCHDESK_AGENT_SOCKET"
+#: The variables the settings window owns; everything else in our entry's env is left as it is.
+SETTINGS_VARS = ("GSC_READ_ONLY", "GSC_ALLOW_TOOLS", "GSC_SITE_URL", "GSC_ALLOWED_SITES")
 
 
 class ClaudeConfigError(Exception):
@@ -195,8 +197,29 @@ def locate(env: Mapping[str, str] | None = None, home: Path | None = None) -> Pa
     return Path(str(chosen))
 
 
+def every_location(env: Mapping[str, str] | None = None, home: Path | None = None) -> list[Path]:
+    """Every settings file that exists on this machine (uninstalling cleans all of them)."""
+    found = candidate_paths(sys.platform, os.environ if env is None else env, home or Path.home(), _list_dir)
+    return [Path(str(p)) for p in found if os.path.isfile(p)]
+
+
 def claude_installed(path: Path) -> bool:
     return path.parent.is_dir()
+
+
+def display_path(path: Path, home: Path | None = None) -> str:
+    """A path as a person reads it: ``~/.config/Claude/...`` rather than ``/home/alex/.config/...``.
+
+    Only on macOS and Linux, where ``~`` is the everyday spelling; Windows shows the full path.
+    """
+    if sys.platform == "win32":
+        return str(path)
+    home = home or Path.home()
+    try:
+        rest = path.relative_to(home)
+    except ValueError:
+        return str(path)
+    return "~" if str(rest) == "." else f"~/{rest.as_posix()}"
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -363,6 +386,32 @@ def add(
         return True
 
     return update(path, mutate, _before_replace=_before_replace)
+
+
+def update_settings(path: Path, settings: ServerSettings) -> Change:
+    """Re-write the settings variables in our existing entry's ``env``; every other key stays as it is.
+
+    No entry (not added yet, or added as a Claude Desktop extension): nothing is written; the
+    settings are used when SearchDesk is added.
+    """
+    if not path.exists():
+        return Change(path, False)
+    wanted = settings.env()
+
+    def mutate(data: dict[str, Any]) -> bool:
+        servers = data.get("mcpServers")
+        entry = servers.get(SERVER_KEY) if isinstance(servers, dict) else None
+        if not isinstance(servers, dict) or not isinstance(entry, dict):
+            return False
+        env = dict(entry["env"]) if isinstance(entry.get("env"), dict) else {}
+        new = {k: v for k, v in env.items() if k not in SETTINGS_VARS}
+        new.update({k: wanted[k] for k in SETTINGS_VARS if k in wanted})
+        if new == env:
+            return False
+        servers[SERVER_KEY] = {**entry, "env": new}
+        return True
+
+    return update(path, mutate)
 
 
 def remove(path: Path) -> Change:

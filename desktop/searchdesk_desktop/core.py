@@ -24,6 +24,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal, Slot
 
 from . import claude_config as cc
+from . import extension
 from .approvals import ApprovalBook, Entry, State
 from .keystore import KeyringLocked, KeyStore, KeystoreError, NoSecureKeyring, SignInRecord
 from .listener import AgentListener, SignedOut
@@ -86,10 +87,14 @@ class AccountStatus:
 class ClaudeStatus:
     check: cc.EntryCheck
     connected: int  # servers connected to this app right now
+    extension: Path | None = None  # an installed SearchDesk extension (.mcpb) in Claude Desktop
 
     @property
     def short(self) -> str:
         state = self.check.state
+        if self.extension is not None and state is cc.EntryState.ABSENT:
+            text = "Claude Desktop: added (extension)"
+            return text + (f", {self.connected} connected now" if self.connected else "")
         text = {
             cc.EntryState.ABSENT: "Claude Desktop: not added",
             cc.EntryState.OK: "Claude Desktop: added" + (" (demo)" if self.check.demo else ""),
@@ -119,6 +124,8 @@ class Core(QObject):
         server: cc.ServerCommand | None = None,
         endpoints: dict[str, str] | None = None,
         open_browser: Callable[[str], object] = webbrowser.open,
+        bundle: Path | None = None,
+        open_file: Callable[[Path], bool] = extension.open_with_system,
     ) -> None:
         super().__init__()
         self.demo = demo
@@ -129,6 +136,10 @@ class Core(QObject):
         self.server = server or cc.server_command()
         self._endpoints = {"auth_uri": AUTH_URI, "token_uri": TOKEN_URI, "revoke_uri": REVOKE_URI, **(endpoints or {})}
         self._open_browser = open_browser
+        #: The .mcpb this build ships (None in development and on Linux): "Add" opens it.
+        self.bundle = bundle if bundle is not None else extension.find_bundle()
+        self._open_file = open_file
+        self.bundle_opened = False  # this session handed the .mcpb to Claude Desktop
         self.book = ApprovalBook()
         self.listener = AgentListener(self.book, self.provider, path=socket_path)
         self.listener_error = ""
@@ -372,7 +383,19 @@ class Core(QObject):
 
     def claude_status(self) -> ClaudeStatus:
         check = cc.check(self.claude_path, self.server, self.agent_socket_for_entry())
-        return ClaudeStatus(check, self.listener.connection_count)
+        installed = extension.installed_extension(self.claude_path)
+        return ClaudeStatus(check, self.listener.connection_count, installed)
+
+    def add_method(self) -> extension.Method:
+        return extension.choose_method(self.bundle, demo=self.demo)
+
+    def open_extension(self) -> bool:
+        """Hand the .mcpb to Claude Desktop (its install dialog takes over); False: use the settings file."""
+        if self.bundle is None:
+            return False
+        self.bundle_opened = extension.open_bundle(self.bundle, self._open_file)
+        self.changed.emit()
+        return self.bundle_opened
 
     def add_to_claude(self, *, allow_demo: bool = False) -> cc.Change:
         settings = self.settings.server_settings(demo=self.demo, agent_socket=self.agent_socket_for_entry())
@@ -385,6 +408,38 @@ class Core(QObject):
         change = cc.repair(self.claude_path, self.server, self.agent_socket_for_entry())
         self.changed.emit()
         return change
+
+    # --- settings that reach the server -----------------------------------------------------
+    def apply_settings(
+        self, *, read_only: bool, groups: list[str], site_url: str, allowed_sites: list[str]
+    ) -> cc.Change:
+        """Save the settings and re-write them into our Claude Desktop entry, if there is one.
+
+        Raises ``ClaudeConfigError`` when the entry could not be updated; the settings are saved anyway.
+        """
+        self.settings.read_only = read_only
+        self.settings.groups = list(groups)
+        self.settings.site_url = site_url
+        self.settings.allowed_sites = list(allowed_sites)
+        self.settings.save(self.settings_path)
+        log.info("settings saved")
+        try:
+            server = self.settings.server_settings(demo=self.demo, agent_socket=self.agent_socket_for_entry())
+            change = cc.update_settings(self.claude_path, server)
+        finally:
+            self.changed.emit()
+        if change.changed:
+            log.info("Claude Desktop entry updated with the new settings")
+        return change
+
+    def missing_scopes(self) -> list[str]:
+        """Scopes the chosen tools need that the present Google sign-in did not grant."""
+        from .tokens import covered
+
+        record = self._record
+        if self.demo or record is None or self._account.state is not Account.SIGNED_IN:
+            return []
+        return covered(record.scopes, self.scopes())
 
     def remove_from_claude(self) -> cc.Change:
         change = cc.remove(self.claude_path)

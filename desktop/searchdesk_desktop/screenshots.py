@@ -1,19 +1,27 @@
-"""Render the first-run window and the approval dialog to PNG files (offscreen), for the docs.
+"""Render the app's windows to PNG files (offscreen), for the docs.
 
     python -m searchdesk_desktop.screenshots docs/images
 
-Uses a throw-away settings folder, a made-up packaged OAuth client and an empty keyring stand-in,
-so it shows exactly what a new user of a release build sees, and touches nothing on this machine.
+Writes first-run.png, approval-dialog.png, settings.png and activity.png. Everything happens in a
+throw-away home folder (so paths read as a person's would: ``~/.config/Claude/...``), with a made-up
+packaged OAuth client and an empty keyring stand-in: it shows what a new user of a release build
+sees, and touches nothing on this machine. The environment is put back afterwards.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+#: The Activity window's rows are asked at fixed times, so the image does not change run to run.
+ACTIVITY_DAY = (2026, 11, 27)
 
 
 class _EmptyKeyring:
@@ -31,79 +39,151 @@ class _EmptyKeyring:
         return None
 
 
+@contextlib.contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
 def render(out: Path) -> list[Path]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
-    from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Value
-    from searchdesk_server.approval import question as server_question
-
-    from . import claude_config as cc
-    from .approval_dialog import ApprovalDialog
-    from .approvals import ApprovalBook
-    from .core import Core
     from .icons import app_icon
-    from .windows import MainWindow
 
     qapp = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(qapp, QApplication)
     qapp.setWindowIcon(app_icon())
     out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="sdshot-") as scratch:
         root = Path(scratch)
+        home = root / "home"
+        home.mkdir()
         client = root / "oauth_client.json"
         client.write_text(
             json.dumps({"installed": {"client_id": "release.apps.googleusercontent.com", "client_secret": "x"}})
         )
-        os.environ["SEARCHDESK_OAUTH_CLIENT_FILE"] = str(client)
-        exe = root / "searchdesk-server"
-        exe.write_text("")
-        (root / "Claude").mkdir()  # Claude Desktop is installed, SearchDesk not added yet
-        core = Core(
-            settings_path=root / "settings.json",
-            claude_path=root / "Claude" / cc.CONFIG_NAME,
-            keystore=_EmptyKeyring(),  # type: ignore[arg-type]
-            socket_path=str(root / "agent.sock"),
-            server=cc.ServerCommand(str(exe)),
-        )
-        core.start()
-        window = MainWindow(core, has_tray=True)
-        window.resize(660, window.sizeHint().height())
-        window.show()
-        qapp.processEvents()
-        path = out / "first-run.png"
-        window.grab().save(str(path))
-        written.append(path)
-        window.close()
+        with _environment(HOME=str(home), SEARCHDESK_OAUTH_CLIENT_FILE=str(client)):
+            return _render_all(qapp, out, root, home)
 
-        q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml")
-        request = ApprovalRequest(
-            request_id="screenshot",
-            tool=q.tool,
-            what=q.what,
-            consequence=q.consequence,
-            values=tuple(Value(label, value) for label, value in q.values),
-            fingerprint=q.fingerprint,
-            client=ClientInfo("claude-ai", "0.1.0"),
-            wait_s=40,
-        )
-        dialog = ApprovalDialog(ApprovalBook().ask(request), arm_delay_ms=0, waiting_after=1)
-        dialog.show()
-        qapp.processEvents()
-        dialog.adjustSize()
-        qapp.processEvents()
-        path = out / "approval-dialog.png"
-        dialog.grab().save(str(path))
-        written.append(path)
-        dialog.close_silently()
-        core.stop()
-        from PySide6.QtCore import QCoreApplication, QEvent
 
-        for obj in (dialog, window, core.listener, core):
-            obj.deleteLater()
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+def _render_all(qapp: Any, out: Path, root: Path, home: Path) -> list[Path]:
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from . import claude_config as cc
+    from .core import Core
+    from .settings import AppSettings
+    from .windows import ActivityWindow, MainWindow
+
+    claude = cc.locate(env={}, home=home)  # ~/.config/Claude/claude_desktop_config.json on Linux
+    claude.parent.mkdir(parents=True)  # Claude Desktop is installed, SearchDesk not added yet
+    exe = root / "app" / "searchdesk-server"
+    exe.parent.mkdir()
+    exe.write_text("")
+    settings = root / "settings.json"
+    AppSettings(site_url="sc-domain:example.com", allowed_sites=["sc-domain:example.com"]).save(settings)
+    core = Core(
+        settings_path=settings,
+        claude_path=claude,
+        keystore=_EmptyKeyring(),  # type: ignore[arg-type]
+        socket_path=str(root / "agent.sock"),
+        server=cc.ServerCommand(str(exe)),
+    )
+    core.start()
+    written: list[Path] = []
+
+    def grab(widget: Any, name: str) -> None:
+        widget.show()
+        qapp.processEvents()
+        path = out / name
+        widget.grab().save(str(path))
+        written.append(path)
+
+    window = MainWindow(core, has_tray=True)
+    window.resize(660, window.sizeHint().height())
+    grab(window, "first-run.png")
+    window.close()
+
+    dialog = _approval_dialog(qapp)
+    grab(dialog, "approval-dialog.png")
+    dialog.close_silently()
+
+    window.show_settings()
+    settings_window = window.settings_window
+    assert settings_window is not None
+    settings_window.adjustSize()
+    grab(settings_window, "settings.png")
+    settings_window.close()
+
+    _activity(core)
+    activity = ActivityWindow(core)
+    activity.refresh()
+    activity.resize(900, 180)
+    activity.table.resizeColumnsToContents()
+    activity.table.setCurrentCell(-1, -1)
+    grab(activity, "activity.png")
+    activity.close()
+
+    core.stop()
+    for obj in (dialog, activity, settings_window, window, core.listener, core):
+        obj.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     return written
+
+
+def _request(q: Any, request_id: str, client: tuple[str, str] = ("claude-ai", "0.1.0")) -> Any:
+    from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Value
+
+    return ApprovalRequest(
+        request_id=request_id,
+        tool=q.tool,
+        what=q.what,
+        consequence=q.consequence,
+        values=tuple(Value(label, value) for label, value in q.values),
+        fingerprint=q.fingerprint,
+        client=ClientInfo(*client),
+        wait_s=40,
+    )
+
+
+def _approval_dialog(qapp: Any) -> Any:
+    from searchdesk_server.approval import question as server_question
+
+    from .approval_dialog import ApprovalDialog, fit_height
+    from .approvals import ApprovalBook
+
+    q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml")
+    dialog = ApprovalDialog(ApprovalBook().ask(_request(q, "screenshot")), arm_delay_ms=0, waiting_after=1)
+    dialog.show()
+    qapp.processEvents()
+    fit_height(dialog)
+    return dialog
+
+
+def _activity(core: Any) -> None:
+    """A morning's questions: a sitemap removal approved and used, a property removal denied, one open."""
+    from searchdesk_server.approval import question as server_question
+
+    book = core.book
+    asked = [
+        (server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml"), True),
+        (server_question.delete_site("https://staging.example.com/"), False),
+        (server_question.unverify_site("https://shop.example.net/"), None),
+    ]
+    for number, (q, approve) in enumerate(asked):
+        entry = book.ask(_request(q, f"activity-{number}"))
+        entry.activity.asked_at = time.mktime((*ACTIVITY_DAY, 9, 12 + 7 * number, 5, 0, 0, -1))
+        if approve is not None:
+            book.answer(entry.fingerprint, approve, "dialog")
+            book.take(entry.fingerprint)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from .autostart import Autostart
 from .core import Core
 from .icons import tray_icon
+from .titles import app_name
 
 
 class Tray(QSystemTrayIcon):
@@ -27,6 +28,7 @@ class Tray(QSystemTrayIcon):
         show_about: Callable[[], None],
         quit_app: Callable[[], None],
         autostart: Autostart | None = None,
+        show_settings: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(tray_icon())
         self.core = core
@@ -35,6 +37,7 @@ class Tray(QSystemTrayIcon):
         self._review = review
         self._show_activity = show_activity
         self._show_about = show_about
+        self._show_settings = show_settings or (lambda: None)
         self._quit = quit_app
         self.menu = QMenu()
         self.menu.aboutToShow.connect(self.rebuild)
@@ -46,7 +49,7 @@ class Tray(QSystemTrayIcon):
 
     def _update_tooltip(self) -> None:
         waiting = self.core.pending_count()
-        label = "SearchDesk (Demo)" if self.core.demo else "SearchDesk"
+        label = app_name(self.core.demo)
         self.setToolTip(f"{label}: {waiting} question(s) waiting" if waiting else label)
 
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
@@ -70,7 +73,8 @@ class Tray(QSystemTrayIcon):
         menu.addAction(review)
         menu.addSeparator()
         for label, slot in (
-            ("Open SearchDesk", self._open_window),
+            ("Open SearchDesk" + (" (Demo)" if self.core.demo else ""), self._open_window),
+            ("Settings", self._show_settings),
             ("Activity", self._show_activity),
             ("About SearchDesk", self._show_about),
         ):

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QPlainTextEdit,
@@ -40,21 +39,14 @@ from . import claude_config as cc
 from .approval_dialog import plain_label
 from .autostart import Autostart
 from .core import Account, Core
+from .settings_window import SettingsWindow
 from .signin import NoOAuthClient, SignInError
+from .titles import app_name, title
+from .widgets import demo_banner
 
 OK, TODO, PROBLEM, BUSY = "ok", "todo", "problem", "busy"
 MARKS = {OK: "✓", TODO: "○", PROBLEM: "!", BUSY: "…"}
 COLOURS = {OK: "#15803d", TODO: "#6b7280", PROBLEM: "#b45309", BUSY: "#2563eb"}
-
-
-def demo_banner() -> QLabel:
-    banner = plain_label(
-        "DEMO: SearchDesk is running on made-up Search Console data. No Google account is used.",
-        selectable=False,
-    )
-    banner.setObjectName("demoBanner")
-    banner.setStyleSheet("background:#fff3c4;color:#5c4400;padding:6px;border-radius:4px;font-weight:bold;")
-    return banner
 
 
 class StepRow(QFrame):
@@ -129,9 +121,12 @@ class MainWindow(QMainWindow):
         self.quitting = False  # set before the app quits: Qt 6 aborts a quit when a window refuses to close
         self.activity_window: ActivityWindow | None = None
         self.about_dialog: AboutDialog | None = None
+        self.settings_window: SettingsWindow | None = None
         self.review: Callable[[], None] = lambda: None
+        #: "Try the demo": set by the app to restart itself on the demo (see DesktopApp.restart_in_demo).
+        self.restart_in_demo: Callable[[], None] | None = None
         self.step_errors: dict[int, str] = {}
-        self.setWindowTitle("SearchDesk (Demo)" if core.demo else "SearchDesk")
+        self.setWindowTitle(title(core.demo))
         self.setMinimumWidth(620)
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -178,7 +173,11 @@ class MainWindow(QMainWindow):
         self.autostart_box.toggled.connect(self._autostart_toggled)
         bottom.addWidget(self.autostart_box)
         bottom.addStretch(1)
-        for label, slot in (("Activity", self.show_activity), ("About", self.show_about)):
+        for label, slot in (
+            ("Settings", self.show_settings),
+            ("Activity", self.show_activity),
+            ("About", self.show_about),
+        ):
             button = QPushButton(label)
             button.setAutoDefault(False)
             button.clicked.connect(slot)
@@ -272,13 +271,30 @@ class MainWindow(QMainWindow):
 
     def _show_claude(self) -> None:
         step, core = self.step2, self.core
-        status = core.claude_status().check
+        claude = core.claude_status()
+        status = claude.check
         error = self.step_errors.get(2, "")
-        where = f"Settings file: {status.path}"
-        if status.state is cc.EntryState.OK:
-            note = "Restart Claude Desktop (quit it fully) so it loads SearchDesk."
+        where = f"Settings file: {cc.display_path(status.path)}"
+        restart = "Restart Claude Desktop (quit it fully) so it loads SearchDesk."
+        if status.state is cc.EntryState.OK and claude.extension is not None:
+            step.show_state(
+                PROBLEM,
+                "SearchDesk is in Claude Desktop twice",
+                "\n".join(
+                    x
+                    for x in (
+                        "It is installed as an extension and also listed in the settings file, so Claude sees "
+                        "every tool twice. Remove the settings-file entry.",
+                        where,
+                        error,
+                    )
+                    if x
+                ),
+            )
+            step.set_buttons([("Remove from the settings file", self.remove_from_claude)])
+        elif status.state is cc.EntryState.OK:
             label = "Added to Claude Desktop" + (" (the demo)" if status.demo else "")
-            step.show_state(OK, label, "\n".join(x for x in (note, where, error) if x))
+            step.show_state(OK, label, "\n".join(x for x in (restart, where, error) if x))
             step.set_buttons([("Remove from Claude Desktop", self.remove_from_claude)])
         elif status.state in (cc.EntryState.BROKEN, cc.EntryState.OTHER_COPY):
             step.show_state(PROBLEM, f"Needs repair: {status.detail}", "\n".join(x for x in (where, error) if x))
@@ -289,6 +305,19 @@ class MainWindow(QMainWindow):
         elif status.state is cc.EntryState.INVALID_FILE:
             step.show_state(PROBLEM, "Claude Desktop's settings file cannot be read", status.detail)
             step.set_buttons([("Try again", core.changed.emit)])
+        elif claude.extension is not None:
+            detail = "Its settings are in Claude Desktop: Settings, Extensions, SearchDesk."
+            step.show_state(OK, "Added to Claude Desktop as an extension", "\n".join(x for x in (detail, error) if x))
+            step.set_buttons([])
+        elif core.bundle_opened and core.add_method() == "bundle":
+            detail = (
+                "Claude Desktop should be showing SearchDesk's install dialog: click Install there, then "
+                "come back. Nothing appeared? Add SearchDesk through the settings file instead."
+            )
+            step.show_state(TODO, "Opened in Claude Desktop", "\n".join(x for x in (detail, error) if x))
+            step.set_buttons(
+                [("Open it again", self.add_to_claude), ("Use the settings file instead", self.add_via_settings_file)]
+            )
         else:
             installed = cc.claude_installed(status.path)
             note = (
@@ -296,9 +325,9 @@ class MainWindow(QMainWindow):
                 if installed
                 else "Claude Desktop does not seem to be installed yet; SearchDesk can add itself anyway."
             )
-            step.show_state(
-                PROBLEM if error else TODO, "Not added yet", "\n".join(x for x in (note, where, error) if x)
-            )
+            if core.add_method() == "config":
+                note = "\n".join(x for x in (note, where) if x)
+            step.show_state(PROBLEM if error else TODO, "Not added yet", "\n".join(x for x in (note, error) if x))
             label = "Add the demo to Claude Desktop" if core.demo else "Add to Claude Desktop"
             step.set_buttons([(label, self.add_to_claude)], primary=label)
 
@@ -354,20 +383,27 @@ class MainWindow(QMainWindow):
         self.refresh()
 
     def choose_client_file(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, "Choose your OAuth client file", "", "JSON files (*.json)")
+        name, _ = QFileDialog.getOpenFileName(
+            self, title(self.core.demo, "choose your OAuth client file"), "", "JSON files (*.json)"
+        )
         if name:
             self.sign_in_with_client_file(Path(name))
 
     def choose_service_account(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, "Choose a service-account key file", "", "JSON files (*.json)")
+        name, _ = QFileDialog.getOpenFileName(
+            self, title(self.core.demo, "choose a service-account key file"), "", "JSON files (*.json)"
+        )
         if name:
             self.use_service_account(Path(name))
 
     def try_demo(self) -> None:
-        """Start a second copy on the demo is confusing; say how instead of guessing."""
+        """Restart on the demo; a window without the app around it (screenshots) can only explain."""
+        if self.restart_in_demo is not None:
+            self.restart_in_demo()
+            return
         QMessageBox.information(
             self,
-            "Try the demo",
+            title(self.core.demo, "try the demo"),
             "Quit SearchDesk and start it again with the demo:\n\n    searchdesk --demo\n\n"
             "The demo answers with made-up data and never touches a Google account.",
         )
@@ -376,7 +412,23 @@ class MainWindow(QMainWindow):
         self.core.sign_out()
 
     def add_to_claude(self, *, confirm: Callable[[], bool] | None = None) -> None:
+        """The extension (.mcpb) when this build ships one; else, or when it cannot be opened, the settings file."""
         self.step_errors.pop(2, None)
+        if self.core.add_method() == "bundle":
+            if self.core.open_extension():
+                self.refresh()
+                return
+            self.step_errors[2] = (
+                "Claude Desktop did not open SearchDesk's extension file, so SearchDesk added itself to Claude "
+                "Desktop's settings file instead."
+            )
+        self._add_to_settings_file(confirm)
+
+    def add_via_settings_file(self) -> None:
+        self.step_errors.pop(2, None)
+        self._add_to_settings_file(None)
+
+    def _add_to_settings_file(self, confirm: Callable[[], bool] | None) -> None:
         allow_demo = False
         if self.core.demo:
             ask = confirm or self._confirm_demo
@@ -389,16 +441,24 @@ class MainWindow(QMainWindow):
             self.step_errors[2] = str(exc)
         self.refresh()
 
-    def _confirm_demo(self) -> bool:
-        answer = QMessageBox.question(
-            self,
-            "Add the demo to Claude Desktop?",
+    def confirm_demo_box(self) -> QMessageBox:
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            title(self.core.demo, "add the demo to Claude Desktop?"),
             "Claude Desktop will then see SearchDesk's demo: made-up Search Console data, labelled as demo. "
             "You can replace it with your real account later.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
+            self,
         )
-        return answer == QMessageBox.StandardButton.Yes
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        return box
+
+    def _confirm_demo(self) -> bool:
+        box = self.confirm_demo_box()
+        try:
+            return box.exec() == QMessageBox.StandardButton.Yes
+        finally:
+            box.deleteLater()
 
     def repair_claude(self) -> None:
         self.step_errors.pop(2, None)
@@ -435,7 +495,11 @@ class MainWindow(QMainWindow):
         try:
             self.autostart.set_enabled(enabled)
         except OSError as exc:
-            QMessageBox.warning(self, "Start at login", f"SearchDesk could not change this ({type(exc).__name__}).")
+            QMessageBox.warning(
+                self,
+                title(self.core.demo, "start at login"),
+                f"SearchDesk could not change this ({type(exc).__name__}).",
+            )
         self.autostart_box.blockSignals(True)
         self.autostart_box.setChecked(self.autostart.is_enabled())
         self.autostart_box.blockSignals(False)
@@ -446,6 +510,15 @@ class MainWindow(QMainWindow):
         self.activity_window.refresh()
         self.activity_window.show()
         self.activity_window.raise_()
+
+    def show_settings(self) -> None:
+        if self.settings_window is None:
+            self.settings_window = SettingsWindow(self.core)
+        else:
+            self.settings_window.load()
+        self.settings_window.show()
+        self.settings_window.raise_()
+        self.settings_window.activateWindow()
 
     def show_about(self) -> None:
         if self.about_dialog is None:
@@ -470,12 +543,12 @@ class MainWindow(QMainWindow):
 class ActivityWindow(QDialog):
     """What was asked, when, by which client (as it says), the decision, and whether it was used."""
 
-    COLUMNS = ("Asked", "Tool", "What was asked", "Asked by (says it is)", "Decision", "Used")
+    COLUMNS = ("Asked", "Tool", "What was asked (values are not kept)", "Asked by (says it is)", "Decision", "Used")
 
     def __init__(self, core: Core) -> None:
         super().__init__()
         self.core = core
-        self.setWindowTitle("SearchDesk (Demo): Activity" if core.demo else "SearchDesk: Activity")
+        self.setWindowTitle(title(core.demo, "Activity"))
         self.resize(820, 320)
         layout = QVBoxLayout(self)
         if core.demo:
@@ -486,6 +559,8 @@ class ActivityWindow(QDialog):
         self.table = QTableWidget(0, len(self.COLUMNS))
         self.table.setHorizontalHeaderLabels(list(self.COLUMNS))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         layout.addWidget(self.table)
         core.changed.connect(self.refresh)
@@ -530,14 +605,14 @@ def versions(core: Core) -> list[tuple[str, str]]:
 class AboutDialog(QDialog):
     def __init__(self, core: Core) -> None:
         super().__init__()
-        self.setWindowTitle("About SearchDesk (Demo)" if core.demo else "About SearchDesk")
+        self.setWindowTitle(title(core.demo, "About"))
         layout = QVBoxLayout(self)
-        title = plain_label("SearchDesk", selectable=False)
-        font = QFont(title.font())
+        heading = plain_label(app_name(core.demo), selectable=False)
+        font = QFont(heading.font())
         font.setBold(True)
         font.setPointSizeF(font.pointSizeF() * 1.4)
-        title.setFont(font)
-        layout.addWidget(title)
+        heading.setFont(font)
+        layout.addWidget(heading)
         self.rows = versions(core)
         for name, value in self.rows:
             layout.addWidget(plain_label(f"{name}: {value}"))

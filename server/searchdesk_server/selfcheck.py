@@ -41,14 +41,22 @@ def _indent(text: str, limit: int = 14) -> list[str]:
     return shown
 
 
-def _problem(text: str) -> str:
-    """Name the cause a person can act on from an error result's words."""
-    lowered = text.lower()
-    if "not configured" in lowered or "sign in" in lowered or "no google credentials" in lowered:
-        return "Not configured: sign in with the SearchDesk app, or set the credential variables (see docs)."
-    if "not been used" in lowered or "api not enabled" in lowered or "is disabled" in lowered or "enable it" in lowered:
-        return "The Search Console API is not enabled for this Google Cloud project; enable it (link above) and retry."
-    return "The server answered with an error (above)."
+#: The verdict for each kind of failure the server reports (its error results carry `kind`).
+VERDICTS = {
+    "not_configured": "Not configured: sign in with the SearchDesk app, or set the credential variables (see docs).",
+    "auth": "Google did not accept the sign-in (expired or revoked): sign in again in SearchDesk.",
+    "api_not_enabled": "The Search Console API is not enabled for this Google Cloud project; enable it (link above).",
+    "missing_scope": "The sign-in lacks a permission SearchDesk needs: sign in again and allow every requested access.",
+    "permission": "This account has no access to that property in Search Console (see above).",
+    "quota": "Google's quota is used up for now; try again later.",
+    "network": "Google could not be reached: check the network connection or the proxy settings.",
+}
+
+
+def _problem(result: Any) -> str:
+    """Name the cause a person can act on, from the kind the server put in its error result."""
+    kind = (result.structured_content or {}).get("kind")
+    return VERDICTS.get(str(kind), "The server answered with an error (above).")
 
 
 def first_url(prop: str) -> str:
@@ -90,7 +98,7 @@ async def _exercise(client: Any, report: CheckReport) -> None:
         sites = await client.call_tool("list_sites", {})
         report.lines += ["", "list_sites:"] + _indent(_text(sites))
         if sites.is_error:
-            report.verdict = _problem(_text(sites))
+            report.verdict = _problem(sites)
             return
         listed = (sites.structured_content or {}).get("sites", [])
         props = [str(s["site"]) for s in listed if isinstance(s, dict) and isinstance(s.get("site"), str)]
@@ -104,13 +112,13 @@ async def _exercise(client: Any, report: CheckReport) -> None:
             perf = await client.call_tool("query_search_analytics", args)
             report.lines += ["", f"query_search_analytics (last 28 days, top queries, {first}):"] + _indent(_text(perf))
             if perf.is_error:
-                report.verdict = _problem(_text(perf))
+                report.verdict = _problem(perf)
                 return
         if "inspect_url" in names:
             insp = await client.call_tool("inspect_url", {"site": first, "url": first_url(first)})
             report.lines += ["", f"inspect_url ({first_url(first)}):"] + _indent(_text(insp))
             if insp.is_error:
-                report.verdict = _problem(_text(insp))
+                report.verdict = _problem(insp)
                 return
         report.ok = True
         noun = "property" if len(props) == 1 else "properties"

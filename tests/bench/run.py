@@ -456,7 +456,7 @@ def assemble(
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    ap.add_argument("--runs", type=int, default=7, help="interleaved rounds (at least 5 unless --smoke)")
+    ap.add_argument("--runs", type=int, default=11, help="interleaved rounds (at least 5 unless --smoke)")
     ap.add_argument("--smoke", action="store_true", help="one round of our own measurements; no peers; write nothing")
     ap.add_argument("--no-peers", action="store_true", help="skip installing the other servers")
     ap.add_argument("--write", type=Path, help="write the Markdown report here")

@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,3 +196,27 @@ def private_bus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pri
 def no_dbus(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/searchdesk-test-bus")
+
+
+@pytest.fixture
+def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
+    """Where a test's app keeps everything: settings, Claude's file, the socket, a server, autostart."""
+    from searchdesk_desktop import claude_config as cc
+    from searchdesk_desktop.autostart import Autostart
+
+    folder = Path(tempfile.mkdtemp(prefix="sda-"))  # short: a socket path has a length limit
+    exe = tmp_path / "bin" / "searchdesk-server"
+    exe.parent.mkdir()
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    monkeypatch.delenv("SEARCHDESK_OAUTH_CLIENT_FILE", raising=False)
+    yield {
+        "settings_path": tmp_path / "settings.json",
+        "claude_path": tmp_path / "Claude" / cc.CONFIG_NAME,
+        "socket_path": str(folder / "agent.sock"),
+        "server": cc.ServerCommand(str(exe)),
+        "autostart": Autostart(home=tmp_path, env={"XDG_CONFIG_HOME": str(tmp_path / "cfg")}),
+    }
+    for p in folder.iterdir():
+        p.unlink()
+    folder.rmdir()

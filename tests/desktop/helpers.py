@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import itertools
 
+from pytestqt.qtbot import QtBot
+
+from searchdesk_desktop.core import Core
+from searchdesk_desktop.windows import MainWindow
 from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Value, fingerprint
 
 _ids = itertools.count(1)
@@ -29,3 +33,26 @@ def question(
         client=ClientInfo(client, "0.9.1"),
         wait_s=wait_s,
     )
+
+
+# --- the app's core and main window, in a place of their own ------------------------------------
+
+
+def make_core(place: dict[str, object], **kw: object) -> Core:
+    args = {k: v for k, v in place.items() if k != "autostart"}
+    core = Core(**args, **kw)  # type: ignore[arg-type]
+    core.start()
+    return core
+
+
+def make_window(qtbot: QtBot, core: Core, place: dict[str, object]) -> MainWindow:
+    window = MainWindow(core, autostart=place["autostart"], has_tray=True)  # type: ignore[arg-type]
+    qtbot.addWidget(window)
+    window.show()
+    return window
+
+
+def finish(core: Core) -> None:
+    core.stop()
+    core.listener.deleteLater()
+    core.deleteLater()

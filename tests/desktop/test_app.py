@@ -6,7 +6,6 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,53 +18,13 @@ from searchdesk_desktop.core import Account, Core
 from searchdesk_desktop.keystore import KeyStore
 from searchdesk_desktop.single_instance import SingleInstance
 from searchdesk_desktop.tray import Tray
-from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog, ActivityWindow, MainWindow
+from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog, ActivityWindow
 from searchdesk_server.agent import client as agent_client
 from tests.desktop.agent_helpers import in_background
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, FakeOAuth, fake_oauth_server
-from tests.desktop.helpers import question
+from tests.desktop.helpers import finish, make_core, make_window, question
 
 WM_RO = "https://www.googleapis.com/auth/webmasters.readonly"
-
-
-@pytest.fixture
-def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
-    folder = Path(tempfile.mkdtemp(prefix="sda-"))
-    exe = tmp_path / "bin" / "searchdesk-server"
-    exe.parent.mkdir()
-    exe.write_text("#!/bin/sh\n")
-    exe.chmod(0o755)
-    monkeypatch.delenv("SEARCHDESK_OAUTH_CLIENT_FILE", raising=False)
-    yield {
-        "settings_path": tmp_path / "settings.json",
-        "claude_path": tmp_path / "Claude" / cc.CONFIG_NAME,
-        "socket_path": str(folder / "agent.sock"),
-        "server": cc.ServerCommand(str(exe)),
-        "autostart": Autostart(home=tmp_path, env={"XDG_CONFIG_HOME": str(tmp_path / "cfg")}),
-    }
-    for p in folder.iterdir():
-        p.unlink()
-    folder.rmdir()
-
-
-def make_core(place: dict[str, object], **kw: object) -> Core:
-    args = {k: v for k, v in place.items() if k != "autostart"}
-    core = Core(**args, **kw)  # type: ignore[arg-type]
-    core.start()
-    return core
-
-
-def make_window(qtbot: QtBot, core: Core, place: dict[str, object]) -> MainWindow:
-    window = MainWindow(core, autostart=place["autostart"], has_tray=True)  # type: ignore[arg-type]
-    qtbot.addWidget(window)
-    window.show()
-    return window
-
-
-def finish(core: Core) -> None:
-    core.stop()
-    core.listener.deleteLater()
-    core.deleteLater()
 
 
 def test_first_run_without_oauth_client_offers_choices(qtbot: QtBot, place: dict, real_keyring: object) -> None:
@@ -227,8 +186,51 @@ def test_demo_is_labelled_and_asks_before_adding(qtbot: QtBot, place: dict) -> N
     assert window.step2.status.text() == "Added to Claude Desktop (the demo)"
     about = AboutDialog(core)
     qtbot.addWidget(about)
-    assert about.windowTitle() == "About SearchDesk (Demo)"
     assert dict(about.rows)["SearchDesk app"].endswith("(demo)")
+    finish(core)
+
+
+def test_demo_says_demo_in_every_window_dialog_and_the_tray(qtbot: QtBot, place: dict) -> None:
+    from searchdesk_desktop.approval_dialog import ApprovalDialog
+    from searchdesk_desktop.console import verdict_box
+    from searchdesk_desktop.notify import compose
+
+    core = make_core(place, demo=True)
+    window = make_window(qtbot, core, place)
+    window.show_settings()
+    window.show_activity()
+    window.show_about()
+    entry = core.book.ask(question())
+    approval = ApprovalDialog(entry, demo=True, arm_delay_ms=0)
+    confirm = window.confirm_demo_box()
+    check = verdict_box("PASS", True, demo=True)
+    tray = Tray(
+        core,
+        open_window=lambda: None,
+        review=lambda: None,
+        show_activity=lambda: None,
+        show_about=lambda: None,
+        quit_app=lambda: None,
+        autostart=place["autostart"],
+    )
+    for widget in (approval, confirm, check):
+        qtbot.addWidget(widget)
+    titles = {
+        "main": window.windowTitle(),
+        "settings": window.settings_window.windowTitle(),  # type: ignore[union-attr]
+        "activity": window.activity_window.windowTitle(),  # type: ignore[union-attr]
+        "about": window.about_dialog.windowTitle(),  # type: ignore[union-attr]
+        "approval": approval.windowTitle(),
+        "add the demo?": confirm.windowTitle(),
+        "check": check.windowTitle(),
+        "tray tooltip": tray.toolTip(),
+        "tray menu": " / ".join(tray.texts()),
+        "notification": compose(entry, demo=True).summary,
+    }
+    assert {k: v for k, v in titles.items() if "Demo" not in v} == {}
+    for banner_window in (window.settings_window, window.activity_window):
+        assert banner_window.findChild(type(window.step1.status), "demoBanner") is not None  # type: ignore[union-attr]
+    tray.deleteLater()
     finish(core)
 
 
@@ -349,11 +351,13 @@ def test_screenshots_render(tmp_path: Path, qtbot: QtBot) -> None:
 
     from searchdesk_desktop.screenshots import render
 
+    before = {k: os.environ.get(k) for k in ("HOME", "SEARCHDESK_OAUTH_CLIENT_FILE")}
     paths = render(tmp_path)
-    assert [p.name for p in paths] == ["first-run.png", "approval-dialog.png"]
+    assert [p.name for p in paths] == ["first-run.png", "approval-dialog.png", "settings.png", "activity.png"]
+    assert {k: os.environ.get(k) for k in before} == before  # the environment is put back
     for p in paths:
         image = QImage(str(p))
-        assert image.width() > 300 and image.height() > 200
+        assert image.width() > 300 and image.height() > 150, p.name
 
 
 def test_smoke_demo_app_starts_and_quits(tmp_path: Path) -> None:
@@ -382,3 +386,35 @@ def test_smoke_demo_app_starts_and_quits(tmp_path: Path) -> None:
     log = (tmp_path / "state" / "searchdesk" / "log" / "searchdesk.log").read_text()
     assert "SearchDesk started (demo)" in log and "SearchDesk quitting" in log
     assert "ya29" not in log and "demo-" not in log
+
+
+def test_try_the_demo_restarts_the_app_on_the_demo(
+    qtbot: QtBot, qapp: object, place: dict, real_keyring: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The new copy must find the single-instance name and the agent socket free, or it would only
+    bring this one forward and exit: both are let go before it starts."""
+    import sys
+
+    from searchdesk_desktop import app as app_module
+    from searchdesk_desktop.app import DesktopApp
+
+    monkeypatch.setattr(app_module, "make_backend", lambda tray: None)  # notifications are not the subject
+    from searchdesk_desktop.single_instance import ask_to_quit
+
+    folder = Path(tempfile.mkdtemp(prefix="sdi-"))
+    single = SingleInstance(str(folder / "app.sock"))
+    assert single.claim()
+    core = Core(**{k: v for k, v in place.items() if k != "autostart"})  # type: ignore[arg-type]
+    seen: list[tuple[list[str], bool, bool]] = []
+
+    def launch(command: list[str]) -> bool:
+        seen.append((list(command), core.listener.listening, ask_to_quit(single.name, timeout=0.1)))
+        return True
+
+    app = DesktopApp(qapp, core, autostart=place["autostart"], tray=False, single=single, launch=launch)  # type: ignore[arg-type]
+    app.start()
+    qtbot.mouseClick(app.window.step1.button_widgets["Try the demo"], Qt.MouseButton.LeftButton)
+    assert seen == [([sys.executable, "-m", "searchdesk_desktop", "--demo"], False, False)]
+    assert app.window.isHidden()
+    app.dispose()
+    folder.rmdir()

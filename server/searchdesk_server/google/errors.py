@@ -296,7 +296,8 @@ def _summary(kind: ErrorKind, status: int, service: Service) -> str:
     what = f"(HTTP {status})"
     if kind is ErrorKind.API_NOT_ENABLED:
         return (
-            f"{service.name} is not enabled in the Google Cloud project these credentials belong to {what}. "
+            f"{service.name[:1].upper()}{service.name[1:]} is not enabled in the Google Cloud project "
+            f"these credentials belong to {what}. "
             f"Enable it at {service.console_link}, wait a few minutes, then try again."
         )
     if kind is ErrorKind.MISSING_SCOPE:

@@ -212,3 +212,35 @@ async def test_allowed_sites_scope_every_property_and_url(fake: FakeGoogle, tmp_
     assert outside.is_error and "GSC_ALLOWED_SITES" in text_of(outside)
     assert inside_url.is_error and "GSC_ALLOWED_SITES" in text_of(inside_url)  # whole path segments only
     assert not [r for r in fake.api_requests() if "sites/https" in r.path]
+
+
+def _check(fake: FakeGoogle, tmp_path: Path, extra: dict[str, str]) -> str:
+    import subprocess
+
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "SEARCHDESK_DEMO_TODAY": DEMO_TODAY,
+        "SEARCHDESK_AGENT_SOCKET": str(tmp_path / "none" / "agent.sock"),
+        **fake.env,
+        **extra,
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "searchdesk_server", "--check"], env=env, cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_self_check_names_each_cause(fake: FakeGoogle, tmp_path: Path) -> None:
+    oauth = {
+        "GSC_CLIENT_ID": fake.oauth_info["client_id"],
+        "GSC_CLIENT_SECRET": fake.oauth_info["client_secret"],
+        "GSC_REFRESH_TOKEN": fake.oauth_info["refresh_token"],
+    }
+    assert _check(fake, tmp_path, oauth).startswith("PASS: Claude can see 5 properties")
+    fake.disable_api("searchconsole.googleapis.com")
+    assert _check(fake, tmp_path, oauth).startswith("FAIL: The Search Console API is not enabled")
+    fake.revoke_refresh_token()
+    assert _check(fake, tmp_path, oauth).startswith("FAIL: Google did not accept the sign-in")

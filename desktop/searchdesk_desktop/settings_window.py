@@ -1,0 +1,295 @@
+"""The settings that reach the server: read-only, tool groups, default property, allowed properties.
+
+They are saved in the app's settings and written into SearchDesk's entry in Claude Desktop's
+settings file as the server's variables (``GSC_READ_ONLY``, ``GSC_ALLOW_TOOLS``, ``GSC_SITE_URL``,
+``GSC_ALLOWED_SITES``). Properties are checked with the server's own rules (``normalise_property``),
+so what is saved here is what the server accepts; mistakes are shown beside the field, never saved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from searchdesk_server.catalogue import GROUPS, TOOLS
+from searchdesk_server.properties import PropertyError, covers, normalise_property
+
+from . import claude_config as cc
+from .approval_dialog import plain_label
+from .core import Core
+from .titles import title
+from .widgets import demo_banner
+
+#: How each catalogue group is named for a site owner; a group missing here shows its own name.
+GROUP_TITLES = {
+    "essential": "Essentials (the everyday reading tools)",
+    "sites": "Properties",
+    "sitemaps": "Sitemaps",
+    "analytics": "Search performance",
+    "inspection": "URL inspection",
+    "indexing": "Indexing API",
+    "verification": "Site verification and owners",
+    "reports": "Reports",
+}
+ERROR_STYLE = "color:#b91c1c;"
+
+
+def group_tools(group: str) -> list[str]:
+    return [t.name for t in TOOLS if group in t.groups and not t.diagnostic]
+
+
+@dataclass
+class Parsed:
+    """The form's values, or the errors to show beside each field."""
+
+    site_url: str = ""
+    allowed_sites: list[str] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def parse_property(text: str) -> str:
+    """'' for an empty field, else the server's spelling of the property (PropertyError if refused)."""
+    return normalise_property(text) if text.strip() else ""
+
+
+def parse_properties(text: str) -> list[str]:
+    """A comma list; an error names the entry by its position (the server's message says what is wrong)."""
+    out: list[str] = []
+    entries = [e.strip() for e in text.split(",")]
+    for number, entry in enumerate(entries, start=1):
+        if not entry:
+            continue
+        try:
+            out.append(normalise_property(entry))
+        except PropertyError as exc:
+            where = f"Entry {number}: " if len([e for e in entries if e]) > 1 else ""
+            raise PropertyError(f"{where}{exc}") from None
+    return list(dict.fromkeys(out))
+
+
+def parse_form(site_text: str, allowed_text: str) -> Parsed:
+    parsed = Parsed()
+    try:
+        parsed.site_url = parse_property(site_text)
+    except PropertyError as exc:
+        parsed.errors["site"] = _sentence(str(exc))
+    try:
+        parsed.allowed_sites = parse_properties(allowed_text)
+    except PropertyError as exc:
+        parsed.errors["allowed"] = _sentence(str(exc))
+    if (
+        "site" not in parsed.errors
+        and parsed.site_url
+        and parsed.allowed_sites
+        and not any(covers(a, parsed.site_url) for a in parsed.allowed_sites)
+    ):
+        parsed.errors["site"] = (
+            "The default property is not among the allowed properties, so Claude would be refused "
+            "whenever it used it. Add it to the allowed properties, or choose another."
+        )
+    return parsed
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+class SettingsWindow(QDialog):
+    """Edits the four settings; Save writes them to the app's settings and to Claude Desktop's entry."""
+
+    def __init__(self, core: Core, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.core = core
+        self.setWindowTitle(title(core.demo, "Settings"))
+        self.setMinimumWidth(560)
+        layout = QVBoxLayout(self)
+        if core.demo:
+            layout.addWidget(demo_banner())
+        heading = plain_label("What Claude can do with SearchDesk", selectable=False)
+        font = QFont(heading.font())
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        heading.setFont(font)
+        layout.addWidget(heading)
+        layout.addWidget(
+            plain_label(
+                "These settings reach the SearchDesk server through Claude Desktop. After saving, quit "
+                "Claude Desktop fully and open it again.",
+                selectable=False,
+            )
+        )
+
+        self.read_only = QCheckBox("Read-only: Claude can read your data but cannot change anything")
+        layout.addWidget(self.read_only)
+
+        tools_box = QGroupBox("Tools Claude is offered")
+        tools = QVBoxLayout(tools_box)
+        self.all_tools = QCheckBox("Every tool")
+        tools.addWidget(self.all_tools)
+        grid = QGridLayout()
+        grid.setContentsMargins(18, 0, 0, 0)
+        self.group_boxes: dict[str, QCheckBox] = {}
+        for i, group in enumerate(GROUPS):
+            names = group_tools(group)
+            box = QCheckBox(f"{GROUP_TITLES.get(group, group)} ({len(names)})")
+            box.setObjectName(f"group_{group}")
+            box.setToolTip("Tools: " + ", ".join(names))
+            grid.addWidget(box, i // 2, i % 2)
+            self.group_boxes[group] = box
+        tools.addLayout(grid)
+        self.groups_error = self._error_label()
+        tools.addWidget(self.groups_error)
+        layout.addWidget(tools_box)
+
+        props_box = QGroupBox("Properties")
+        form = QFormLayout(props_box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.site = QLineEdit()
+        self.site.setPlaceholderText("https://www.example.com/ or sc-domain:example.com")
+        self.site_error = self._error_label()
+        site_hint = plain_label("Used when Claude names no property. Leave empty for none.", selectable=False)
+        form.addRow("Default property:", self._stack(self.site, site_hint, self.site_error))
+        self.allowed = QLineEdit()
+        self.allowed.setPlaceholderText("sc-domain:example.com, https://shop.example.net/")
+        self.allowed_error = self._error_label()
+        allowed_hint = plain_label(
+            "Separate them with commas. Claude is refused any other property. Leave empty to allow every "
+            "property your Google account can see.",
+            selectable=False,
+        )
+        form.addRow("Allowed properties:", self._stack(self.allowed, allowed_hint, self.allowed_error))
+        layout.addWidget(props_box)
+
+        self.status = plain_label("")
+        layout.addWidget(self.status)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.save_button = QPushButton("Save")
+        self.save_button.setDefault(True)
+        self.close_button = QPushButton("Close")
+        self.close_button.setAutoDefault(False)
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(self.close_button)
+        layout.addLayout(buttons)
+
+        self.all_tools.toggled.connect(self._all_tools_toggled)
+        for box in self.group_boxes.values():
+            box.toggled.connect(self.validate)
+        self.site.textChanged.connect(self.validate)
+        self.allowed.textChanged.connect(self.validate)
+        self.save_button.clicked.connect(self.save)
+        self.close_button.clicked.connect(self.close)
+        self.load()
+
+    @staticmethod
+    def _error_label() -> QLabel:
+        label = plain_label("")
+        label.setStyleSheet(ERROR_STYLE)
+        label.setVisible(False)
+        return label
+
+    @staticmethod
+    def _stack(*widgets: QWidget) -> QWidget:
+        holder = QWidget()
+        column = QVBoxLayout(holder)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        for widget in widgets:
+            column.addWidget(widget)
+        return holder
+
+    # --- state ------------------------------------------------------------------------------
+    def load(self) -> None:
+        """Show what is saved now (also after Close and reopen: unsaved edits are dropped)."""
+        s = self.core.settings
+        self.read_only.setChecked(s.read_only)
+        chosen = set(s.groups)
+        self.all_tools.setChecked(not chosen)
+        for group, box in self.group_boxes.items():
+            box.setChecked(group in chosen)
+        self._all_tools_toggled(not chosen)
+        self.site.setText(s.site_url)
+        self.allowed.setText(", ".join(s.allowed_sites))
+        self.status.setText(self._where())
+        self.validate()
+
+    def chosen_groups(self) -> list[str]:
+        if self.all_tools.isChecked():
+            return []
+        return [g for g, box in self.group_boxes.items() if box.isChecked()]
+
+    def _all_tools_toggled(self, every: bool) -> None:
+        for box in self.group_boxes.values():
+            box.setEnabled(not every)
+        self.validate()
+
+    def validate(self) -> Parsed:
+        """Check every field now and show each problem beside its field; Save is off while any remain."""
+        parsed = parse_form(self.site.text(), self.allowed.text())
+        if not self.all_tools.isChecked() and not self.chosen_groups():
+            parsed.errors["groups"] = "Choose at least one group, or offer every tool."
+        for key, label in (("groups", self.groups_error), ("site", self.site_error), ("allowed", self.allowed_error)):
+            label.setText(parsed.errors.get(key, ""))
+            label.setVisible(key in parsed.errors)
+        self.save_button.setEnabled(not parsed.errors)
+        return parsed
+
+    def errors(self) -> dict[str, str]:
+        return self.validate().errors
+
+    def save(self) -> bool:
+        parsed = self.validate()
+        if parsed.errors:
+            return False
+        try:
+            change = self.core.apply_settings(
+                read_only=self.read_only.isChecked(),
+                groups=self.chosen_groups(),
+                site_url=parsed.site_url,
+                allowed_sites=parsed.allowed_sites,
+            )
+        except cc.ClaudeConfigError as exc:
+            self._say(f"Saved in SearchDesk, but Claude Desktop's settings were not changed: {exc}", error=True)
+            return True
+        # Show the server's spelling of what was saved (https://example.com -> https://example.com/).
+        self.site.setText(parsed.site_url)
+        self.allowed.setText(", ".join(parsed.allowed_sites))
+        lines = ["Saved. " + self._where(updated=change.changed)]
+        if self.core.missing_scopes():
+            lines.append(
+                "The tools you chose need permissions your Google sign-in did not grant: sign in again "
+                "(step 1) so Google asks you for them."
+            )
+        self._say("\n".join(lines))
+        return True
+
+    def _where(self, *, updated: bool = False) -> str:
+        status = self.core.claude_status()
+        if status.check.state is not cc.EntryState.ABSENT:
+            if updated:
+                return "Claude Desktop's settings file was updated: restart Claude Desktop to use them."
+            return "They are in Claude Desktop's settings file; restart Claude Desktop after a change."
+        if status.extension is not None:
+            return (
+                "SearchDesk is a Claude Desktop extension here: set the same choices in Claude Desktop too "
+                "(Settings, Extensions, SearchDesk)."
+            )
+        return "SearchDesk is not in Claude Desktop yet; these settings go in when you add it."
+
+    def _say(self, text: str, *, error: bool = False) -> None:
+        self.status.setText(text)
+        self.status.setStyleSheet(ERROR_STYLE if error else "")
