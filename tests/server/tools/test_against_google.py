@@ -227,7 +227,12 @@ def _check(fake: FakeGoogle, tmp_path: Path, extra: dict[str, str]) -> str:
         **extra,
     }
     proc = subprocess.run(
-        [sys.executable, "-m", "searchdesk_server", "--check"], env=env, cwd=REPO, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "searchdesk_server", "--check"],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode in (0, 1), proc.stderr
     return proc.stdout.strip().splitlines()[-1]
