@@ -51,7 +51,7 @@ def headless_check(demo: bool) -> int:
     Printed to stdout; the windowed Windows build has none, so there it goes to the console of the
     terminal it was started from, or into a message box (see console.py).
     """
-    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtCore import QCoreApplication, QEventLoop
 
     from .console import deliver, output_stream
     from .core import Core
@@ -66,6 +66,7 @@ def headless_check(demo: bool) -> int:
     core = Core(demo=demo)
     core.start()  # tokens for the child, unless the app is already running (then it serves them)
     outcome: list[int] = []
+    loop = QEventLoop()  # a loop of our own, not app.exec(): nothing here means "the application quits"
 
     def done(result: object) -> None:
         if isinstance(result, str):
@@ -74,12 +75,13 @@ def headless_check(demo: bool) -> int:
             text, ok = result.render(), bool(result.ok)  # type: ignore[attr-defined]
         outcome.append(0 if ok else 1)
         deliver(text, ok, route, stream, demo=demo)
-        app.quit()
+        loop.quit()
 
     core.check_done.connect(done)
     core.run_check()
-    app.exec()
+    loop.exec()
     core.stop()
+    del app  # held until here
     return outcome[0] if outcome else 1
 
 

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
+from . import __version__
+
 log = logging.getLogger(__name__)
 
 BUNDLE_NAME = "searchdesk.mcpb"
@@ -53,8 +55,7 @@ def find_bundle(
     platform = platform or sys.platform
     if not frozen or platform not in BUNDLE_PLATFORMS:
         return None
-    if version is None:
-        from . import __version__ as version
+    version = version or __version__
     exe = (executable or Path(sys.executable)).absolute()
     for folder in bundle_folders(exe, platform):
         plain = folder / BUNDLE_NAME

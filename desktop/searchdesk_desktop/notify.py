@@ -226,6 +226,7 @@ class ApprovalNotifications(QObject):
         self._by_id: dict[int, tuple[str, tuple[str, ...]]] = {}  # id -> (fingerprint, offered actions)
         self._by_fp: dict[str, int] = {}
         self._sending: dict[str, tuple[str, ...]] = {}
+        self._early: dict[int, str] = {}  # clicks that arrived before the id of their notification
         backend.sent.connect(self._sent)
         backend.invoked.connect(self._invoked)
         backend.closed.connect(self._closed)
@@ -255,11 +256,14 @@ class ApprovalNotifications(QObject):
     @Slot(str, int)
     def _sent(self, fp: str, nid: int) -> None:
         offered = self._sending.pop(fp, None)
+        early = self._early.pop(nid, None)
         if offered is None:  # answered while the notification was on its way
             self.backend.withdraw(nid)
             return
         self._by_fp[fp] = nid
         self._by_id[nid] = (fp, offered)
+        if early is not None:  # the click overtook the reply to Notify (two threads): apply it now
+            self._invoked(nid, early)
 
     @Slot(int, str)
     def _invoked(self, nid: int, action: str) -> None:
@@ -267,6 +271,8 @@ class ApprovalNotifications(QObject):
         if known is None:
             if action == REVIEW:
                 self.review()
+            elif self._sending:  # a notification of ours is still on its way: this may be its click
+                self._early[nid] = action
             return
         fp, offered = known
         if action == "default" or (action == REVIEW and REVIEW in offered):

@@ -9,7 +9,7 @@ subdomains under any scheme; a URL prefix covers whole path segments only.
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from .text import describe
 
@@ -27,6 +27,14 @@ def _host_ok(host: str) -> bool:
     except UnicodeError:
         return False
     return bool(_HOST.match(ascii_host))
+
+
+def _split(text: str) -> SplitResult:
+    """urlsplit, with its ValueError (an unclosed "[" of an IPv6 host, say) as a PropertyError."""
+    try:
+        return urlsplit(text)
+    except ValueError:
+        raise PropertyError(f"{describe(text)} is not a URL that can be read (check its host name).") from None
 
 
 def normalise_property(value: str) -> str:
@@ -48,7 +56,7 @@ def normalise_property(value: str) -> str:
             )
         return "sc-domain:" + host
     if lower.startswith(("http://", "https://")):
-        parts = urlsplit(text)
+        parts = _split(text)
         if parts.query or parts.fragment or text.endswith(("?", "#")):
             raise PropertyError(
                 f"{describe(text)} has a query or fragment; a URL-prefix property is scheme, host and path only."
@@ -78,15 +86,23 @@ def normalise_property(value: str) -> str:
 
 
 def check_url(value: str) -> str:
-    """A page URL for inspection or the Indexing API: absolute http(s), no fragment."""
+    """A page URL for inspection or the Indexing API: absolute http(s), no fragment, no user name."""
     text = value.strip()
     if len(text) > MAX_LENGTH:
         raise PropertyError(f"the URL is {len(text):,} characters long; the limit is {MAX_LENGTH:,}.")
     if any(not c.isprintable() or c.isspace() for c in text):
         raise PropertyError("the URL contains spaces or control characters; percent-encode them.")
-    parts = urlsplit(text)
+    parts = _split(text)
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname or not _host_ok(parts.hostname):
         raise PropertyError(f"{describe(text)} is not an absolute http(s) URL such as https://example.com/page.")
+    if parts.username is not None or parts.password is not None:
+        raise PropertyError(f"{describe(text)} holds a user name or password; leave them out.")
+    if parts.fragment or text.endswith("#"):
+        raise PropertyError(f"{describe(text)} has a #fragment; Google knows pages by their URL without one.")
+    try:
+        parts.port  # noqa: B018 (urlsplit checks the port only when asked)
+    except ValueError:
+        raise PropertyError(f"{describe(text)} has an invalid port.") from None
     return text
 
 

@@ -9,6 +9,7 @@ a silently ignored filter. Messages describe a rejected value, never echo a host
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,15 +37,20 @@ def _type_ok(expected: str, value: object) -> bool:
     return True
 
 
+MAX_INT32 = 2**31 - 1
+_INTEGER = re.compile(r"-?[0-9]{1,19}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _coerce(schema: Mapping[str, Any], value: object) -> object:
     expected = schema.get("type")
     if expected == "array" and isinstance(value, str) and value.strip().startswith("["):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
             return value
-    if expected == "integer" and isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
+    if expected == "integer" and isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
+        return int(value.strip())  # ASCII digits only: "²" and "--5" pass isdigit() but not int()
     if expected == "integer" and isinstance(value, float) and value.is_integer():
         return int(value)
     return value
@@ -71,11 +77,15 @@ def check_value(path: str, schema: Mapping[str, Any], value: object) -> object:
             raise ArgumentError(f"{path} is {describe(value)}; it needs at least {low} characters.")
         if "\x00" in value:
             raise ArgumentError(f"{path} contains a NUL character.")
+        if _SURROGATE.search(value):
+            raise ArgumentError(f"{path} contains an invalid character (half of a UTF-16 surrogate pair).")
     if isinstance(value, int | float) and not isinstance(value, bool):
         if "minimum" in schema and value < schema["minimum"]:
             raise ArgumentError(f"{path} is {describe(value)}; the minimum is {schema['minimum']:,}.")
-        if "maximum" in schema and value > schema["maximum"]:
-            raise ArgumentError(f"{path} is {describe(value)}; the maximum is {schema['maximum']:,}.")
+        # Google's integer fields are int32: an unbounded one still stops there.
+        top = schema.get("maximum", MAX_INT32 if expected == "integer" else None)
+        if top is not None and value > top:
+            raise ArgumentError(f"{path} is {describe(value)}; the maximum is {top:,}.")
     if isinstance(value, list):
         lo, hi = schema.get("minItems", 0), schema.get("maxItems", 1000)
         if not lo <= len(value) <= hi:

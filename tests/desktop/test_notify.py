@@ -13,7 +13,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.approvals import ApprovalBook, State
-from searchdesk_desktop.notify import ApprovalNotifications, DBusBackend, compose
+from searchdesk_desktop.notify import ApprovalNotifications, Backend, DBusBackend, compose
 from searchdesk_server.agent.protocol import Value
 from tests.desktop.conftest import PrivateBus
 from tests.desktop.helpers import question
@@ -138,3 +138,32 @@ def test_compose_fits() -> None:
     short = compose(book.ask(question()), demo=True)
     assert short.summary.startswith("SearchDesk (Demo)")
     assert [k for k, _ in short.actions] == ["approve", "deny"]
+
+
+class HeldReplies(Backend):
+    """A backend whose replies to Notify the test releases by hand, after the click if it likes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: list[str] = []
+
+    def send(self, token: str, note: object) -> None:
+        self.pending.append(token)
+
+    def withdraw(self, notification_id: int) -> None:
+        pass
+
+
+def test_a_click_that_overtakes_the_notify_reply_still_counts(qtbot: QtBot) -> None:
+    """The reply to Notify and the ActionInvoked signal arrive on two threads: either may come first."""
+    book = ApprovalBook()
+    backend = HeldReplies()
+    notes = ApprovalNotifications(book, backend, review=lambda: None)
+    entry = book.ask(question())
+    assert backend.pending == [entry.request.fingerprint]
+    backend.invoked.emit(4242, "approve")  # the click first…
+    assert entry.state is not State.APPROVED
+    backend.sent.emit(backend.pending[0], 4242)  # …then the id it belongs to
+    assert entry.state is State.APPROVED
+    assert entry.activity.answered_by == "notification"
+    notes.close()

@@ -169,7 +169,7 @@ def _retry_after(value: str | None) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # isdigit() alone also says yes to "²", which int() refuses
         return float(min(int(value[:9]), 10**8))
     try:
         when = email.utils.parsedate_to_datetime(value)
