@@ -30,6 +30,21 @@ class Output:
     links: list[types.ResourceLink] = field(default_factory=list)
 
 
+def _within_budget(text: str, structured: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The last line of defence for the 100 kB-per-channel rule: listings are cut to fit before
+    they get here; any other oversized result has its largest fields shortened, each marked."""
+    from .budget import MAX_BYTES, json_size, shrink
+    from .text import cut_bytes
+
+    if json_size(structured) > MAX_BYTES:
+        shrunk = shrink(structured, MAX_BYTES)
+        structured = shrunk if isinstance(shrunk, dict) else {"error": "result too large"}
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        note = "\n\n[Cut here: the rest would exceed the 100 kB result limit. Ask about fewer items at a time.]"
+        text = cut_bytes(text, MAX_BYTES - len(note.encode("utf-8"))) + note
+    return text, structured
+
+
 def to_result(out: Output) -> types.CallToolResult:
     if out.from_google:
         text = f"{UNTRUSTED_LINE}\n\n{out.text}"
@@ -37,6 +52,7 @@ def to_result(out: Output) -> types.CallToolResult:
     else:
         text = out.text
         structured = {"untrusted": False, "source": "searchdesk", **out.data}
+    text, structured = _within_budget(text, structured)
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     content.extend(out.links)
     return types.CallToolResult(content=content, structured_content=structured, is_error=out.is_error)

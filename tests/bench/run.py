@@ -79,6 +79,7 @@ class Target:
     about: dict[str, str] = field(default_factory=dict)  # package, version, SDK
     samples: list[float] = field(default_factory=list)
     rss: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
     error: str = ""
     tools: dict[str, Any] | None = None
     initialize: dict[str, Any] | None = None
@@ -96,6 +97,7 @@ def measure_start(target: Target, logs: Path, *, keep: bool = True) -> None:
     if keep:
         target.samples.append(elapsed)
         target.rss.append(session.peak_rss_mib)
+        target.cpu.append(session.cpu_s)
     target.tools, target.initialize = session.tools, session.initialize
 
 
@@ -390,6 +392,9 @@ def assemble(
             "ratio_min": ratios["min"],
             "ratio_max": ratios["max"],
             "ratio_of_medians": s["median"] / floor_median if t.samples else math.nan,
+            "cpu_s": summary(t.cpu),
+            "cpu_ratio": summary(x / f for x, f in zip(t.cpu, floor.cpu, strict=False) if f > 0),
+            "cpu_samples_s": t.cpu,
             "rss_after_list_mib": summary(t.rss)["median"],
             "error": t.error,
             "about": t.about,

@@ -168,15 +168,17 @@ def cold_start(command: Sequence[str], env: dict[str, str], stderr: Path, timeou
         session.initialize(timeout=timeout)
         listed = session.list_tools(timeout=max(1.0, timeout - (time.perf_counter() - start)))
         elapsed = listed.received - start
-        return elapsed, Session(session.initialize_result, listed.result, session.peak_rss_mib())
+        return elapsed, Session(session.initialize_result, listed.result, session.peak_rss_mib(), session.cpu_seconds())
 
 
 class Session:
-    """What one cold start taught us besides its time."""
+    """What one cold start taught us besides its time: the answers, peak RSS, and the CPU the process
+    used to get there (nearly independent of other load on the machine, unlike the wall time)."""
 
-    __slots__ = ("initialize", "peak_rss_mib", "tools")
+    __slots__ = ("cpu_s", "initialize", "peak_rss_mib", "tools")
 
-    def __init__(self, initialize: dict[str, Any], tools: dict[str, Any], peak_rss_mib: float) -> None:
+    def __init__(self, initialize: dict[str, Any], tools: dict[str, Any], peak_rss_mib: float, cpu_s: float) -> None:
         self.initialize = initialize
         self.tools = tools
         self.peak_rss_mib = peak_rss_mib
+        self.cpu_s = cpu_s

@@ -20,6 +20,9 @@ DOC = REPO / "docs" / "performance.md"
 OURS = {"SearchDesk, all tools", "SearchDesk, essential preset", "SearchDesk --demo"}
 FLOOR = "MCP SDK floor (one-tool MCPServer)"
 
+# One worker runs the whole module, so `make test -n 2` starts the smoke run once, not once per worker.
+pytestmark = pytest.mark.xdist_group("bench_smoke")
+
 
 def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and math.isfinite(value)
@@ -53,6 +56,7 @@ def test_every_cold_start_of_ours_and_the_floor_ran_and_no_peer_was_installed(sm
         assert c["n"] == 1 and _finite(c["median_s"]) and c["median_s"] > 0, name
         assert c["protocol"] == "2025-11-25", name
         assert _finite(c["rss_after_list_mib"]), name
+        assert c["cpu_s"]["n"] == 1 and _finite(c["cpu_s"]["median"]), name
 
 
 @pytest.mark.slow

@@ -29,6 +29,17 @@ def records(value: object, key: str) -> list[dict[str, Any]]:
     return out
 
 
+def objects(value: object, key: str) -> list[dict[Any, Any]]:
+    """The object entries of the list under `key`, NOT cleaned: only for callers that pass every
+    field they keep through `text` or `number` (which clean), so each field is cleaned once."""
+    if not isinstance(value, dict):
+        return []
+    items = value.get(key)
+    if not isinstance(items, list):
+        return []
+    return [item for item in items if isinstance(item, dict)]
+
+
 def record(value: object) -> dict[str, Any]:
     """An object answer (an empty 200 is an empty record)."""
     if not isinstance(value, dict):
@@ -46,6 +57,14 @@ def text(value: object) -> str | None:
     if isinstance(value, int | float):
         return str(value)
     return None
+
+
+def texts(value: object) -> list[str]:
+    """A list of strings: anything but a list is no list (a string is not a list of its characters);
+    entries that are not text, or are empty, are left out."""
+    if not isinstance(value, list):
+        return []
+    return [t for t in (text(v) for v in value) if t]
 
 
 def number(value: object) -> int | float | None:

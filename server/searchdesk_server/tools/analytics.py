@@ -177,9 +177,12 @@ def build_query(call: Call, today: dt.date | None = None) -> Query:
 
 
 def parse_rows(raw: object, dims: list[str]) -> list[dict[str, Any]]:
-    """Google's rows -> ours, keyed by dimension name; odd rows dropped, odd metrics left out."""
+    """Google's rows -> ours, keyed by dimension name; odd rows dropped, odd metrics left out.
+
+    One pass per row: each kept field is cleaned by `text`/`number` as it is picked, rather than
+    cleaning whole rows first (25,000 rows is the hot path)."""
     rows = []
-    for entry in sh.records(raw, "rows"):
+    for entry in sh.objects(raw, "rows"):
         keys = entry.get("keys", [])
         if not isinstance(keys, list):
             keys = []
