@@ -46,7 +46,9 @@ def main(argv: list[str] | None = None) -> int:
 
         from .selfcheck import run_check
 
-        report = anyio.run(run_check, server_command(config.demo), dict(os.environ))
+        child_env = dict(os.environ)  # the child server gets the credentials; this process keeps none
+        scrub_secrets()
+        report = anyio.run(run_check, server_command(config.demo), child_env)
         print(report.render())
         return 0 if report.ok else 1
     scrub_secrets()

@@ -46,18 +46,19 @@ def _within_budget(text: str, structured: dict[str, Any]) -> tuple[str, dict[str
 
 
 def to_result(out: Output) -> types.CallToolResult:
+    # The marker goes last, so no key in a tool's data can overwrite it.
     if out.from_google:
         text = f"{UNTRUSTED_LINE}\n\n{out.text}"
-        structured: dict[str, Any] = {"untrusted": True, "source": "google", **out.data}
+        structured: dict[str, Any] = {**out.data, "untrusted": True, "source": "google"}
     else:
         text = out.text
-        structured = {"untrusted": False, "source": "searchdesk", **out.data}
+        structured = {**out.data, "untrusted": False, "source": "searchdesk"}
     text, structured = _within_budget(text, structured)
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     content.extend(out.links)
     return types.CallToolResult(content=content, structured_content=structured, is_error=out.is_error)
 
 
-def error_result(message: str, **data: Any) -> types.CallToolResult:
-    """An `isError` result in the server's own words."""
-    return to_result(Output(message, {"error": message, **data}, from_google=False, is_error=True))
+def error_result(message: str, *, from_google: bool = False, **data: Any) -> types.CallToolResult:
+    """An `isError` result; `from_google` when the message quotes Google (then it is marked untrusted)."""
+    return to_result(Output(message, {"error": message, **data}, from_google=from_google, is_error=True))

@@ -119,5 +119,12 @@ async def run_tool(call: Call) -> types.CallToolResult:
     except ToolFailure as exc:
         return error_result(str(exc))
     except GoogleError as exc:
-        return error_result(str(exc), kind=exc.kind.name.lower())
+        return error_result(str(exc), from_google=exc.upstream is not None, kind=exc.kind.name.lower())
+    except Exception as exc:  # a bug of ours: say so plainly, keep details (which may quote data) in the log
+        log.exception("%s failed unexpectedly", call.spec.name)
+        return error_result(
+            f"{call.spec.name} failed inside SearchDesk ({type(exc).__name__}); nothing was changed by this error. "
+            "Try again, or report it with the server's log.",
+            kind="internal",
+        )
     return to_result(out)

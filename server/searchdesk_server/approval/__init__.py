@@ -98,7 +98,9 @@ async def guard(
     except ToolFailure as exc:
         return error_result(str(exc))
     except GoogleError as exc:
-        return error_result(f"{tool} did nothing: preparing the question failed. {exc}")
+        return error_result(
+            f"{tool} did nothing: preparing the question failed. {exc}", from_google=exc.upstream is not None
+        )
     fp = question.fingerprint
     rt = call.runtime
 
@@ -221,6 +223,11 @@ async def _ask_desktop(call: Call, ctx: Any, question: Question) -> Any:
                     wait_s=wait,
                 )
                 tg.cancel_scope.cancel()
+        except BaseExceptionGroup as group:
+            # anyio's task group wraps what request_approval raised; the handlers below want it bare.
+            if len(group.exceptions) == 1 and isinstance(group.exceptions[0], Exception):
+                raise group.exceptions[0] from None
+            raise
         except anyio.get_cancelled_exc_class():
             # The caller gave up: close the dialog; nothing is acted on in this call.
             with anyio.CancelScope(shield=True), anyio.move_on_after(3):

@@ -198,6 +198,15 @@ def parse_rows(raw: object, dims: list[str]) -> list[dict[str, Any]]:
     return rows
 
 
+_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:T[0-9:.+\-Z]{2,30})?")
+
+
+def _stamp(value: object) -> str | None:
+    """Google's first incomplete date (or hour), only when it is one: it goes into our own sentence."""
+    text = sh.text(value)
+    return text if text is not None and _STAMP.fullmatch(text) else None
+
+
 def totals(rows: list[dict[str, Any]]) -> dict[str, float]:
     clicks = sum(r.get("clicks", 0) for r in rows)
     impressions = sum(r.get("impressions", 0) for r in rows)
@@ -241,7 +250,7 @@ async def query_search_analytics(call: Call) -> Output:
     )
     rows = parse_rows(raw, q.dimensions)
     meta = sh.record(raw.get("metadata")) if isinstance(raw, dict) else {}
-    incomplete = sh.text(meta.get("firstIncompleteDate")) or sh.text(meta.get("firstIncompleteHour"))
+    incomplete = _stamp(meta.get("firstIncompleteDate")) or _stamp(meta.get("firstIncompleteHour"))
     total = totals(rows)
     more_at_google = len(rows) >= q.row_limit
     span = f"{q.start.isoformat()} to {q.end.isoformat()}"

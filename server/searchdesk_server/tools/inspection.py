@@ -73,12 +73,8 @@ def summarise(raw: object) -> dict[str, Any]:
     result = sh.record(sh.record(raw).get("inspectionResult"))
     index = sh.record(result.get("indexStatusResult"))
     out: dict[str, Any] = {"index": sh.pick(index, INDEX_FIELDS)}
-    refs = [
-        r
-        for r in (sh.text(x) for x in index.get("referringUrls", []) if isinstance(index.get("referringUrls"), list))
-        if r
-    ]
-    maps = [r for r in (sh.text(x) for x in index.get("sitemap", []) if isinstance(index.get("sitemap"), list)) if r]
+    refs = sh.texts(index.get("referringUrls"))
+    maps = sh.texts(index.get("sitemap"))
     if refs:
         out["index"]["referring_urls"] = refs[:20]
     if maps:
@@ -145,7 +141,7 @@ def _lines(url: str, s: dict[str, Any]) -> list[str]:
     if "rich_results" in s:
         rich = s["rich_results"]
         lines.append(
-            f"Rich results: {rich['verdict']}"
+            f"Rich results: {sh.cell(rich['verdict'])}"
             + (" (Google says PASS, but an item has an error)" if rich["verdict"] != rich["google_verdict"] else "")
         )
         for d in rich["detected"]:

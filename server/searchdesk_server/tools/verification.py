@@ -38,7 +38,7 @@ def method_for(prop: str, requested: str | None) -> str:
 
 def resource(entry: dict[str, Any]) -> dict[str, Any]:
     site = sh.record(entry.get("site"))
-    owners = [o for o in (sh.text(x) for x in entry.get("owners", []) if isinstance(entry.get("owners"), list)) if o]
+    owners = sh.texts(entry.get("owners"))
     out: dict[str, Any] = {"id": sh.text(entry.get("id")) or "", "type": sh.text(site.get("type")) or ""}
     out["identifier"] = sh.text(site.get("identifier")) or ""
     out["owners"] = owners
@@ -68,7 +68,10 @@ async def get_verified_site(call: Call) -> Output:
     prop = call.site()
     raw = await call.google(Api.SITEVERIFICATION, "GET", RESOURCE, path_params={"id": resource_id(prop)}, retry=True)
     r = resource(sh.record(raw))
-    lines = [f"{sh.cell(r['identifier'])} ({sh.cell(r['type'])}) has {plural(len(r['owners']), 'verified owner')}:"]
+    lines = [
+        f"{prop} has {plural(len(r['owners']), 'verified owner')}:",
+        f"Identifier (Google's): {sh.cell(r['identifier'])}; type: {sh.cell(r['type'])}",
+    ]
     lines += [f"- {sh.cell(o)}" for o in r["owners"]]
     return Output("\n".join(lines), {"site": prop, **r})
 
@@ -134,6 +137,9 @@ def owner_list(owners: list[str]) -> list[str]:
     cleaned = sorted({o.strip() for o in owners if o.strip()})
     if not cleaned:
         raise ToolFailure("owners is empty; it must be the complete list of owners afterwards.")
+    short = [i for i, o in enumerate(cleaned) if len(o) < 3]
+    if short:
+        raise ToolFailure("owners has an entry shorter than 3 characters once spaces are removed; give full addresses.")
     return cleaned
 
 
