@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -63,12 +62,9 @@ class Elicitor:
 
 
 @pytest.fixture
-def fake(tmp_path: Path) -> Iterator[FakeGoogle]:
-    fake = FakeGoogle(tmp_path / "fake")
-    try:
-        yield fake
-    finally:
-        fake.close()
+def fake(fake_google: FakeGoogle) -> FakeGoogle:
+    """The shared fake Google (tests/fakegoogle/plugin.py), under the short name these tests use."""
+    return fake_google
 
 
 def server_env(fake: FakeGoogle, socket: str, extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -99,13 +99,6 @@ def test_huge_owner_lists_stay_under_4_kib() -> None:
     assert "more not shown" in question.text
 
 
-@pytest.fixture
-def fake(tmp_path):  # type: ignore[no-untyped-def]
-    fake = FakeGoogle(tmp_path / "fake")
-    yield fake
-    fake.close()
-
-
 def in_process(fake: FakeGoogle, tokens: TokenBook | None = None, states: StateBook | None = None):  # type: ignore[no-untyped-def]
     config = load(
         {

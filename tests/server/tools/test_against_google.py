@@ -28,10 +28,9 @@ CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 @pytest.fixture
-def fake(tmp_path: Path):  # type: ignore[no-untyped-def]
-    fake = FakeGoogle(tmp_path / "fake")
-    yield fake
-    fake.close()
+def fake(fake_google: FakeGoogle) -> FakeGoogle:
+    """The shared fake Google (tests/fakegoogle/plugin.py), under the short name these tests use."""
+    return fake_google
 
 
 @asynccontextmanager
