@@ -1,21 +1,15 @@
 """Search performance (Search Analytics): dates in Google's day, a table a person can read,
 totals computed here (CTR = clicks / impressions, position weighted by impressions).
-
-With all_rows, every row (up to the reports' cap) goes to a CSV file in the user data folder
-instead of into the result: a busy site's rows would never fit a 100 kB result, and a person wants
-them in a spreadsheet anyway. The result is a short summary, the path and an MCP resource link.
+With all_rows the rows go to a CSV file instead (tools/export.py).
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import os
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..catalogue import DEFAULT_ROWS
@@ -38,7 +32,6 @@ def google_today() -> dt.date:
     SEARCHDESK_DEMO_TODAY (checked at start by config) pins it, so the demo's data and the
     periods asked of it stay aligned on any date the tests run.
     """
-    import os
     from zoneinfo import ZoneInfo
 
     pinned = os.environ.get("SEARCHDESK_DEMO_TODAY", "").strip()
@@ -237,6 +230,8 @@ async def query_search_analytics(call: Call) -> Output:
             raise ToolFailure(
                 f"all_rows reads every row from the first (up to {ROW_CAP:,}); leave out row_limit and start_row."
             )
+        from .export import export_rows
+
         return await export_rows(call, build_query(call))
     q = build_query(call)
     raw = await call.google(
@@ -293,226 +288,3 @@ async def query_search_analytics(call: Call) -> Output:
     if shown < len(rows) or more_at_google:
         out.data["next_start_row"] = q.start_row + shown
     return out
-
-
-# --- all_rows: every row to a CSV file ----------------------------------------------------------
-
-EXPORT_PREFIX = "searchdesk-"
-KEEP_DAYS = 14  # exports older than this are deleted the next time one is written
-PARTIAL_HOURS = 24  # a leftover partial file (a crash mid-write) is deleted after this
-_SLUG = re.compile(r"[^A-Za-z0-9.-]+")
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
-
-
-def exports_folder() -> Path:
-    """`exports/` in the user data folder (platformdirs, imported only when an export is written)."""
-    import platformdirs
-
-    folder = Path(platformdirs.user_data_dir("searchdesk", appauthor=False)) / "exports"
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError as exc:
-        raise ToolFailure(
-            f"Could not create the export folder {folder} ({exc.strerror or type(exc).__name__}); "
-            "check that your user data folder is writable, or page with start_row instead."
-        ) from None
-    return folder
-
-
-def clean_up(folder: Path, now: float) -> int:
-    """Delete SearchDesk's own exports past their retention period; other files are never touched."""
-    removed = 0
-    try:
-        paths = list(folder.iterdir())
-    except OSError:
-        return 0
-    for path in paths:
-        name = path.name
-        if name.startswith(EXPORT_PREFIX) and name.endswith(".csv"):
-            limit = KEEP_DAYS * 86_400
-        elif name.startswith("." + EXPORT_PREFIX) and name.endswith(".partial"):
-            limit = PARTIAL_HOURS * 3_600
-        else:
-            continue
-        try:
-            if path.is_file() and not path.is_symlink() and now - path.stat().st_mtime > limit:
-                path.unlink()
-                removed += 1
-        except OSError:
-            continue  # in use or already gone: try again next time
-    return removed
-
-
-def export_name(q: Query, now: float) -> str:
-    """Readable and never reused: the property, the dates, the moment (UTC) and a random suffix."""
-    import secrets
-
-    site = q.site.removeprefix("sc-domain:").removeprefix("https://").removeprefix("http://")
-    slug = _SLUG.sub("-", site).strip("-.")[:60] or "property"
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
-    return f"{EXPORT_PREFIX}{slug}-{q.start.isoformat()}-to-{q.end.isoformat()}-{stamp}-{secrets.token_hex(3)}.csv"
-
-
-def safe_cell(value: str) -> str:
-    """A spreadsheet runs a cell starting with = + - @ as a formula; an apostrophe keeps it text."""
-    return "'" + value if value.startswith(_FORMULA) else value
-
-
-def publish(partial: Path, folder: Path, q: Query) -> Path:
-    """Give the finished file its final name without ever replacing an existing file."""
-    for _ in range(5):
-        final = folder / export_name(q, time.time())
-        try:
-            os.link(partial, final)  # fails if the name exists, unlike a rename on POSIX
-        except FileExistsError:
-            continue
-        except OSError:  # a file system without hard links
-            if final.exists():
-                continue
-            os.rename(partial, final)
-            return final
-        partial.unlink()
-        return final
-    raise ToolFailure("Could not find an unused file name in the export folder; try again.")
-
-
-def _write_failure(folder: Path, exc: OSError) -> ToolFailure:
-    return ToolFailure(
-        f"Could not write the export file in {folder} ({exc.strerror or type(exc).__name__}); check the disk "
-        "has room and the folder is writable, or page with start_row instead."
-    )
-
-
-class CsvFile:
-    """The export being written: a hidden partial file, renamed only once every row is in.
-
-    Its methods block on the disk, so the caller runs them in a worker thread.
-    """
-
-    def __init__(self, path: Path, header: list[str]) -> None:
-        self.path = path
-        self.rows = 0
-        self.sums = [0, 0, 0.0, 0.0]  # clicks, impressions, position × impressions, their weight
-        # "x": never an existing file; utf-8-sig: spreadsheets read it as UTF-8. Closed by close()/discard().
-        self._fh = open(path, "x", encoding="utf-8-sig", newline="")  # noqa: SIM115
-        self._writer = csv.writer(self._fh)
-        self._writer.writerow(header)
-
-    def write(self, rows: list[Any], dims: int) -> None:
-        from .reports.rows import entries
-
-        for key, clicks, impressions, weighted, weight in entries(rows, dims):
-            words = [key] if dims == 1 else list(key)
-            self.rows += 1
-            self.sums[0] += clicks
-            self.sums[1] += impressions
-            self.sums[2] += weighted
-            self.sums[3] += weight
-            self._writer.writerow(
-                [
-                    *(safe_cell(w) for w in words),
-                    clicks,
-                    impressions,
-                    repr(clicks / impressions) if impressions else "",
-                    repr(weighted / weight) if weight else "",
-                ]
-            )
-
-    def close(self) -> None:
-        self._fh.close()
-
-    def discard(self) -> None:
-        self._fh.close()
-        self.path.unlink(missing_ok=True)
-
-
-async def export_rows(call: Call, q: Query) -> Output:
-    """Page through every row (up to the cap) into a CSV file; the result is a summary and a link."""
-    import anyio
-    import mcp_types as types
-
-    from .reports.paging import ROW_CAP, Reader
-
-    folder = await anyio.to_thread.run_sync(exports_folder)
-    await anyio.to_thread.run_sync(clean_up, folder, time.time())
-    body = {k: v for k, v in q.body.items() if k not in ("rowLimit", "startRow")}
-    body["dataState"] = call.args.get("data_state", "final")
-    reader = Reader(call, q.site)
-    columns = [*q.dimensions, "clicks", "impressions", "ctr", "position"]
-    partial = folder / f".{export_name(q, time.time())}.partial"
-    try:
-        out = await anyio.to_thread.run_sync(CsvFile, partial, columns)
-    except OSError as exc:
-        raise _write_failure(folder, exc) from None
-    try:
-
-        async def write(rows: list[Any]) -> None:
-            await anyio.to_thread.run_sync(out.write, rows, len(q.dimensions))
-
-        found = await reader.pages(body, write)
-        await anyio.to_thread.run_sync(out.close)
-        final = await anyio.to_thread.run_sync(publish, partial, folder, q)
-    except OSError as exc:
-        out.discard()
-        raise _write_failure(folder, exc) from None
-    except BaseException:
-        out.discard()  # cancelled or failed: no partial file is left behind
-        raise
-    sums = out.sums
-    size = final.stat().st_size
-    total: dict[str, float] = {"clicks": sums[0], "impressions": sums[1]}
-    if sums[1]:
-        total["ctr"] = round(sums[0] / sums[1], 6)
-    if sums[3]:
-        total["position"] = round(sums[2] / sums[3], 2)
-    span = f"{q.start.isoformat()} to {q.end.isoformat()}"
-    by = f" by {', '.join(q.dimensions)}" if q.dimensions else ""
-    lines = [
-        f"Wrote {plural(out.rows, 'row')} of search performance for {q.site}, {span} (Pacific time){by}, "
-        f"data_state {body['dataState']}, to a CSV file ({size:,} bytes) a spreadsheet can open:",
-        str(final),
-        "Totals of these rows: "
-        f"{total['clicks']:,} clicks, {total['impressions']:,} impressions"
-        + (f", CTR {total['ctr'] * 100:.2f}%" if "ctr" in total else "")
-        + (f", average position {total['position']:.1f}." if "position" in total else "."),
-        f"Read in {plural(reader.requests, 'request')} of up to 25,000 rows.",
-    ]
-    if found.more_at_google:
-        lines.append(f"Stopped at the {ROW_CAP:,}-row cap: Google has more rows. Narrow the dates or add filters.")
-    elif found.cap_reached:
-        lines.append(f"Exactly {ROW_CAP:,} rows: nothing beyond the cap.")
-    if found.first_incomplete:
-        lines.append(f"Numbers from {found.first_incomplete} on are incomplete and may still change.")
-    lines.append(
-        f"The file is deleted after {KEEP_DAYS} days. Text cells that start with = + - or @ begin with an "
-        "apostrophe so a spreadsheet shows them rather than running them."
-    )
-    link = types.ResourceLink(
-        type="resource_link",
-        uri=final.as_uri(),
-        name=final.name,
-        title="Search performance (CSV)",
-        mime_type="text/csv",
-        size=size,
-    )
-    data = {
-        "site": q.site,
-        "start_date": q.start.isoformat(),
-        "end_date": q.end.isoformat(),
-        "dimensions": q.dimensions,
-        "data_state": body["dataState"],
-        "file": str(final),
-        "uri": final.as_uri(),
-        "bytes": size,
-        "rows": out.rows,
-        "rows_read": found.rows,
-        "columns": columns,
-        "totals": total,
-        "first_incomplete": found.first_incomplete,
-        "requests": reader.requests,
-        "row_cap": ROW_CAP,
-        "cap_reached": found.cap_reached,
-        "more_rows_at_google": found.more_at_google,
-        "kept_days": KEEP_DAYS,
-    }
-    return Output("\n".join(lines), data, links=[link])

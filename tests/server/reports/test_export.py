@@ -18,7 +18,7 @@ from searchdesk_server import catalogue
 from searchdesk_server.config import load
 from searchdesk_server.runtime import Call, Runtime
 from searchdesk_server.server import run_tool
-from searchdesk_server.tools import analytics
+from searchdesk_server.tools import export
 from searchdesk_server.validate import check_arguments
 from tests.server.reports.conftest import BIG, ScriptedGoogle, Table, demo, raw_rows, row, served, text_of
 
@@ -160,13 +160,13 @@ async def test_a_client_cancel_reaches_the_export(exports: Path, monkeypatch: py
     google = ScriptedGoogle(hold_at=50_000)
     big_table(google)
     discarded = anyio.Event()
-    original = analytics.CsvFile.discard
+    original = export.CsvFile.discard
 
-    def discard(self: analytics.CsvFile) -> None:
+    def discard(self: export.CsvFile) -> None:
         original(self)
         discarded.set()
 
-    monkeypatch.setattr(analytics.CsvFile, "discard", discard)
+    monkeypatch.setattr(export.CsvFile, "discard", discard)
     args = SMALL
     async with served(google.transport()) as client:
         async with anyio.create_task_group() as tg:
