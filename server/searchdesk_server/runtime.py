@@ -7,7 +7,7 @@ data, so everything here is built on first use.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -196,7 +196,3 @@ class Call:
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
-
-
-def join_lines(lines: Sequence[str]) -> str:
-    return "\n".join(line for line in lines if line is not None)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import os
+from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
@@ -36,6 +38,20 @@ def question(
 
 
 # --- the app's core and main window, in a place of their own ------------------------------------
+
+
+def app_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment for running the real app as a process in a throwaway home (logs under state/)."""
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700, exist_ok=True)
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_RUNTIME_DIR": str(run),
+        "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        **extra,
+    }
 
 
 def make_core(place: dict[str, object], **kw: object) -> Core:

@@ -22,7 +22,7 @@ from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog, ActivityW
 from searchdesk_server.agent import client as agent_client
 from tests.desktop.agent_helpers import in_background
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, FakeOAuth, fake_oauth_server
-from tests.desktop.helpers import finish, make_core, make_window, question
+from tests.desktop.helpers import app_env, finish, make_core, make_window, question
 
 WM_RO = "https://www.googleapis.com/auth/webmasters.readonly"
 
@@ -365,16 +365,7 @@ def test_smoke_demo_app_starts_and_quits(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    run = tmp_path / "run"
-    run.mkdir(mode=0o700)
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "XDG_RUNTIME_DIR": str(run),
-        "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "QT_QPA_PLATFORM": "offscreen",
-    }
+    env = app_env(tmp_path, QT_QPA_PLATFORM="offscreen")
     done = subprocess.run(
         [sys.executable, "-m", "searchdesk_desktop", "--demo", "--quit-after", "1"],
         env=env,

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.desktop.helpers import app_env
+
 XVFB_START_TIMEOUT = 20.0
 
 
@@ -90,17 +92,7 @@ def searchdesk_command() -> list[str]:
 def test_demo_starts_on_a_real_display_and_quits(tmp_path: Path) -> None:
     xvfb = _require_xvfb()
     server = Xvfb(xvfb)
-    run = tmp_path / "run"
-    run.mkdir(mode=0o700)
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "XDG_RUNTIME_DIR": str(run),
-        "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "DISPLAY": server.display,
-        "QT_QPA_PLATFORM": "xcb",
-    }
+    env = app_env(tmp_path, DISPLAY=server.display, QT_QPA_PLATFORM="xcb")
     try:
         done = subprocess.run(
             [*searchdesk_command(), "--demo", "--quit-after", "3"],
