@@ -164,6 +164,70 @@ def outputs() -> dict[Path, bytes]:
     return files
 
 
+#: Qt's rasteriser picks CPU-specific code paths, so two machines can differ by one step of
+#: anti-aliasing in a few pixels; a drawing change moves far more than this.
+PIXEL_TOLERANCE = 2
+
+
+def _pixels(png: bytes) -> tuple[int, int, bytes] | None:
+    from PySide6.QtGui import QImage
+
+    image = QImage()
+    if not image.loadFromData(png):
+        return None
+    image = image.convertToFormat(QImage.Format.Format_RGBA8888)
+    return image.width(), image.height(), bytes(image.constBits())
+
+
+def _close(a: bytes, b: bytes) -> bool:
+    return len(a) == len(b) and all(abs(x - y) <= PIXEL_TOLERANCE for x, y in zip(a, b, strict=True))
+
+
+def _same_png(old: bytes, new: bytes) -> bool:
+    a, b = _pixels(old), _pixels(new)
+    return a is not None and b is not None and a[:2] == b[:2] and _close(a[2], b[2])
+
+
+def _ico_entries(data: bytes) -> list[tuple[bytes, bytes]]:
+    """(directory entry without size/offset, image blob) per ICO entry."""
+    _, _, count = struct.unpack_from("<HHH", data)
+    entries = []
+    for i in range(count):
+        head = data[6 + 16 * i : 6 + 16 * i + 8]
+        size, offset = struct.unpack_from("<II", data, 6 + 16 * i + 8)
+        entries.append((head, data[offset : offset + size]))
+    return entries
+
+
+def _icns_entries(data: bytes) -> list[tuple[bytes, bytes]]:
+    entries, pos = [], 8
+    while pos + 8 <= len(data):
+        kind, length = data[pos : pos + 4], struct.unpack_from(">I", data, pos + 4)[0]
+        entries.append((kind, data[pos + 8 : pos + length]))
+        pos += max(length, 8)
+    return entries
+
+
+def _same_blob(old: bytes, new: bytes) -> bool:
+    if old.startswith(b"\x89PNG") and new.startswith(b"\x89PNG"):
+        return _same_png(old, new)
+    return old[:40] == new[:40] and _close(old[40:], new[40:])  # a DIB: header, then raw pixels
+
+
+def same_picture(suffix: str, old: bytes, new: bytes) -> bool:
+    """Whether a committed file shows what a fresh render shows, within PIXEL_TOLERANCE per channel."""
+    if old == new:
+        return True
+    try:
+        if suffix == ".png":
+            return _same_png(old, new)
+        parse = {".ico": _ico_entries, ".icns": _icns_entries}[suffix]
+        a, b = parse(old), parse(new)
+    except (struct.error, KeyError):
+        return False
+    return len(a) == len(b) and all(ha == hb and _same_blob(x, y) for (ha, x), (hb, y) in zip(a, b, strict=True))
+
+
 def stale_copies() -> list[Path]:
     """The desktop package's SVG copies that no longer match their source here."""
     if not DESKTOP_COPIES.is_dir():
@@ -182,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     except RenderError as exc:
         print(f"render_icons: {exc}", file=sys.stderr)
         return 1
-    stale = [p for p, data in files.items() if not p.is_file() or p.read_bytes() != data]
+    stale = [p for p, data in files.items() if not p.is_file() or not same_picture(p.suffix, p.read_bytes(), data)]
     drifted = stale_copies()
     for copy in drifted:
         print(f"render_icons: {copy} differs from assets/{copy.name}; copy the SVG over", file=sys.stderr)
