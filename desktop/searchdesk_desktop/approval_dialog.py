@@ -23,14 +23,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .approvals import ApprovalBook, Entry, State
+# The server's own words, so the dialog, the notification and the client's dialog all agree.
+from searchdesk_server.approval.question import VALUES_HEADING as VALUES_HEADING
+from searchdesk_server.approval.question import describe_client
+
+from .approvals import ApprovalBook, Entry, Origin, State, origin
 from .titles import title
 
-try:  # the server's own words, so the dialog, the notification and the client's dialog all agree
-    from searchdesk_server.approval.question import VALUES_HEADING as VALUES_HEADING
-except ImportError:  # pragma: no cover (an older server package)
-    VALUES_HEADING = "Supplied by the caller or by Google (check them; they are not SearchDesk's words):"
 ARM_DELAY_MS = 800
+BANNERS = {
+    Origin.DEMO: "DEMO: this question comes from the demo; nothing here touches a real Google account.",
+    Origin.REAL_IN_DEMO_APP: "From a real SearchDesk server, not the demo: approving changes a real Google account.",
+}
 
 
 def plain_label(text: str, *, wrap: bool = True, selectable: bool = True) -> QLabel:
@@ -61,7 +65,7 @@ def fit_height(window: QWidget) -> None:
 
 
 class ApprovalDialog(QDialog):
-    """One question. ``decided(fingerprint, approve)`` is emitted at most once."""
+    """One question. ``decided(key, approve)`` is emitted at most once (`key`: the book's entry key)."""
 
     decided = Signal(str, bool)
 
@@ -75,18 +79,19 @@ class ApprovalDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.fingerprint = entry.fingerprint
+        self.key = entry.key  # the fingerprint and who asked
         self._done = False
         request = entry.request
-        self.setWindowTitle(title(demo, "approval needed"))
+        source = origin(request, demo_app=demo)
+        self.setWindowTitle(title(source is Origin.DEMO, "approval needed"))
         self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, True)
         self.setWindowFlag(Qt.WindowType.WindowContextHelpButtonHint, False)
         self.setModal(False)
         self.setMinimumWidth(480)
 
         layout = QVBoxLayout(self)
-        if demo:
-            banner = plain_label("DEMO: nothing here touches a real Google account.", selectable=False)
+        if source is not Origin.REAL:
+            banner = plain_label(BANNERS[source], selectable=False)
             banner.setObjectName("demoBanner")
             banner.setStyleSheet("background:#fff3c4;color:#5c4400;padding:4px;border-radius:3px;")
             layout.addWidget(banner)
@@ -122,8 +127,7 @@ class ApprovalDialog(QDialog):
         layout.addLayout(grid)
         layout.addSpacing(6)
 
-        client = request.client.name + (f" {request.client.version}" if request.client.version else "")
-        self.client_label = plain_label(f"Asked by a program that says it is: {client}")
+        self.client_label = plain_label(f"Asked by {describe_client(request.client.name, request.client.version)}.")
         self.client_label.setStyleSheet("color:#4b5563;")
         layout.addWidget(self.client_label)
         self.queue_label = plain_label("", selectable=False)
@@ -186,7 +190,7 @@ class ApprovalDialog(QDialog):
         if self._done:
             return
         self._done = True
-        self.decided.emit(self.fingerprint, approve)
+        self.decided.emit(self.key, approve)
         super().done(QDialog.DialogCode.Accepted if approve else QDialog.DialogCode.Rejected)
 
 
@@ -235,7 +239,7 @@ class ApprovalQueue(QObject):
         waiting = self.book.open_entries()
         current = self.dialog
         if current is not None:
-            entry = self.book.get(current.fingerprint)
+            entry = self.book.get(current.key)
             if entry is None or entry.state is not State.PENDING:
                 self.dialog = None
                 current.close_silently()

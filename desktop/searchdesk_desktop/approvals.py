@@ -1,9 +1,11 @@
 """The book of questions waiting for a person, and what became of them. No Qt here.
 
-Rules it keeps (DESIGN.md "Asking a person", issue 6): every answer is bound to a fingerprint; the first
-answer wins; an approve is spent by exactly one action (handed to one waiting request, or returned once
-by ``approval/status``); nothing is approved by default, by timeout, by cancellation or by a crash
-(the book lives in memory only). A question stays open for 5 minutes; an answer is kept 5 minutes.
+Rules it keeps (DESIGN.md "Asking a person", issue 6): every answer is bound to a fingerprint and to
+who asked (the requester: one server process and its Google account), so a yes given to one server
+is never collected by another; the first answer wins; an approve is spent by exactly one action
+(handed to one waiting request, or returned once by ``approval/status``); nothing is approved by
+default, by timeout, by cancellation or by a crash (the book lives in memory only). A question stays
+open for 5 minutes; an answer is kept 5 minutes.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal
 
-from searchdesk_server.agent.protocol import ApprovalRequest, StatusDecision
+from searchdesk_server.agent.protocol import ApprovalRequest, StatusDecision, answer_key
 
 KEEP_SECONDS = 300.0
 MAX_OPEN = 32
@@ -33,14 +35,29 @@ class State(Enum):
 Source = Literal["dialog", "notification"]
 
 
+class Origin(Enum):
+    """Where a question comes from, as the dialog labels it."""
+
+    REAL = "real"  # a real server, in the real app
+    DEMO = "demo"  # a demo server: nothing it does touches a Google account
+    REAL_IN_DEMO_APP = "real_in_demo_app"  # an older server (no requester) asking the demo app
+
+
+def origin(request: ApprovalRequest, *, demo_app: bool) -> Origin:
+    if request.requester is not None:
+        return Origin.DEMO if request.requester.demo else Origin.REAL
+    return Origin.REAL_IN_DEMO_APP if demo_app else Origin.REAL
+
+
 class RequestIdReused(Exception):
     def __init__(self) -> None:
         super().__init__("This request_id was already used for another question.")
 
 
 class QueueFull(Exception):
-    def __init__(self) -> None:
-        super().__init__(f"{MAX_OPEN} questions are already waiting in SearchDesk; answer some of them first.")
+    def __init__(self, waiting: int = MAX_OPEN) -> None:
+        super().__init__(f"{waiting} questions are already waiting in SearchDesk; answer some of them first.")
+        self.waiting = waiting
 
 
 @dataclass
@@ -51,6 +68,7 @@ class Activity:
     tool: str
     what: str
     client: str  # as the client says it is
+    account: str = ""  # the Google account the asking server acts as, as it says
     decision: str = "waiting"
     answered_by: str = ""
     used: bool = False
@@ -70,12 +88,17 @@ class Entry:
         return self.request.fingerprint
 
     @property
+    def key(self) -> str:
+        return answer_key(self.request.fingerprint, self.request.requester)
+
+    @property
     def is_open(self) -> bool:
         return self.state is State.PENDING
 
 
 class ApprovalBook:
-    """Entries by fingerprint. ``on_change(entry)`` fires after every state change."""
+    """Entries by key (fingerprint and requester: `protocol.answer_key`). ``on_change(entry)`` fires after
+    every state change."""
 
     def __init__(
         self,
@@ -93,9 +116,9 @@ class ApprovalBook:
         self.on_change: list[Callable[[Entry], None]] = []
 
     # --- queries ---
-    def get(self, fingerprint: str) -> Entry | None:
+    def get(self, key: str) -> Entry | None:
         self.expire()
-        return self._entries.get(fingerprint)
+        return self._entries.get(key)
 
     def open_entries(self) -> list[Entry]:
         self.expire()
@@ -110,34 +133,37 @@ class ApprovalBook:
 
     # --- changes ---
     def ask(self, request: ApprovalRequest) -> Entry:
-        """The entry for this question: the open (or approved, unspent) one for the same fingerprint,
-        or a new open one. After a deny, asking again opens a new question."""
+        """The entry for this question: the open (or approved, unspent) one for the same fingerprint and
+        requester, or a new open one. After a deny, asking again opens a new question."""
         self.expire()
+        key = answer_key(request.fingerprint, request.requester)
         other = self.by_request_id(request.request_id)
-        if other is not None and other.fingerprint != request.fingerprint:
+        if other is not None and other.key != key:
             raise RequestIdReused()
-        entry = self._entries.get(request.fingerprint)
+        entry = self._entries.get(key)
         if entry is not None and entry.state in (State.PENDING, State.APPROVED):
             entry.request_ids.add(request.request_id)
             return entry
-        if len(self.open_entries()) >= self.max_open:
-            raise QueueFull()
+        waiting = len(self.open_entries())
+        if waiting >= self.max_open:
+            raise QueueFull(waiting)
         entry = self._open(request)
         self._changed(entry)
         return entry
 
     def _open(self, request: ApprovalRequest, request_ids: set[str] | None = None) -> Entry:
         client = request.client.name + (f" {request.client.version}" if request.client.version else "")
-        activity = Activity(self._wall(), request.tool, request.what, client)
+        account = request.requester.account or "" if request.requester is not None else ""
+        activity = Activity(self._wall(), request.tool, request.what, client, account)
         entry = Entry(request, self._clock(), activity, request_ids=request_ids or {request.request_id})
-        self._entries[request.fingerprint] = entry
+        self._entries[entry.key] = entry
         self.activity.append(activity)
         del self.activity[:-MAX_ACTIVITY]
         return entry
 
-    def answer(self, fingerprint: str, approve: bool, source: Source) -> bool:
+    def answer(self, key: str, approve: bool, source: Source) -> bool:
         """Record a person's answer; False if the question is no longer open (the first answer won)."""
-        entry = self.get(fingerprint)
+        entry = self.get(key)
         if entry is None or not entry.is_open:
             return False
         entry.state = State.APPROVED if approve else State.DENIED
@@ -147,13 +173,13 @@ class ApprovalBook:
         self._changed(entry)
         return True
 
-    def take(self, fingerprint: str, *, served: str | None = None, reopen: bool = False) -> StatusDecision:
-        """The answer for a server that will act on it; an approve is spent here (returned once).
+    def take(self, key: str, *, served: str | None = None, reopen: bool = False) -> StatusDecision:
+        """The answer for the server that asked (``key`` names both); an approve is spent here.
 
         ``served`` is the request_id of the waiting call the approve goes to; with ``reopen`` other
         identical calls still wait, and each needs a yes of its own: the question opens again.
         """
-        entry = self.get(fingerprint)
+        entry = self.get(key)
         if entry is None:
             return "none"
         if entry.state is State.PENDING:
@@ -167,7 +193,7 @@ class ApprovalBook:
                 entry.request_ids.discard(served)
             self._changed(entry)
             if reopen and entry.request_ids:
-                del self._entries[fingerprint]
+                del self._entries[key]
                 self._changed(self._open(entry.request, set(entry.request_ids)))
             return "approve"
         return "none"
@@ -188,7 +214,7 @@ class ApprovalBook:
 
     def expire(self) -> None:
         now = self._clock()
-        for fp, entry in list(self._entries.items()):
+        for key, entry in list(self._entries.items()):
             if entry.state is State.PENDING and now - entry.opened >= self.keep:
                 entry.state = State.EXPIRED
                 entry.activity.decision = "no answer (expired)"
@@ -196,7 +222,7 @@ class ApprovalBook:
             if entry.state in (State.USED, State.CANCELLED, State.EXPIRED) or (
                 entry.answered is not None and now - entry.answered >= self.keep
             ):
-                del self._entries[fp]
+                del self._entries[key]
 
     def _changed(self, entry: Entry) -> None:
         for callback in list(self.on_change):

@@ -141,7 +141,7 @@ class Core(QObject):
         self._open_file = open_file
         self.bundle_opened = False  # this session handed the .mcpb to Claude Desktop
         self.book = ApprovalBook()
-        self.listener = AgentListener(self.book, self.provider, path=socket_path)
+        self.listener = AgentListener(self.book, self.provider, demo=demo, path=socket_path)
         self.listener_error = ""
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="searchdesk-core")
         self._provider: TokenProvider | None = None

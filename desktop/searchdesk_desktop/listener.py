@@ -320,6 +320,7 @@ class AgentListener(QObject):
         book: ApprovalBook,
         provider: ProviderGetter,
         *,
+        demo: bool = False,
         path: str | None = None,
         max_connections: int = MAX_CONNECTIONS,
         max_in_flight: int = MAX_IN_FLIGHT,
@@ -329,6 +330,7 @@ class AgentListener(QObject):
         self._recorder = recorder
         self.book = book
         self._provider = provider
+        self.demo = demo  # a demo app refuses real servers: it holds no real account to approve for
         self.path = path
         self.max_connections = max_connections
         self.max_in_flight = max_in_flight
@@ -472,10 +474,19 @@ class AgentListener(QObject):
                 f"This SearchDesk app speaks agent protocol {protocol.PROTOCOL_VERSION}; update both programs.",
                 {"supported": [protocol.PROTOCOL_VERSION]},
             )
-        return Hello(app=APP_NAME, version=__version__).to_json()
+        return Hello(app=APP_NAME, version=__version__, features=protocol.FEATURES).to_json()
+
+    def _refuse_real_server_in_demo(self, requester: protocol.Requester | None) -> None:
+        """A demo app answers only demo servers; an older server (no requester) is served as before."""
+        if self.demo and requester is not None and not requester.demo:
+            raise _Reply(
+                ErrorCode.DEMO_APP,
+                "This SearchDesk app is running the demo; start SearchDesk normally to use a Google account.",
+            )
 
     # tokens
     def _token(self, conn: _Connection, rpc_id: Any, params: TokenParams) -> None:
+        self._refuse_real_server_in_demo(params.requester)
         conn.in_flight += 1
         future = self._pool.submit(self._mint, params)
         future.add_done_callback(lambda f: self.token_done.emit((conn, rpc_id, f)))
@@ -521,16 +532,17 @@ class AgentListener(QObject):
 
     # approvals
     def _approval_request(self, conn: _Connection, rpc_id: Any, request: ApprovalRequest) -> dict[str, Any] | None:
+        self._refuse_real_server_in_demo(request.requester)
         try:
             entry = self.book.ask(request)
         except QueueFull as err:
-            raise _Reply(ErrorCode.QUEUE_FULL, str(err)) from None
+            raise _Reply(ErrorCode.QUEUE_FULL, str(err), {"waiting": err.waiting}) from None
         except RequestIdReused as err:
             raise _Reply(ErrorCode.INVALID_PARAMS, str(err)) from None
         log.info("approval asked: tool=%s fingerprint=%s", request.tool, request.fingerprint[:12])
         fp = request.fingerprint
         if entry.state is State.APPROVED:  # an unspent yes for this very question: spent by this call
-            decision = self.book.take(fp, served=request.request_id)
+            decision = self.book.take(entry.key, served=request.request_id)
             return ApprovalResult(decision=_decision(decision), fingerprint=fp).to_json()
         if request.wait_s <= 0:
             return ApprovalResult(decision="pending", fingerprint=fp).to_json()
@@ -562,7 +574,8 @@ class AgentListener(QObject):
         if entry.state not in (State.APPROVED, State.DENIED, State.CANCELLED):
             return
         fp = entry.fingerprint
-        waiting = [w for w in self._waiters if w.request.fingerprint == fp and w.conn.open]
+        key = entry.key
+        waiting = [w for w in self._waiters if _key(w.request) == key and w.conn.open]
         if not waiting:
             return  # kept for approval/status
         if entry.state is State.CANCELLED:
@@ -574,15 +587,21 @@ class AgentListener(QObject):
         else:
             # One yes, one action: the first waiting call gets it; the others need their own yes.
             first = waiting[0]
-            decision = self.book.take(fp, served=first.request.request_id, reopen=len(waiting) > 1)
+            decision = self.book.take(key, served=first.request.request_id, reopen=len(waiting) > 1)
             self._finish(first, protocol.encode_result(first.rpc_id, ApprovalResult(_decision(decision), fp).to_json()))
 
     def _approval_status(self, conn: _Connection, rpc_id: Any, params: StatusParams) -> dict[str, Any]:
-        return StatusResult(decision=self.book.take(params.fingerprint)).to_json()
+        # An approve goes back only to the server and account that asked (an older server: by fingerprint).
+        key = protocol.answer_key(params.fingerprint, params.requester)
+        return StatusResult(decision=self.book.take(key)).to_json()
 
     def _approval_cancel(self, conn: _Connection, rpc_id: Any, params: CancelParams) -> dict[str, Any]:
         # Every call waiting on the question ends with CANCELLED (through _entry_changed).
         return CancelResult(cancelled=self.book.cancel(params.request_id)).to_json()
+
+
+def _key(request: ApprovalRequest) -> str:
+    return protocol.answer_key(request.fingerprint, request.requester)
 
 
 def _cancelled(rpc_id: Any) -> bytes:

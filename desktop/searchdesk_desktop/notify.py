@@ -25,7 +25,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal, Slot
 
 from .approval_dialog import VALUES_HEADING as VALUES_HEADING
-from .approvals import ApprovalBook, Entry, State
+from .approval_dialog import describe_client
+from .approvals import ApprovalBook, Entry, Origin, State, origin
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +50,19 @@ def question_text(entry: Entry) -> str:
     r = entry.request
     lines = [r.what, r.consequence, VALUES_HEADING]
     lines += [f"{v.label}: {v.value}" for v in r.values]
-    client = r.client.name + (f" {r.client.version}" if r.client.version else "")
-    lines.append(f"Asked by a program that says it is: {client}")
+    lines.append(f"Asked by {describe_client(r.client.name, r.client.version)}.")
     return "\n".join(lines)
 
 
+SUMMARIES = {
+    Origin.REAL: "SearchDesk: approval needed",
+    Origin.DEMO: "SearchDesk (Demo): approval needed",
+    Origin.REAL_IN_DEMO_APP: "SearchDesk: approval needed for a real Google account (not the demo)",
+}
+
+
 def compose(entry: Entry, *, demo: bool = False) -> Note:
-    summary = "SearchDesk (Demo): approval needed" if demo else "SearchDesk: approval needed"
+    summary = SUMMARIES[origin(entry.request, demo_app=demo)]
     whole = question_text(entry)
     if len(whole) <= FIT_CHARS and whole.count("\n") + 1 <= FIT_LINES:
         return Note(summary, whole, ((APPROVE, "Approve"), (DENY, "Deny")))
@@ -240,7 +247,7 @@ class ApprovalNotifications(QObject):
         self.backend.stop()
 
     def _changed(self, entry: Entry) -> None:
-        fp = entry.fingerprint
+        fp = entry.key
         if entry.state is State.PENDING:
             if fp not in self._by_fp and fp not in self._sending:
                 note = compose(entry, demo=self.demo)

@@ -139,8 +139,11 @@ def _render_all(qapp: Any, out: Path, root: Path, home: Path) -> list[Path]:
     return written
 
 
+ACCOUNT = "you@example.com"
+
+
 def _request(q: Any, request_id: str, client: tuple[str, str] = ("claude-ai", "0.1.0")) -> Any:
-    from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Value
+    from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Requester, Value
 
     return ApprovalRequest(
         request_id=request_id,
@@ -151,6 +154,7 @@ def _request(q: Any, request_id: str, client: tuple[str, str] = ("claude-ai", "0
         fingerprint=q.fingerprint,
         client=ClientInfo(*client),
         wait_s=40,
+        requester=Requester(server="screenshots", account=ACCOUNT, demo=False),
     )
 
 
@@ -160,7 +164,7 @@ def _approval_dialog(qapp: Any) -> Any:
     from .approval_dialog import ApprovalDialog, fit_height
     from .approvals import ApprovalBook
 
-    q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml")
+    q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml", ACCOUNT)
     dialog = ApprovalDialog(ApprovalBook().ask(_request(q, "screenshot")), arm_delay_ms=0, waiting_after=1)
     dialog.show()
     qapp.processEvents()
@@ -173,17 +177,21 @@ def _activity(core: Any) -> None:
     from searchdesk_server.approval import question as server_question
 
     book = core.book
+    others = server_question.OwnerFacts(server_question.Ownership.OTHERS_REMAIN, 1)
     asked = [
-        (server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml"), True),
-        (server_question.delete_site("https://staging.example.com/"), False),
-        (server_question.unverify_site("https://shop.example.net/"), None),
+        (
+            server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml", ACCOUNT),
+            True,
+        ),
+        (server_question.delete_site("https://staging.example.com/", ACCOUNT, others), False),
+        (server_question.unverify_site("https://shop.example.net/", ACCOUNT, others), None),
     ]
     for number, (q, approve) in enumerate(asked):
         entry = book.ask(_request(q, f"activity-{number}"))
         entry.activity.asked_at = time.mktime((*ACTIVITY_DAY, 9, 12 + 7 * number, 5, 0, 0, -1))
         if approve is not None:
-            book.answer(entry.fingerprint, approve, "dialog")
-            book.take(entry.fingerprint)
+            book.answer(entry.key, approve, "dialog")
+            book.take(entry.key)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -179,7 +179,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "guarded",
         (SCOPE_WM,),
         "Delete property",
-        "Remove a property and ~16 months of its performance history." + GUARD_NOTE,
+        "Remove a property from this account's list." + GUARD_NOTE,
         {"site": SITE_REQ, "confirm_token": TOKEN},
         ("site",),
     ),

@@ -7,6 +7,7 @@ data, so everything here is built on first use.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -20,8 +21,11 @@ if TYPE_CHECKING:
     import httpx
 
     from .agent.client import AgentClient
-    from .approval.state import StateBook
+    from .agent.protocol import Requester
+    from .approval.question import Question
+    from .approval.state import ShownBook, StateBook
     from .approval.tokens import TokenBook
+    from .google.credentials import TokenSource
     from .google.http import Api, GoogleClient, Limit
     from .quota import QuotaBook
 
@@ -42,9 +46,13 @@ class Runtime:
         self._client: GoogleClient | None = None
         self._quota: QuotaBook | None = None
         self._agent: AgentClient | None = None
+        self._source: TokenSource | None = None
         self._tokens = tokens
         self._states = states
+        self._shown: ShownBook | None = None
         self._lock = asyncio.Lock()
+        #: This process, as the app knows it: an approve is handed back only to the server that asked.
+        self.server_id = uuid.uuid4().hex
 
     async def client(self) -> GoogleClient:
         async with self._lock:
@@ -61,8 +69,8 @@ class Runtime:
             from .demo import demo_transport
 
             transport = demo_transport()
-        tokens = token_source(self.config.credential, transport=transport)
-        return GoogleClient(tokens, self.config.scopes, transport=transport)
+        self._source = token_source(self.config.credential, transport=transport, server_id=self.server_id)
+        return GoogleClient(self._source, self.config.scopes, transport=transport)
 
     @property
     def quota(self) -> QuotaBook:
@@ -79,6 +87,15 @@ class Runtime:
 
             self._tokens = TokenBook()
         return self._tokens
+
+    @property
+    def shown(self) -> ShownBook:
+        """What this server showed the app's dialog, per fingerprint (a yes counts for that question)."""
+        if self._shown is None:
+            from .approval.state import ShownBook
+
+            self._shown = ShownBook()
+        return self._shown
 
     @property
     def states(self) -> StateBook:
@@ -98,7 +115,9 @@ class Runtime:
         return self._agent
 
     async def account(self) -> str | None:
-        """The Google account the server acts as, when it can be known without asking Google."""
+        """The Google account the server acts as; None when it cannot be known (an OAuth refresh token
+        from the environment carries no e-mail address). With the app's sign-in, asking the app for a
+        token tells it (and raises GoogleError when the app cannot hand one out)."""
         cred = self.config.credential
         if cred.kind == "service_account":
             return str(cred.info.get("client_email", "")) or None
@@ -106,7 +125,18 @@ class Runtime:
             from .demo import DEMO_ACCOUNT
 
             return DEMO_ACCOUNT
+        if cred.kind == "desktop":
+            await self.client()
+            assert self._source is not None
+            await self._source.token(self.config.scopes)
+            return getattr(self._source, "account", None)
         return None
+
+    async def requester(self) -> Requester:
+        """Who this server is to the app: its process id, its Google account, whether it is the demo."""
+        from .agent.protocol import Requester
+
+        return Requester(server=self.server_id, account=await self.account(), demo=self.config.demo)
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -124,6 +154,15 @@ class Call:
     runtime: Runtime
     progress_fn: Any = None  # async (progress, total, message) -> None, or None
     ctx: Any = None  # the SDK's request context, for what only the request knows (protocol, capabilities)
+    #: A guarded call's question once a person said yes to it: the handler acts on its targets only.
+    approved: Question | None = None
+
+    @property
+    def question(self) -> Question:
+        """The approved question of a guarded call (its handler never runs without one)."""
+        if self.approved is None:
+            raise AssertionError(f"{self.spec.name} ran without an approved question")
+        return self.approved
 
     @property
     def config(self) -> Config:

@@ -93,11 +93,10 @@ def build_server(config: Config, *, runtime: Runtime | None = None) -> Server[An
             return error_result(f"{name}: {exc}")
         call = Call(spec, args, rt, progress_fn=ctx.session.report_progress, ctx=ctx)
         if spec.guarded:
-            from .approval import guard
+            from .approval import run_guarded
 
-            decision = await guard(call, ctx, params)
-            if decision is not None:
-                return decision
+            result: types.CallToolResult | types.InputRequiredResult = await run_guarded(call, ctx, params)
+            return result
         return await run_tool(call)
 
     server: Server[Any] = Server(
@@ -111,7 +110,8 @@ def build_server(config: Config, *, runtime: Runtime | None = None) -> Server[An
     return server
 
 
-async def run_tool(call: Call) -> types.CallToolResult:
+async def run_tool(call: Call, *, note: str = "") -> types.CallToolResult:
+    """Run the handler; `note` (the server's own words) is added to a successful result's text."""
     from .google.errors import GoogleError
 
     try:
@@ -127,4 +127,7 @@ async def run_tool(call: Call) -> types.CallToolResult:
             "Try again, or report it with the server's log.",
             kind="internal",
         )
+    if note:
+        out.text = f"{out.text}\n\n{note}"
+        out.data["approval"] = "confirm_token"
     return to_result(out)

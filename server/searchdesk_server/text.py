@@ -9,8 +9,10 @@ stdlib and cheap to import: it runs on every result.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
+import unicodedata
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -24,8 +26,10 @@ __all__ = [
     "cut_bytes",
     "describe",
     "flatten",
+    "is_plain_text",
     "md_cell",
     "redact",
+    "show_value",
 ]
 
 #: Containers nested deeper than this are replaced by :data:`TOO_DEEP`. Google's deepest documented
@@ -268,6 +272,90 @@ def md_cell(s: str, limit: int = 200) -> str:
         out.append(piece)
         used += len(piece)
     return "".join(out) + "…"
+
+
+# --- safe text: the one definition the question and the agent socket share ---------------------
+
+#: Unicode categories a person cannot see, or cannot see reliably: controls, format characters (bidi
+#: overrides, zero-width, Arabic number signs, …), surrogates, private use, unassigned, and the line
+#: and paragraph separators. A dialog must never receive one raw: it could reorder, hide or fake text.
+UNSAFE_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def is_safe_char(ch: str) -> bool:
+    """Whether one character may be shown as itself. Every space but U+0020 is unsafe too: a no-break
+    or ideographic space reads as a plain space, so two different values would read the same."""
+    category = unicodedata.category(ch)
+    return category not in UNSAFE_CATEGORIES and (category != "Zs" or ch == " ")
+
+
+def is_plain_text(text: str) -> bool:
+    """No character `is_safe_char` refuses. The agent socket's validation uses exactly this rule, and
+    the server escapes exactly these characters, so it never builds a question the app refuses."""
+    return (text.isascii() and text.isprintable()) or all(is_safe_char(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _shown_chars(s: str, *, ascii_only: bool) -> list[str]:
+    """One shown piece per character: backslashes doubled, then every unsafe character (or, with
+    ``ascii_only``, every non-ASCII one: homoglyphs too) as a visible escape. In a string that is not
+    NFC-normalised, combining marks are escaped as well, so "é" and "e" + U+0301 never read alike."""
+    marks_escaped = not unicodedata.is_normalized("NFC", s)
+    pieces: list[str] = []
+    for ch in s:
+        if ch == "\\":
+            pieces.append("\\\\")
+        elif (
+            (ascii_only and not " " <= ch <= "~")
+            or not is_safe_char(ch)
+            or (marks_escaped and unicodedata.category(ch) in ("Mn", "Mc", "Me"))
+        ):
+            pieces.append(_escape(ch))
+        else:
+            pieces.append(ch)
+    return pieces
+
+
+#: A value longer than this (once escaped) shows its start and end, how much is left out and a digest.
+SHOWN_MAX: Final = 200
+SHOWN_HEAD: Final = 120
+SHOWN_TAIL: Final = 60
+
+
+def show_value(s: str, *, ascii_only: bool = False) -> str:
+    """A value as a person is shown it in an approval question: one line, every character visible.
+
+    What is shown is what is sent: nothing is dropped, escapes are reversible (backslashes are
+    doubled first), and a value too long to show whole keeps its first 120 and last 60 characters,
+    says how many are left out and ends with the first 8 hex digits of its SHA-256, so two different
+    values never read the same. The result is at most 240 characters.
+    """
+    pieces = _shown_chars(s, ascii_only=ascii_only)
+    whole = "".join(pieces)
+    if len(whole) <= SHOWN_MAX:
+        return whole
+    head: list[str] = []
+    used = 0
+    for piece in pieces:  # never split an escape
+        if used + len(piece) > SHOWN_HEAD:
+            break
+        head.append(piece)
+        used += len(piece)
+    tail: list[str] = []
+    used = 0
+    for piece in reversed(pieces[len(head) :]):
+        if used + len(piece) > SHOWN_TAIL:
+            break
+        tail.append(piece)
+        used += len(piece)
+    tail.reverse()
+    left_out = len(whole) - len("".join(head)) - len("".join(tail))
+    digest = hashlib.sha256(s.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{''.join(head)}…({left_out:,} characters left out)…{''.join(tail)} [sha256 {digest}]"
 
 
 # --- credentials -------------------------------------------------------------------------------

@@ -6,7 +6,10 @@ scripted token, approves / denies / leaves a question pending / answers late, ke
 peer user id) and the same bounds (message size, connections, requests in flight, pending questions).
 
 Semantics the desktop app must share (the conformance suite checks them):
-- `approval/request` for a fingerprint with an open dialog joins that dialog (no second dialog).
+- Answers are bound to `protocol.answer_key`: the fingerprint and the requester (server, account); a
+  request without requester (an older server) is bound to the fingerprint alone. Below, "question"
+  means one such key.
+- `approval/request` for a question with an open dialog joins that dialog (no second dialog).
   An approve goes to exactly one waiting call; if others wait on the same fingerprint, the dialog
   stays open for them. A deny answers every waiting call.
 - An answer nobody collected is kept `keep_s` (5 minutes) for `approval/status`; an approve returned
@@ -74,6 +77,8 @@ class Script:
     keep_s: float = 300.0
     drop: dict[str, int] = field(default_factory=dict)  # method -> drop the connection on its next N requests
     hello_protocol: int = protocol.PROTOCOL_VERSION  # what hello claims (to test the client's mismatch check)
+    features: list[str] = field(default_factory=lambda: list(protocol.FEATURES))  # [] acts as an older app
+    demo: bool = False  # act as the demo app: refuse real servers (DEMO_APP)
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Script:
@@ -123,6 +128,10 @@ class _Dialog:
     request_ids: set[str] = field(default_factory=set)
     waiters: dict[asyncio.Future[str], str] = field(default_factory=dict)  # future -> its request_id
     timer: asyncio.TimerHandle | None = None
+
+    @property
+    def key(self) -> str:
+        return protocol.answer_key(self.request.fingerprint, self.request.requester)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -242,9 +251,16 @@ class ReferenceAgent:
                 f"This app speaks agent protocol {protocol.PROTOCOL_VERSION}.",
                 {"supported": [protocol.PROTOCOL_VERSION]},
             )
-        return protocol.Hello(app=APP_NAME, version=APP_VERSION, protocol=self.script.hello_protocol).to_json()
+        return protocol.Hello(
+            app=APP_NAME, version=APP_VERSION, protocol=self.script.hello_protocol, features=tuple(self.script.features)
+        ).to_json()
+
+    def _refuse_real_in_demo(self, requester: protocol.Requester | None) -> None:
+        if self.script.demo and requester is not None and not requester.demo:
+            raise Refusal(ErrorCode.DEMO_APP, "This app runs the demo.")
 
     def _token(self, params: protocol.TokenParams) -> dict[str, Any]:
+        self._refuse_real_in_demo(params.requester)
         t = self.script.token
         error = t.refresh_error if params.force_refresh and t.refresh_error else t.error
         if error:
@@ -276,8 +292,8 @@ class ReferenceAgent:
                 self._remove(dialog, result="pending")
 
     def _remove(self, dialog: _Dialog, *, result: str | None = None, error: Exception | None = None) -> None:
-        if self._dialogs.get(dialog.request.fingerprint) is dialog:
-            del self._dialogs[dialog.request.fingerprint]
+        if self._dialogs.get(dialog.key) is dialog:
+            del self._dialogs[dialog.key]
         for rid in dialog.request_ids:
             self._by_request.pop(rid, None)
         if dialog.timer is not None:
@@ -294,32 +310,37 @@ class ReferenceAgent:
         decision, delay = self.script.approval.decision, self.script.approval.delay
         if decision in ("approve", "deny"):
             loop = asyncio.get_running_loop()
-            dialog.timer = loop.call_later(delay, self.answer, dialog.request.fingerprint, decision)
+            dialog.timer = loop.call_later(delay, self.answer, dialog.key, decision)
 
     def pending_count(self) -> int:
         return sum(1 for d in self._dialogs.values() if d.state == "pending")
 
     async def _approval_request(self, params: protocol.ApprovalRequest) -> dict[str, Any]:
+        self._refuse_real_in_demo(params.requester)
         self._purge()
         fp = params.fingerprint
+        key = protocol.answer_key(fp, params.requester)
         known = self._by_request.get(params.request_id)
-        if known is not None and known != fp:
+        if known is not None and known != key:
             raise Refusal(ErrorCode.INVALID_PARAMS, "This request_id was already used for another question.")
-        dialog = self._dialogs.get(fp)
+        dialog = self._dialogs.get(key)
         if dialog is not None and dialog.state == "approve":
             self._remove(dialog)
             return protocol.ApprovalResult(decision="approve", fingerprint=fp).to_json()
         if dialog is None or dialog.state == "deny":
             if dialog is not None:
                 self._remove(dialog)
-            if self.pending_count() >= self.max_pending:
-                raise Refusal(ErrorCode.QUEUE_FULL, "Too many questions are waiting; answer some first.")
+            waiting = self.pending_count()
+            if waiting >= self.max_pending:
+                raise Refusal(
+                    ErrorCode.QUEUE_FULL, "Too many questions are waiting; answer some first.", {"waiting": waiting}
+                )
             dialog = _Dialog(request=params, opened=self._now())
-            self._dialogs[fp] = dialog
-            self._emit({"event": "dialog", "fingerprint": fp, "request_id": params.request_id})
+            self._dialogs[key] = dialog
+            self._emit({"event": "dialog", "fingerprint": fp, "key": key, "request_id": params.request_id})
             self._schedule(dialog)
         dialog.request_ids.add(params.request_id)
-        self._by_request[params.request_id] = fp
+        self._by_request[params.request_id] = key
         waiter: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         dialog.waiters[waiter] = params.request_id
         try:
@@ -332,13 +353,22 @@ class ReferenceAgent:
             dialog.waiters.pop(waiter, None)
         return protocol.ApprovalResult(decision=decision, fingerprint=fp).to_json()  # type: ignore[arg-type]
 
-    def answer(self, fingerprint: str, decision: str) -> bool:
-        """The person's answer to the open dialog for `fingerprint`; False when none is open."""
-        dialog = self._dialogs.get(fingerprint)
+    def _find(self, key: str) -> _Dialog | None:
+        """The dialog of an answer key, or the only open dialog with that fingerprint (tests name it so)."""
+        dialog = self._dialogs.get(key)
+        if dialog is not None:
+            return dialog
+        matches = [d for d in self._dialogs.values() if d.request.fingerprint == key and d.state == "pending"]
+        return matches[0] if len(matches) == 1 else None
+
+    def answer(self, key: str, decision: str) -> bool:
+        """The person's answer to the open dialog for `key` (an answer key, or a fingerprint with one
+        open dialog); False when none is open."""
+        dialog = self._find(key)
         if dialog is None or dialog.state != "pending":
             return False
         dialog.timer = None
-        self._emit({"event": "answer", "fingerprint": fingerprint, "decision": decision})
+        self._emit({"event": "answer", "fingerprint": dialog.request.fingerprint, "decision": decision})
         waiting = [w for w in dialog.waiters if not w.done()]
         if decision == "approve":
             if not waiting:
@@ -361,7 +391,7 @@ class ReferenceAgent:
 
     def _approval_status(self, params: protocol.StatusParams) -> dict[str, Any]:
         self._purge()
-        dialog = self._dialogs.get(params.fingerprint)
+        dialog = self._dialogs.get(protocol.answer_key(params.fingerprint, params.requester))
         if dialog is None:
             return protocol.StatusResult(decision="none").to_json()
         if dialog.state == "approve":
@@ -371,11 +401,11 @@ class ReferenceAgent:
 
     def _approval_cancel(self, params: protocol.CancelParams) -> dict[str, Any]:
         self._purge()
-        fp = self._by_request.get(params.request_id)
-        dialog = self._dialogs.get(fp) if fp is not None else None
+        key = self._by_request.get(params.request_id)
+        dialog = self._dialogs.get(key) if key is not None else None
         if dialog is None:
             return protocol.CancelResult(cancelled=False).to_json()
-        self._emit({"event": "cancel", "fingerprint": fp, "request_id": params.request_id})
+        self._emit({"event": "cancel", "fingerprint": dialog.request.fingerprint, "request_id": params.request_id})
         self._remove(dialog, error=_Cancelled())
         return protocol.CancelResult(cancelled=True).to_json()
 

@@ -28,7 +28,12 @@ class Raw:
         await self.writer.drain()
 
     async def send_obj(self, obj: Any) -> None:
-        await self.send(json.dumps(obj).encode() + b"\n")
+        """As real UTF-8 where it can be (as the server sends); a lone surrogate goes as its \\u escape."""
+        try:
+            data = json.dumps(obj, ensure_ascii=False).encode()
+        except UnicodeEncodeError:
+            data = json.dumps(obj).encode()
+        await self.send(data + b"\n")
 
     async def read(self, timeout: float = READ_TIMEOUT) -> dict[str, Any] | None:
         """The next message, or None at end of stream (a reset counts as the end)."""

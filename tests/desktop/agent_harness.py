@@ -90,7 +90,9 @@ class _Worker(QThread):
         owner = self.owner
         book = ApprovalBook(keep=owner.script.keep_s)
         tokens = ScriptedTokens(owner)
-        listener = AgentListener(book, lambda: tokens, path=self.socket_path, recorder=owner._record)
+        listener = AgentListener(
+            book, lambda: tokens, demo=owner.script.demo, path=self.socket_path, recorder=owner._record
+        )
         try:
             listener.start()
         except BaseException as exc:
@@ -148,10 +150,19 @@ class DesktopListener:
         if self.book is not None:
             self._on_thread(lambda: setattr(self.book, "keep", script.keep_s))
 
-    def answer(self, fingerprint: str, decision: str) -> bool:
+    def answer(self, key: str, decision: str) -> bool:
+        """As the person answers the dialog of `key` (an answer key, or a fingerprint with one open question)."""
         book = self.book
         assert book is not None
-        return bool(self._on_thread(lambda: book.answer(fingerprint, decision == "approve", "dialog")))
+
+        def answer() -> bool:
+            entry = book.get(key)
+            if entry is None:
+                matches = [e for e in book.open_entries() if e.fingerprint == key]
+                entry = matches[0] if len(matches) == 1 else None
+            return entry is not None and book.answer(entry.key, decision == "approve", "dialog")
+
+        return bool(self._on_thread(answer))
 
     def requests(self) -> list[Recorded]:
         with self._changed:
@@ -179,8 +190,8 @@ class DesktopListener:
         decision, delay = self.script.approval.decision, self.script.approval.delay
         if entry.state is not State.PENDING or decision not in ("approve", "deny") or self.book is None:
             return
-        book, fp = self.book, entry.fingerprint
-        QTimer.singleShot(int(delay * 1000), lambda: book.answer(fp, decision == "approve", "dialog"))
+        book, key = self.book, entry.key
+        QTimer.singleShot(int(delay * 1000), lambda: book.answer(key, decision == "approve", "dialog"))
 
     def _on_thread(self, fn: Callable[[], Any]) -> Any:
         assert self._invoker is not None

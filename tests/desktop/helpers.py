@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.windows import MainWindow
-from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Value, fingerprint
+from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Requester, Value, fingerprint
 
 _ids = itertools.count(1)
 
@@ -24,17 +24,24 @@ def question(
     wait_s: float = 5,
     request_id: str | None = None,
     client: str = "Claude Desktop",
+    requester: Requester | None = None,
 ) -> ApprovalRequest:
+    """A question as a server sends it; without `requester`, as an older server (before binding) does."""
     return ApprovalRequest(
         request_id=request_id or f"r-{next(_ids)}",
         tool=tool,
-        what=what or "This will remove a property from your Search Console account.",
-        consequence="Its performance history (about 16 months) is gone for good; re-adding starts empty.",
+        what=what or "This will remove the property below from the Search Console list of the Google account a@b.",
+        consequence="This account is the property's last verified owner: everyone who uses it loses access.",
         values=values if values is not None else (Value("Property", site),),
         fingerprint=fingerprint(tool, [site]),
         client=ClientInfo(client, "0.9.1"),
         wait_s=wait_s,
+        requester=requester,
     )
+
+
+DEMO_SERVER = Requester(server="demo-server-1", account="demo.owner@example.com", demo=True)
+REAL_SERVER = Requester(server="real-server-1", account="owner@example.com", demo=False)
 
 
 # --- the app's core and main window, in a place of their own ------------------------------------

@@ -22,7 +22,7 @@ from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog, ActivityW
 from searchdesk_server.agent import client as agent_client
 from tests.desktop.agent_helpers import in_background
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, FakeOAuth, fake_oauth_server
-from tests.desktop.helpers import app_env, finish, make_core, make_window, question
+from tests.desktop.helpers import DEMO_SERVER, app_env, finish, make_core, make_window, question
 
 WM_RO = "https://www.googleapis.com/auth/webmasters.readonly"
 
@@ -200,7 +200,7 @@ def test_demo_says_demo_in_every_window_dialog_and_the_tray(qtbot: QtBot, place:
     window.show_settings()
     window.show_activity()
     window.show_about()
-    entry = core.book.ask(question())
+    entry = core.book.ask(question(requester=DEMO_SERVER))
     approval = ApprovalDialog(entry, demo=True, arm_delay_ms=0)
     confirm = window.confirm_demo_box()
     check = verdict_box("PASS", True, demo=True)

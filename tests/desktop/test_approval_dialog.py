@@ -30,14 +30,14 @@ def make(qtbot: QtBot, *, arm: int = 0, **kw: object) -> tuple[ApprovalDialog, l
 def test_click_approve(qtbot: QtBot) -> None:
     dialog, got = make(qtbot)
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
-    assert got == [(dialog.fingerprint, True)]
+    assert got == [(dialog.key, True)]
     assert not dialog.isVisible()
 
 
 def test_click_deny(qtbot: QtBot) -> None:
     dialog, got = make(qtbot)
     qtbot.mouseClick(dialog.deny_button, Qt.MouseButton.LeftButton)
-    assert got == [(dialog.fingerprint, False)]
+    assert got == [(dialog.key, False)]
 
 
 def test_deny_is_default_and_approve_is_not(qtbot: QtBot) -> None:
@@ -51,14 +51,14 @@ def test_deny_is_default_and_approve_is_not(qtbot: QtBot) -> None:
 def test_keys_never_approve(qtbot: QtBot, key: Qt.Key) -> None:
     dialog, got = make(qtbot)
     qtbot.keyClick(dialog, key)
-    assert got == [(dialog.fingerprint, False)]
+    assert got == [(dialog.key, False)]
 
 
 def test_enter_on_focused_approve_still_denies(qtbot: QtBot) -> None:
     dialog, got = make(qtbot)
     dialog.approve_button.setFocus()
     qtbot.keyClick(dialog.approve_button, Qt.Key.Key_Return)
-    assert got == [(dialog.fingerprint, False)]
+    assert got == [(dialog.key, False)]
 
 
 def test_tab_then_space_approves(qtbot: QtBot) -> None:
@@ -69,13 +69,13 @@ def test_tab_then_space_approves(qtbot: QtBot) -> None:
     qtbot.keyClick(dialog.deny_button, Qt.Key.Key_Tab)
     assert dialog.approve_button.hasFocus()
     qtbot.keyClick(dialog.approve_button, Qt.Key.Key_Space)
-    assert got == [(dialog.fingerprint, True)]
+    assert got == [(dialog.key, True)]
 
 
 def test_closing_denies(qtbot: QtBot) -> None:
     dialog, got = make(qtbot)
     dialog.close()
-    assert got == [(dialog.fingerprint, False)]
+    assert got == [(dialog.key, False)]
 
 
 def test_only_one_decision(qtbot: QtBot) -> None:
@@ -83,7 +83,7 @@ def test_only_one_decision(qtbot: QtBot) -> None:
     qtbot.mouseClick(dialog.deny_button, Qt.MouseButton.LeftButton)
     dialog.approve_button.click()
     dialog.close()
-    assert got == [(dialog.fingerprint, False)]
+    assert got == [(dialog.key, False)]
 
 
 def test_approve_is_armed_after_a_delay(qtbot: QtBot) -> None:
@@ -93,7 +93,7 @@ def test_approve_is_armed_after_a_delay(qtbot: QtBot) -> None:
     assert got == []
     qtbot.waitUntil(dialog.approve_button.isEnabled, timeout=2000)
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
-    assert got == [(dialog.fingerprint, True)]
+    assert got == [(dialog.key, True)]
 
 
 def test_hostile_text_is_shown_literally(qtbot: QtBot) -> None:
@@ -127,11 +127,11 @@ def test_queue_shows_one_at_a_time(qtbot: QtBot) -> None:
     c = book.ask(question("https://c.example/"))
     qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog.isVisible())
     first = queue.dialog
-    assert first is not None and first.fingerprint == a.fingerprint
+    assert first is not None and first.key == a.key
     assert "2 more" in first.queue_label.text()
     qtbot.mouseClick(first.approve_button, Qt.MouseButton.LeftButton)
     assert a.state is State.APPROVED
-    qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog.fingerprint == b.fingerprint)
+    qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog.key == b.key)
     # The third is withdrawn by its caller while the second is on screen: the count follows.
     assert book.cancel(next(iter(c.request_ids)))
     qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog.queue_label.text() == "")

@@ -331,6 +331,6 @@ def test_values_reach_dialog_as_sent(setup: Setup, qtbot: QtBot) -> None:
     assert dialog is not None
     assert dialog.value_labels[0][1].text() == "<b>https://x.example/</b>"
     assert dialog.value_labels[0][1].textFormat() == Qt.TextFormat.PlainText
-    assert "<i>Claude</i> 1" in dialog.client_label.text()
+    assert "says it is <i>Claude</i> (version 1)" in dialog.client_label.text()
     dialog.close()
     assert call.wait(qtbot) == "deny"

@@ -16,7 +16,7 @@ from searchdesk_desktop.approvals import ApprovalBook, State
 from searchdesk_desktop.notify import ApprovalNotifications, Backend, DBusBackend, compose
 from searchdesk_server.agent.protocol import Value
 from tests.desktop.conftest import PrivateBus
-from tests.desktop.helpers import question
+from tests.desktop.helpers import DEMO_SERVER, question
 
 
 class FakeServer:
@@ -90,7 +90,7 @@ def test_short_question_offers_approve(qtbot: QtBot, server: FakeServer, wired: 
     assert note["actions"] == ["approve", "Approve", "deny", "Deny"]
     assert entry.request.what in note["body"]
     assert "&lt;b&gt;x&lt;/b&gt;" in note["body"]  # the server does markup: values are escaped
-    assert "says it is: Claude Desktop" in note["body"]
+    assert "says it is Claude Desktop" in note["body"]
     server.click(note["id"], "approve")
     qtbot.waitUntil(lambda: entry.state is State.APPROVED)
     assert entry.activity.answered_by == "notification"
@@ -135,8 +135,10 @@ def test_no_notification_server_is_not_an_error(qtbot: QtBot, private_bus: Priva
 
 def test_compose_fits() -> None:
     book = ApprovalBook()
-    short = compose(book.ask(question()), demo=True)
+    short = compose(book.ask(question(requester=DEMO_SERVER)), demo=True)
     assert short.summary.startswith("SearchDesk (Demo)")
+    older = compose(book.ask(question("https://other.example/")), demo=True)  # an older server: real
+    assert "for a real Google account (not the demo)" in older.summary
     assert [k for k, _ in short.actions] == ["approve", "deny"]
 
 

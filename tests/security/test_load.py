@@ -169,7 +169,7 @@ async def test_ten_servers_share_one_app_without_mixing_answers(
             tg.start_soon(one_server, i)
 
     asked = reference_agent.requests_of("approval/request")
-    expected = {q.delete_sitemap(site, feed).fingerprint: feed for feed in feeds}
+    expected = {q.delete_sitemap(site, feed, None).fingerprint: feed for feed in feeds}
     assert sorted(r.params["fingerprint"] for r in asked) == sorted(expected), "a question was asked twice or lost"
     for request in asked:  # the question carries its own target, and its fingerprint is that target's
         assert expected[request.params["fingerprint"]] in json.dumps(request.params["values"])

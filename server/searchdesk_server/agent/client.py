@@ -30,6 +30,7 @@ from .protocol import (
     ErrorCode,
     Hello,
     HelloParams,
+    Requester,
     RpcError,
     StatusDecision,
     StatusParams,
@@ -54,7 +55,12 @@ T = TypeVar("T")
 
 
 class AgentUnavailable(AgentError):
-    """The app is not running, or the connection to it could not be opened or kept."""
+    """Nobody is there: no socket (or folder) at the path, or nothing listening on it."""
+
+
+class AgentNotAnswering(AgentError):
+    """Something listens at the path but would not talk: it did not accept in time, closed the
+    connection before answering hello, or failed in another way. The app may be running."""
 
 
 class AgentConnectionLost(AgentUnavailable):
@@ -115,6 +121,10 @@ class ApprovalCancelled(AgentRemoteError):
     """The question was closed by approval/cancel before anybody answered."""
 
 
+class DemoApp(AgentRemoteError):
+    """The app runs the demo and refuses a real server's questions and token requests."""
+
+
 _REMOTE_ERRORS: Final[Mapping[int, type[AgentRemoteError]]] = {
     ErrorCode.SIGNED_OUT: SignedOut,
     ErrorCode.SCOPE_NOT_GRANTED: ScopeNotGranted,
@@ -124,6 +134,7 @@ _REMOTE_ERRORS: Final[Mapping[int, type[AgentRemoteError]]] = {
     ErrorCode.BUSY: AgentBusy,
     ErrorCode.QUEUE_FULL: QueueFull,
     ErrorCode.CANCELLED: ApprovalCancelled,
+    ErrorCode.DEMO_APP: DemoApp,
 }
 
 
@@ -310,11 +321,34 @@ class AgentClient:
         result = await self._call(protocol.HELLO, self._hello_params(), self._timeout, resend=True)
         return self._checked_hello(result)
 
-    async def token(self, scopes: Sequence[str], force_refresh: bool = False) -> Token:
+    async def token(
+        self, scopes: Sequence[str], force_refresh: bool = False, requester: Requester | None = None
+    ) -> Token:
         """A short-lived access token for `scopes`; `force_refresh` after Google said 401."""
-        params = TokenParams(scopes=tuple(scopes), force_refresh=force_refresh).to_json()
+        params = TokenParams(scopes=tuple(scopes), force_refresh=force_refresh, requester=requester).to_json()
         result = await self._call(protocol.TOKEN, params, self._token_timeout, resend=True)
         return _parse(Token.from_json, result)
+
+    async def app_hello(self) -> Hello:
+        """What the app said about itself in `hello` (connecting first if needed): its features."""
+        await self._connection()
+        assert self.hello_result is not None
+        return self.hello_result
+
+    async def ask(self, request: ApprovalRequest) -> Decision:
+        """Show the person a validated question; the answer after at most `request.wait_s`.
+
+        A connection lost after the request left raises AgentConnectionLost(sent=True): it is never
+        sent twice (the person may be looking at it).
+        """
+        timeout = request.wait_s + self._approval_margin
+        result = await self._call(protocol.APPROVAL_REQUEST, request.to_json(), timeout, resend=False)
+        answer = _parse(ApprovalResult.from_json, result)
+        if answer.fingerprint != request.fingerprint:
+            raise AgentProtocolError(
+                "The SearchDesk app answered another question than the one asked; the answer was not used."
+            )
+        return answer.decision
 
     async def request_approval(
         self,
@@ -327,6 +361,7 @@ class AgentClient:
         fingerprint: str,
         client: ClientInfo,
         wait_s: float,
+        requester: Requester | None = None,
     ) -> Decision:
         """Show the person the question; the answer after at most `wait_s` ("pending": still open).
 
@@ -342,20 +377,15 @@ class AgentClient:
             fingerprint=fingerprint,
             client=client,
             wait_s=wait_s,
+            requester=requester,
         )
-        timeout = request.wait_s + self._approval_margin
-        result = await self._call(protocol.APPROVAL_REQUEST, request.to_json(), timeout, resend=False)
-        answer = _parse(ApprovalResult.from_json, result)
-        if answer.fingerprint != fingerprint:
-            raise AgentProtocolError(
-                "The SearchDesk app answered another question than the one asked; the answer was not used."
-            )
-        return answer.decision
+        return await self.ask(request)
 
-    async def approval_status(self, fingerprint: str) -> StatusDecision:
-        """The answer to an earlier question; an `approve` returned here is spent."""
-        params = StatusParams.from_json({"fingerprint": fingerprint})
-        result = await self._call(protocol.APPROVAL_STATUS, params.to_json(), self._timeout, resend=True)
+    async def approval_status(self, fingerprint: str, requester: Requester | None = None) -> StatusDecision:
+        """The answer to an earlier question of this requester; an `approve` returned here is spent."""
+        params = StatusParams(fingerprint=fingerprint, requester=requester).to_json()
+        StatusParams.from_json(params)  # a bad fingerprint or requester fails here, before anything is sent
+        result = await self._call(protocol.APPROVAL_STATUS, params, self._timeout, resend=True)
         return _parse(StatusResult.from_json, result).decision
 
     async def approval_cancel(self, request_id: str) -> bool:
@@ -383,12 +413,13 @@ class AgentClient:
             )
         return hello
 
-    def _unavailable(self, detail: str | None = None) -> AgentUnavailable:
-        if detail is None:
-            return AgentUnavailable(
-                f"The SearchDesk app is not running (nothing answers at {self.path}). Start SearchDesk, then try again."
-            )
-        return AgentUnavailable(f"Could not reach the SearchDesk app at {self.path} ({detail}).")
+    def _unavailable(self) -> AgentUnavailable:
+        return AgentUnavailable(
+            f"The SearchDesk app is not running (nothing answers at {self.path}). Start SearchDesk, then try again."
+        )
+
+    def _not_answering(self, detail: str) -> AgentNotAnswering:
+        return AgentNotAnswering(f"The SearchDesk app at {self.path} did not talk to this server ({detail}).")
 
     async def _call(self, method: str, params: Mapping[str, Any], limit_s: float, *, resend: bool) -> object:
         for attempt in (1, 2):
@@ -434,9 +465,9 @@ class AgentClient:
         except (FileNotFoundError, ConnectionRefusedError):
             raise self._unavailable() from None
         except TimeoutError:
-            raise self._unavailable("it did not accept the connection in time") from None
+            raise self._not_answering("it did not accept the connection in time") from None
         except OSError as err:
-            raise self._unavailable(err.strerror or type(err).__name__) from None
+            raise self._not_answering(err.strerror or type(err).__name__) from None
         if sys.platform != "win32":
             sock = writer.get_extra_info("socket")
             if sock is None or not paths.trusted_peer(sock):
@@ -453,7 +484,7 @@ class AgentClient:
             self.hello_result = self._checked_hello(response.result)
         except _Lost:
             await conn.close()
-            raise self._unavailable("it closed the connection") from None
+            raise self._not_answering("it closed the connection") from None
         except BaseException:
             await conn.close()
             raise

@@ -17,11 +17,12 @@ import hashlib
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, Final, Literal, TypeAlias, cast
+
+from ..text import is_plain_text as is_plain_text
 
 # --------------------------------------------------------------------------------------------------
 # Constants
@@ -32,12 +33,17 @@ MAX_MESSAGE_BYTES: Final = 64 * 1024  # one message, including its newline
 MAX_SCOPES: Final = 10
 SCOPE_PREFIX: Final = "https://www.googleapis.com/auth/"
 MAX_WAIT_S: Final = 55  # clients cancel a tool call after about 60 s
-MAX_VALUES: Final = 50
+#: A question's values and size are bounded by the message limit below, not by a count: the dialog
+#: shows long lists whole (an owner change of hundreds of addresses). Elicitation and gateways keep
+#: their own 4 KiB limit on the question (``approval.question.MAX_ELICIT_BYTES``).
+MAX_VALUES: Final = 2000
 MAX_LABEL_CHARS: Final = 100
-MAX_VALUE_CHARS: Final = 200
+MAX_VALUE_CHARS: Final = 240  # a long value is shown as its start, its end and a digest (text.show_value)
 MAX_SENTENCE_CHARS: Final = 1000  # `what` and `consequence`, each
-MAX_QUESTION_BYTES: Final = 4096  # what gateways such as mcp-hub enforce on a question
-MAX_NAME_CHARS: Final = 100  # app / client name and version
+MAX_QUESTION_BYTES: Final = 60 * 1024  # what, consequence and the values as a dialog lays them out
+MAX_SERVER_ID_CHARS: Final = 64
+MAX_NAME_CHARS: Final = 100  # the app's and server's name and version in hello
+MAX_CLIENT_CHARS: Final = 240  # the MCP client's name and version, shown like any value (text.show_value)
 MAX_REQUEST_ID_CHARS: Final = 128
 MAX_ID_CHARS: Final = 128  # a JSON-RPC id that is a string
 MAX_ACCESS_TOKEN_CHARS: Final = 4096
@@ -49,6 +55,10 @@ TOKEN: Final = "credentials/token"  # noqa: S105  (a method name, not a secret)
 APPROVAL_REQUEST: Final = "approval/request"
 APPROVAL_STATUS: Final = "approval/status"
 APPROVAL_CANCEL: Final = "approval/cancel"
+#: What an app announces in `hello` when it enforces it; a server needs "requester" before it asks.
+FEATURE_REQUESTER: Final = "requester"
+FEATURES: Final = (FEATURE_REQUESTER,)
+MAX_FEATURES: Final = 32
 METHODS: Final = frozenset({HELLO, TOKEN, APPROVAL_REQUEST, APPROVAL_STATUS, APPROVAL_CANCEL})
 
 Decision: TypeAlias = Literal["approve", "deny", "pending"]
@@ -78,6 +88,7 @@ class ErrorCode(IntEnum):
     TOO_LARGE = -32020
     BUSY = -32021
     QUEUE_FULL = -32022
+    DEMO_APP = -32023
     CANCELLED = -32030
 
 
@@ -96,6 +107,7 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.TOO_LARGE: "A message was over 64 KiB. Answered with id null, then the connection is closed.",
     ErrorCode.BUSY: "Too many connections or requests in flight; the listener may close. Retry later.",
     ErrorCode.QUEUE_FULL: "Too many approvals are waiting for the person; answer some first.",
+    ErrorCode.DEMO_APP: "The app runs the demo and refuses a real server's question and token requests.",
     ErrorCode.CANCELLED: "approval/cancel closed this question before it was answered; nothing is approved.",
 }
 
@@ -144,20 +156,19 @@ def fingerprint(tool: str, targets: Sequence[Any]) -> str:
     return hashlib.sha256(canonical_json([tool, list(targets)]).encode("utf-8")).hexdigest()
 
 
+def answer_key(fingerprint: str, requester: Requester | None) -> str:
+    """What an answer is bound to on the app's side: the fingerprint and who asked (server and
+    account). An older server sends no requester: its answers are bound to the fingerprint alone."""
+    if requester is None:
+        return fingerprint
+    who = canonical_json([requester.server, requester.account])
+    return f"{fingerprint}/{hashlib.sha256(who.encode('utf-8')).hexdigest()[:32]}"
+
+
 # --------------------------------------------------------------------------------------------------
-# Plain text: what the dialog may show
-
-
-_UNSAFE_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-
-
-def is_plain_text(text: str) -> bool:
-    """No control, format (bidi overrides, zero-width), surrogate or line/paragraph separator characters.
-
-    The server cleans every value before it asks; the listener refuses what slipped through rather
-    than show it, so a dialog can never be reordered or hidden by the text it displays.
-    """
-    return not any(unicodedata.category(ch) in _UNSAFE_CATEGORIES for ch in text)
+# Plain text: what the dialog may show. `is_plain_text` (imported above) is the one definition in
+# `searchdesk_server.text`: the server escapes exactly what it refuses, so a question the server
+# builds always passes here; the listener refuses anything else rather than show it.
 
 
 def question_bytes(what: str, consequence: str, values: Sequence[Value]) -> int:
@@ -229,8 +240,11 @@ class _Reader:
             error=self.error,
         )
 
-    def boolean(self, key: str, *, default: bool) -> bool:
+    def boolean(self, key: str, *, default: bool | None = None) -> bool:
+        """A true/false field; required when no `default` is given."""
         if key not in self.obj:
+            if default is None:
+                raise self.error(f"{self._name(key)} is missing.")
             return default
         value = self.obj[key]
         if not isinstance(value, bool):
@@ -294,6 +308,8 @@ _REQUEST_ID_RE: Final = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _TOOL_RE: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _SCOPE_RE: Final = re.compile(re.escape(SCOPE_PREFIX) + r"[A-Za-z0-9._-]{1,100}")
 _ACCESS_TOKEN_RE: Final = re.compile(r"[\x21-\x7e]+")
+_SERVER_ID_RE: Final = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+_FEATURE_RE: Final = re.compile(r"[a-z][a-z0-9_.-]{0,39}")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -323,23 +339,68 @@ class HelloParams:
 
 @dataclass(frozen=True)
 class Hello:
-    """`hello` result."""
+    """`hello` result. `features` lists what this app enforces (an older app sends none)."""
 
     app: str
     version: str
     protocol: int = PROTOCOL_VERSION
+    features: tuple[str, ...] = ()
 
     @classmethod
     def from_json(cls, obj: object, error: type[InvalidParams] = InvalidParams) -> Hello:
         r = _Reader(obj, "result", error)
+        features: list[str] = []
+        if "features" in r.obj:
+            for i, item in enumerate(r.items("features", max_items=MAX_FEATURES)):
+                features.append(
+                    check_text(item, f"result.features[{i}]", max_chars=40, pattern=_FEATURE_RE, error=error)
+                )
         return cls(
             app=r.text("app", max_chars=MAX_NAME_CHARS),
             version=r.text("version", max_chars=MAX_NAME_CHARS, min_chars=0),
             protocol=r.integer("protocol", low=0, high=2**31 - 1),
+            features=tuple(features),
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {"app": self.app, "version": self.version, "protocol": self.protocol}
+        return {"app": self.app, "version": self.version, "protocol": self.protocol, "features": list(self.features)}
+
+    @property
+    def binds_requester(self) -> bool:
+        return FEATURE_REQUESTER in self.features
+
+
+@dataclass(frozen=True)
+class Requester:
+    """Who asks: one server process (a random id), the Google account it acts as, and whether it runs
+    the demo. Self-reported: it keeps an honest second server from collecting another's yes; it does
+    not stop a hostile program of the same user (docs/security.md)."""
+
+    server: str
+    account: str | None
+    demo: bool
+
+    @classmethod
+    def from_json(cls, obj: object, where: str, error: type[InvalidParams] = InvalidParams) -> Requester:
+        r = _Reader(obj, where, error)
+        account = r.raw("account")
+        return cls(
+            server=r.text("server", max_chars=MAX_SERVER_ID_CHARS, pattern=_SERVER_ID_RE),
+            account=None
+            if account is None
+            else check_text(account, f"{where}.account", max_chars=MAX_ACCOUNT_CHARS, error=error),
+            demo=r.boolean("demo"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"server": self.server, "account": self.account, "demo": self.demo}
+
+
+def _requester(r: _Reader) -> Requester | None:
+    """The optional `requester` of a request: absent (an older server) or complete."""
+    if "requester" not in r.obj:
+        return None
+    return Requester.from_json(r.obj["requester"], f"{r.where}.requester", r.error)
 
 
 @dataclass(frozen=True)
@@ -348,6 +409,7 @@ class TokenParams:
 
     scopes: tuple[str, ...]
     force_refresh: bool = False
+    requester: Requester | None = None
 
     def __post_init__(self) -> None:
         _check_scopes(list(self.scopes), "params.scopes", InvalidParams)
@@ -356,10 +418,15 @@ class TokenParams:
     def from_json(cls, obj: object) -> TokenParams:
         r = _Reader(obj, "params")
         scopes = r.items("scopes", min_items=1, max_items=MAX_SCOPES)
-        return cls(scopes=tuple(scopes), force_refresh=r.boolean("force_refresh", default=False))
+        return cls(
+            scopes=tuple(scopes), force_refresh=r.boolean("force_refresh", default=False), requester=_requester(r)
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"scopes": list(self.scopes), "force_refresh": self.force_refresh}
+        out: dict[str, Any] = {"scopes": list(self.scopes), "force_refresh": self.force_refresh}
+        if self.requester is not None:
+            out["requester"] = self.requester.to_json()
+        return out
 
 
 def _check_scopes(scopes: list[Any], name: str, error: type[InvalidParams]) -> None:
@@ -431,6 +498,7 @@ class ApprovalRequest:
     fingerprint: str
     client: ClientInfo
     wait_s: float
+    requester: Requester | None = None  # None: an older server, which does not send it
 
     def __post_init__(self) -> None:
         # Validating on construction too means the server finds a bad question before it sends it.
@@ -450,6 +518,7 @@ class ApprovalRequest:
             "fingerprint": self.fingerprint,
             "client": self.client.to_json(),
             "wait_s": self.wait_s,
+            **({} if self.requester is None else {"requester": self.requester.to_json()}),
         }
 
 
@@ -473,10 +542,11 @@ def _approval_fields(obj: object) -> dict[str, Any]:
         "values": tuple(values),
         "fingerprint": r.text("fingerprint", max_chars=64, pattern=_FINGERPRINT_RE),
         "client": ClientInfo(
-            name=c.text("name", max_chars=MAX_NAME_CHARS),
-            version=c.text("version", max_chars=MAX_NAME_CHARS, min_chars=0, required=False),
+            name=c.text("name", max_chars=MAX_CLIENT_CHARS, min_chars=0),
+            version=c.text("version", max_chars=MAX_CLIENT_CHARS, min_chars=0, required=False),
         ),
         "wait_s": r.number("wait_s", low=0, high=MAX_WAIT_S),
+        "requester": _requester(r),
     }
     size = question_bytes(fields["what"], fields["consequence"], values)
     if size > MAX_QUESTION_BYTES:
@@ -505,16 +575,21 @@ class ApprovalResult:
 
 @dataclass(frozen=True)
 class StatusParams:
-    """`approval/status` params."""
+    """`approval/status` params; an approve is returned only to the `requester` that asked."""
 
     fingerprint: str
+    requester: Requester | None = None
 
     @classmethod
     def from_json(cls, obj: object) -> StatusParams:
-        return cls(fingerprint=_Reader(obj, "params").text("fingerprint", max_chars=64, pattern=_FINGERPRINT_RE))
+        r = _Reader(obj, "params")
+        return cls(fingerprint=r.text("fingerprint", max_chars=64, pattern=_FINGERPRINT_RE), requester=_requester(r))
 
     def to_json(self) -> dict[str, Any]:
-        return {"fingerprint": self.fingerprint}
+        out: dict[str, Any] = {"fingerprint": self.fingerprint}
+        if self.requester is not None:
+            out["requester"] = self.requester.to_json()
+        return out
 
 
 @dataclass(frozen=True)

@@ -1,29 +1,39 @@
 """Asking a person before the four irreversible tools act.
 
 The chain stops at the first step that reaches a person:
-1. the client's own dialog (MCP elicitation), when this request declared the form capability
-   and ELICITATION is true — `elicitation/create` on 2025-11-25, `input_required` on 2026-07-28;
+1. the client's own dialog (MCP elicitation), when this request declared the form capability,
+   ELICITATION is true and the question fits its 4 KiB — `elicitation/create` on 2025-11-25,
+   `input_required` on 2026-07-28;
 2. the SearchDesk app's native dialog over the agent socket, waiting a bounded time;
-3. the two-call token, when nobody can be asked.
-`guard` returns None only when a person said yes to exactly this call (or the token proves it
-was made twice); every other outcome is the result to send back, and nothing happens.
+3. the two-call token, only when nobody can be reached: no socket, nothing listening there, or the
+   connection lost before the question was sent. While the app is reachable every failure (busy, a
+   full queue, a timeout, an error, a question it could not take) is a refusal without a token:
+   a way around the person must never be cheaper to reach than the person.
+
+A yes counts for the question as the person read it: its fingerprint (tool and targets) and its
+digest (its words). Google's side is read again just before acting; if the question would now read
+differently, the person is asked again. The handler acts on the approved question's targets only.
 """
 
 from __future__ import annotations
 
 import logging
 import uuid
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from ..google.errors import GoogleError
+from ..google.errors import ErrorKind, GoogleError
 from ..result import ToolFailure, error_result
 from ..runtime import Call
+from ..text import show_value
 from . import question as q
 from .question import Question
+from .tokens import Redeemed
 
 log = logging.getLogger("searchdesk_server.approval")
 
@@ -41,25 +51,251 @@ CONFIRM_SCHEMA: dict[str, Any] = {
     "required": ["confirm"],
 }
 PROGRESS_EVERY = 5.0
+MAX_TOKEN_TEXT_BYTES = q.MAX_ELICIT_BYTES
+NOBODY_ASKED = (
+    "Nobody was asked to approve this: it was done with a confirm_token, which proves only that the same "
+    "call was made twice."
+)
 _warned: set[tuple[str, str]] = set()
 
 
+class How(Enum):
+    """Who said yes."""
+
+    CLIENT = "the client's dialog"
+    APP = "the SearchDesk app"
+    TOKEN = "a confirm_token"  # noqa: S105 (nobody: the call was made twice)
+
+
+@dataclass(frozen=True)
+class Approved:
+    question: Question
+    by: How
+
+
+@dataclass(frozen=True)
+class Unreachable:
+    """Nobody could be asked in the app, and why (the token text says it)."""
+
+    reason: str
+
+
+# --- building the question ---------------------------------------------------------------------
+
+
 async def build_question(call: Call) -> Question:
+    """The question for this call, from its arguments and Google's current state. Raises ToolFailure
+    (a refusal to explain) or GoogleError (Google could not be read)."""
+    from ..tools.verification import fetch_owners, owner_list
+
     name = call.spec.name
     site = call.site()
+    account = await call.runtime.account()
     if name == "delete_site":
-        return q.delete_site(site)
+        return q.delete_site(site, account, await _owner_facts(call, site))
     if name == "delete_sitemap":
-        return q.delete_sitemap(site, call.url(call.args["feedpath"], "feedpath"))
+        return q.delete_sitemap(site, call.url(call.args["feedpath"], "feedpath"), account)
     if name == "unverify_site":
-        return q.unverify_site(site)
+        facts = await _owner_facts(call, site)
+        if facts.ownership is q.Ownership.NOT_OWNER:
+            raise ToolFailure(
+                "unverify_site did nothing: Google does not list this account as a verified owner of that "
+                "website, so there is no ownership to end."
+            )
+        return q.unverify_site(site, account, facts)
     if name == "update_site_owners":
-        from ..tools.verification import fetch_owners, owner_list
-
         owners = owner_list(call.args["owners"])
         current = await fetch_owners(call, site)
-        return q.update_site_owners(site, current, owners, await call.runtime.account())
+        if current is None:
+            raise ToolFailure(
+                "update_site_owners did nothing: Google did not say who the owners are now, so the change "
+                "could not be shown; nothing was changed."
+            )
+        return q.update_site_owners(site, current, owners, account)
     raise AssertionError(f"{name} is not a guarded tool")
+
+
+async def _owner_facts(call: Call, site: str) -> q.OwnerFacts:
+    """Which documented case applies. Google lists a site's owners only to its verified owners, so
+    a refusal (403/404) means this account is not one; another failure leaves the case unknown."""
+    from ..tools.verification import fetch_owners
+
+    try:
+        owners = await fetch_owners(call, site)
+    except GoogleError as exc:
+        if exc.kind in (ErrorKind.PERMISSION, ErrorKind.NOT_FOUND):
+            return q.owner_facts(None, readable=False)
+        if exc.kind in (ErrorKind.AUTH, ErrorKind.NOT_CONFIGURED, ErrorKind.NETWORK):
+            raise  # the action itself could not reach Google either
+        return q.OwnerFacts(q.Ownership.UNKNOWN)
+    return q.owner_facts(owners, readable=True)
+
+
+# --- the whole guarded call ---------------------------------------------------------------------
+
+
+async def run_guarded(call: Call, ctx: Any, params: types.CallToolRequestParams) -> Any:
+    """Ask, read Google again, act once on exactly what was approved (or say why not)."""
+    from ..server import run_tool
+
+    tool = call.spec.name
+    try:
+        question = await build_question(call)
+    except ToolFailure as exc:
+        return error_result(str(exc), decision="refused")
+    except GoogleError as exc:
+        return _preparing_failed(tool, exc)
+    for _ in range(2):
+        outcome = await guard(call, ctx, params, question)
+        if not isinstance(outcome, Approved):
+            return outcome
+        try:
+            now = await build_question(call)  # just before acting: has Google's side changed?
+        except (ToolFailure, GoogleError) as exc:
+            return _preparing_failed(tool, exc)
+        if now.digest == outcome.question.digest:
+            call.approved = outcome.question
+            return await run_tool(call, note=NOBODY_ASKED if outcome.by is How.TOKEN else "")
+        log.info("the question changed at Google between the yes and the action: asking again")
+        if outcome.by is How.TOKEN:
+            return _changed_since_token(tool)
+        question = now
+    return error_result(
+        f"{tool} did nothing: what it would change kept changing at Google while a person was being asked. "
+        "Try again in a few minutes.",
+        decision="refused",
+    )
+
+
+def _preparing_failed(tool: str, exc: ToolFailure | GoogleError) -> types.CallToolResult:
+    if isinstance(exc, ToolFailure):
+        return error_result(str(exc), decision="refused")
+    return error_result(
+        f"{tool} did nothing: preparing the question failed. {exc}", from_google=exc.upstream is not None
+    )
+
+
+def _changed_since_token(tool: str) -> types.CallToolResult:
+    return error_result(
+        f"{tool} did nothing: what the confirm_token was issued for reads differently now (it changed at "
+        f"Google). Call {tool} again without confirm_token to see the new question.",
+        decision="refused",
+    )
+
+
+async def guard(
+    call: Call, ctx: Any, params: types.CallToolRequestParams, question: Question
+) -> Approved | types.CallToolResult | types.InputRequiredResult:
+    """Approved only when a person said yes to exactly this question (or a valid token proves the
+    call was made twice while nobody could be asked); anything else is the result to send back."""
+    tool = call.spec.name
+    rt = call.runtime
+    requester = await rt.requester()
+
+    token = call.args.get("confirm_token")
+    if token is not None:
+        redeemed = rt.tokens.redeem(question.fingerprint, question.digest, token)
+        if redeemed is Redeemed.CHANGED:
+            return _changed_since_token(tool)
+        if redeemed is not Redeemed.OK:
+            return error_result(
+                f"That confirm_token is invalid, expired, or issued for different arguments; {tool} did nothing. "
+                "A token works once, for 5 minutes, with exactly the arguments it was issued for.",
+                decision="refused",
+            )
+        # The token stands in for the person only while nobody can be reached: ask the app if it is there now.
+        answer = await _ask_desktop(call, ctx, question, requester)
+        if isinstance(answer, Unreachable):
+            return Approved(question, How.TOKEN)
+        return _app_answer(tool, question, answer)
+
+    reasons: list[str] = []
+    client = client_info(ctx)[0]
+    # 1. The client's own dialog.
+    if not call.config.elicitation:
+        reasons.append("this server was started with ELICITATION=false")
+    elif not question.fits_elicitation:
+        reasons.append("the question is too long for this client's own dialog")
+    elif not declared_form(ctx):
+        reasons.append("this client cannot show a confirmation dialog (it did not declare MCP elicitation)")
+        _once(client, "no elicitation capability")
+    else:
+        outcome = await _elicit(call, ctx, params, question)
+        if isinstance(outcome, types.InputRequiredResult):
+            return outcome
+        if outcome == "approve":
+            return Approved(question, How.CLIENT)
+        if outcome == "decline":
+            return declined(tool)
+        if outcome == "unclear":
+            return not_a_clear_yes(tool)
+        reasons.append("the client did not show its dialog (it answered cancel or failed)")
+        _once(client, "elicitation cancelled or failed")
+
+    # 2. The desktop app's dialog.
+    answer = await _ask_desktop(call, ctx, question, requester)
+    if not isinstance(answer, Unreachable):
+        return _app_answer(tool, question, answer)
+    reasons.append(answer.reason)
+
+    # 3. The two-call token: nobody can be reached.
+    return _token(call, question, reasons)
+
+
+def _app_answer(tool: str, question: Question, answer: str | types.CallToolResult) -> Approved | types.CallToolResult:
+    if answer == "approve":
+        return Approved(question, How.APP)
+    if answer == "deny":
+        return declined(tool)
+    assert isinstance(answer, types.CallToolResult)
+    return answer
+
+
+def _token_text(tool: str, question: Question, reasons: list[str], token: str) -> str:
+    return (
+        f"{tool} did nothing yet. Nobody could be asked to approve it: {'; and '.join(reasons)}.\n\n"
+        f"{question.text}\n\n"
+        f"To go ahead, call {tool} again within 5 minutes with exactly the same arguments plus "
+        f'confirm_token "{token}". The token proves only that the call was made twice with the same '
+        "arguments; it does not mean any person approved it. Ask the user before using it."
+    )
+
+
+def _token(call: Call, question: Question, reasons: list[str]) -> types.CallToolResult:
+    tool = call.spec.name
+    sample = "sdk_" + "x" * 32  # a token's length, to size the text before issuing one
+    if len(_token_text(tool, question, reasons, sample).encode("utf-8")) > MAX_TOKEN_TEXT_BYTES:
+        most = _most_changes(
+            question, lambda part: len(_token_text(tool, part, reasons, sample).encode()) <= MAX_TOKEN_TEXT_BYTES
+        )
+        return error_result(
+            f"{tool} did nothing: the change is too long to show here, and nobody could be asked in the "
+            f"SearchDesk app ({'; and '.join(reasons)}). Open the SearchDesk app and call again, or change "
+            f"at most {most} owners at a time.",
+            decision="refused",
+        )
+    issued = call.runtime.tokens.issue(question.fingerprint, question.digest)
+    return error_result(
+        _token_text(tool, question, reasons, issued),
+        decision="token",
+        confirm_token=issued,
+        fingerprint=question.fingerprint,
+    )
+
+
+def _most_changes(question: Question, fits: Any) -> int:
+    """The largest number of change lines (from the start) with which the question still fits."""
+    low, high = 0, question.counted_lines
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(question.first_changes(mid)):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+# --- step 1: the client's dialog ------------------------------------------------------------------
 
 
 def declared_form(ctx: Any) -> bool:
@@ -71,104 +307,45 @@ def declared_form(ctx: Any) -> bool:
     return el.form is not None or el.url is None
 
 
-def client_name(ctx: Any) -> tuple[str, str]:
+def client_info(ctx: Any) -> tuple[str, str]:
+    """The client's self-reported name and version, shown safely (cleaned like any value)."""
     params = ctx.session.client_params
     info = getattr(params, "client_info", None)
     if info is None:
-        return "an unnamed client", ""
-    return str(info.name)[:100] or "an unnamed client", str(info.version)[:100]
+        return "", ""
+    return show_value(str(info.name)[:2048]), show_value(str(info.version)[:2048])
 
 
 def _once(client: str, reason: str) -> None:
     if (client, reason) not in _warned:
         _warned.add((client, reason))
-        log.warning("the approval question did not go through %s: %s", client, reason)
+        log.warning("the approval question did not go through %s: %s", client or "an unnamed client", reason)
 
 
 def declined(tool: str) -> types.CallToolResult:
     return error_result(f"The user declined; {tool} did nothing.", decision="declined")
 
 
-async def guard(
-    call: Call, ctx: Any, params: types.CallToolRequestParams
-) -> types.CallToolResult | types.InputRequiredResult | None:
-    tool = call.spec.name
-    try:
-        question = await build_question(call)
-    except ToolFailure as exc:
-        return error_result(str(exc))
-    except GoogleError as exc:
-        return error_result(
-            f"{tool} did nothing: preparing the question failed. {exc}", from_google=exc.upstream is not None
-        )
-    fp = question.fingerprint
-    rt = call.runtime
-
-    token = call.args.get("confirm_token")
-    if token is not None:
-        if rt.tokens.redeem(fp, token):
-            return None
-        return error_result(
-            f"That confirm_token is invalid, expired, or issued for different arguments; {tool} did nothing. "
-            "A token works once, for 5 minutes, with exactly the arguments it was issued for.",
-            decision="refused",
-        )
-
-    client, _version = client_name(ctx)
-    reasons: list[str] = []
-    # 1. The client's own dialog.
-    if not call.config.elicitation:
-        reasons.append("this server was started with ELICITATION=false")
-    elif not declared_form(ctx):
-        reasons.append("this client cannot show a confirmation dialog (it did not declare MCP elicitation)")
-        _once(client, "no elicitation capability")
-    else:
-        outcome = await _elicit(call, ctx, params, question)
-        if isinstance(outcome, types.InputRequiredResult):
-            return outcome
-        if outcome == "approve":
-            return None
-        if outcome == "decline":
-            return declined(tool)
-        reasons.append("the client did not show its dialog (it answered cancel or failed)")
-        _once(client, "elicitation cancelled or failed")
-
-    # 2. The desktop app's dialog.
-    answer = await _ask_desktop(call, ctx, question)
-    if answer == "approve":
-        return None
-    if answer == "deny":
-        return declined(tool)
-    if isinstance(answer, types.CallToolResult):
-        return answer
-    reasons.append(answer)
-
-    # 3. The two-call token.
-    issued = rt.tokens.issue(fp)
-    text = (
-        f"{tool} did nothing yet. Nobody could be asked to approve it: {'; and '.join(reasons)}.\n\n"
-        f"{question.text}\n\n"
-        f"To go ahead, call {tool} again within 5 minutes with exactly the same arguments plus "
-        f'confirm_token "{issued}". The token proves only that the call was made twice with the same '
-        "arguments; it does not mean any person approved it. Ask the user before using it."
-    )
-    return error_result(text, decision="token", confirm_token=issued, fingerprint=fp)
+def not_a_clear_yes(tool: str) -> types.CallToolResult:
+    return error_result(f"The answer was not a clear yes; {tool} did nothing.", decision="declined")
 
 
 async def _elicit(call: Call, ctx: Any, params: types.CallToolRequestParams, question: Question) -> Any:
-    """'approve' | 'decline' | 'unshown', or an InputRequiredResult to send (2026-07-28)."""
+    """'approve' | 'decline' | 'unclear' | 'unshown', or an InputRequiredResult to send (2026-07-28)."""
     if ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
         states = call.runtime.states
         response = (params.input_responses or {}).get(INPUT_KEY)
-        if response is None or not states.open(params.request_state, call.spec.name, question.fingerprint):
-            # No answer yet, or a state that does not open (expired, forged, from before a
-            # restart, minted for another target): ask again, never act.
+        if response is None or not states.open(
+            params.request_state, call.spec.name, question.fingerprint, question.digest
+        ):
+            # No answer yet, or a state that does not open (expired, forged, from before a restart,
+            # minted for another target or for a question that read differently): ask, never act.
             request = types.ElicitRequest(
                 params=types.ElicitRequestFormParams(message=question.text, requested_schema=CONFIRM_SCHEMA)
             )
             return types.InputRequiredResult(
                 input_requests={INPUT_KEY: request},
-                request_state=states.seal(call.spec.name, question.fingerprint),
+                request_state=states.seal(call.spec.name, question.fingerprint, question.digest),
             )
         return _interpret(response)
     try:
@@ -185,57 +362,58 @@ def _interpret(result: object) -> str:
     if not isinstance(result, types.ElicitResult):
         return "unshown"
     if result.action == "accept":
-        return "approve" if (result.content or {}).get("confirm") is True else "decline"
+        return "approve" if (result.content or {}).get("confirm") is True else "unclear"
     if result.action == "decline":
         return "decline"
     return "unshown"
 
 
-async def _ask_desktop(call: Call, ctx: Any, question: Question) -> Any:
-    """'approve' | 'deny' | a result to return (pending, app died) | a reason nobody was asked."""
-    from ..agent.client import AgentConnectionLost, AgentUnavailable
-    from ..agent.protocol import AgentError, ClientInfo, Value
+# --- step 2: the app's dialog ---------------------------------------------------------------------
+
+
+def _refused(tool: str, why: str) -> types.CallToolResult:
+    return error_result(f"{tool} did nothing: {why}", decision="refused")
+
+
+async def _ask_desktop(
+    call: Call, ctx: Any, question: Question, requester: Any
+) -> str | types.CallToolResult | Unreachable:
+    """'approve' | 'deny' | a result to return | Unreachable (only when nobody is there)."""
+    from ..agent.client import (
+        AgentBusy,
+        AgentConnectionLost,
+        AgentNotAnswering,
+        AgentTimeout,
+        AgentUnavailable,
+        DemoApp,
+        QueueFull,
+    )
+    from ..agent.protocol import AgentError
 
     tool = call.spec.name
+    rt = call.runtime
     try:
-        agent = call.runtime.agent()
-        status = await agent.approval_status(question.fingerprint)
-        if status in ("approve", "deny"):
-            return status
+        agent = rt.agent()
+        hello = await agent.app_hello()
+        if not hello.binds_requester:
+            return _refused(
+                tool,
+                "the SearchDesk app is too old to tie an answer to the program that asked. Update the SearchDesk "
+                "app, then ask again.",
+            )
+        status = await agent.approval_status(question.fingerprint, requester)
+        if status == "deny":
+            return "deny"
         if status == "pending":
             return _waiting(tool)
-        name, version = client_name(ctx)
-        request_id = uuid.uuid4().hex
-        values = [Value(label=label, value=value) for label, value in question.values]
-        wait = float(call.config.approval_wait)
-        decision = "pending"
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(_progress, call, wait)
-                decision = await agent.request_approval(
-                    request_id=request_id,
-                    tool=tool,
-                    what=question.what,
-                    consequence=question.consequence,
-                    values=values,
-                    fingerprint=question.fingerprint,
-                    client=ClientInfo(name=name, version=version),
-                    wait_s=wait,
-                )
-                tg.cancel_scope.cancel()
-        except BaseExceptionGroup as group:
-            # anyio's task group wraps what request_approval raised; the handlers below want it bare.
-            if len(group.exceptions) == 1 and isinstance(group.exceptions[0], Exception):
-                raise group.exceptions[0] from None
-            raise
-        except anyio.get_cancelled_exc_class():
-            # The caller gave up: close the dialog; nothing is acted on in this call.
-            with anyio.CancelScope(shield=True), anyio.move_on_after(3):
-                await agent.approval_cancel(request_id)
-            raise
-        if decision in ("approve", "deny"):
-            return decision
-        return _waiting(tool)
+        if status == "approve" and rt.shown.matches(question.fingerprint, question.digest):
+            return "approve"
+        # No answer yet, or a yes to words that read differently now (it is spent): ask.
+        request = _approval_request(call, ctx, question, requester)
+        if isinstance(request, types.CallToolResult):
+            return request
+        rt.shown.remember(question.fingerprint, question.digest)
+        return await _wait_for_answer(call, agent, request)
     except AgentConnectionLost as exc:
         if exc.sent:
             return error_result(
@@ -243,12 +421,87 @@ async def _ask_desktop(call: Call, ctx: Any, question: Question) -> Any:
                 "call again with the same arguments.",
                 decision="unanswered",
             )
-        return "the SearchDesk app is not running"
+        return Unreachable("the SearchDesk app closed the connection before the question was sent")
     except AgentUnavailable:
-        return "the SearchDesk app is not running"
+        return Unreachable("the SearchDesk app is not running")
+    except DemoApp:
+        return _refused(
+            tool,
+            "the SearchDesk app is running the demo; start SearchDesk normally to approve changes to your "
+            "Google account.",
+        )
+    except QueueFull as exc:
+        waiting = exc.data.get("waiting") if isinstance(exc.data, dict) else None
+        many = f"{waiting}" if isinstance(waiting, int) and not isinstance(waiting, bool) else "many"
+        return _refused(tool, f"SearchDesk already has {many} questions waiting; answer them there, then ask again.")
+    except (AgentBusy, AgentNotAnswering):
+        return _refused(tool, "SearchDesk is busy with other requests; try again in a moment.")
+    except AgentTimeout:
+        return _refused(tool, "SearchDesk did not answer in time; nothing was done. Try again in a moment.")
     except AgentError as exc:
         log.warning("the SearchDesk app could not be asked: %s", type(exc).__name__)
-        return "the SearchDesk app could not be asked safely"
+        return _refused(tool, "SearchDesk could not show the question; nothing was done.")
+
+
+def _approval_request(call: Call, ctx: Any, question: Question, requester: Any) -> Any:
+    """The approval/request to send, or the refusal when the question cannot be shown whole."""
+    from ..agent import protocol
+
+    name, version = client_info(ctx)
+    wait = float(call.config.approval_wait)
+
+    def make(part: Question) -> protocol.ApprovalRequest:
+        return protocol.ApprovalRequest(
+            request_id=uuid.uuid4().hex,
+            tool=call.spec.name,
+            what=part.what,
+            consequence=part.consequence,
+            values=tuple(protocol.Value(label=label, value=value) for label, value in part.values),
+            fingerprint=part.fingerprint,
+            client=protocol.ClientInfo(name=name, version=version),
+            wait_s=wait,
+            requester=requester,
+        )
+
+    def fits(part: Question) -> bool:
+        try:
+            protocol.encode_request(0, protocol.APPROVAL_REQUEST, make(part).to_json())
+        except protocol.ProtocolError:
+            return False
+        return True
+
+    if fits(question):
+        return make(question)
+    if question.counted_lines:
+        return _refused(
+            call.spec.name,
+            f"too many owners change at once to show them; change at most {_most_changes(question, fits)} at a time.",
+        )
+    log.warning("a question could not be put on the agent socket")
+    return _refused(call.spec.name, "SearchDesk could not show the question; nothing was done.")
+
+
+async def _wait_for_answer(call: Call, agent: Any, request: Any) -> str | types.CallToolResult:
+    tool = call.spec.name
+    decision = "pending"
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_progress, call, request.wait_s)
+            decision = await agent.ask(request)
+            tg.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # anyio's task group wraps what ask raised; the caller's handlers want it bare.
+        if len(group.exceptions) == 1 and isinstance(group.exceptions[0], Exception):
+            raise group.exceptions[0] from None
+        raise
+    except anyio.get_cancelled_exc_class():
+        # The caller gave up: close the dialog; nothing is acted on in this call.
+        with anyio.CancelScope(shield=True), anyio.move_on_after(3):
+            await agent.approval_cancel(request.request_id)
+        raise
+    if decision in ("approve", "deny"):
+        return decision
+    return _waiting(tool)
 
 
 def _waiting(tool: str) -> types.CallToolResult:

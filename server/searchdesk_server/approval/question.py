@@ -1,32 +1,51 @@
 """The question a person is asked, and the fingerprint every answer is bound to.
 
-The two opening sentences are the server's own, built only from values it derived (counts,
-the tool); everything the caller or Google supplied is listed below a heading that says so,
-one value a line, flattened and cut. The same words go to the client's dialog, the desktop
-app's dialog and notification, and the token text. The whole stays under 4 KiB.
+The two opening sentences are the server's own, built only from values it derived (counts, which
+case of Google's documented consequences applies, the Google account); everything Claude or Google
+supplied is listed below a heading that says so, one value a line, each shown by `text.show_value`:
+every character visible, nothing dropped, a long value as its start, its end and a digest. What is
+shown is what is sent: the handler acts on this question's targets, not on the arguments again.
+
+The same words go to the client's dialog, the desktop app's dialog and notification, and the token
+text. Google's own help pages are the source of every consequence stated here (docs/asking-a-person.md
+cites them); where they are silent the question says nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 
 from ..agent.protocol import fingerprint as _fingerprint
 from ..properties import verification_id
-from ..text import flatten
+from ..text import show_value
 
-MAX_QUESTION_BYTES = 4096
-VALUE_CHARS = 200
-VALUES_HEADING = "Supplied by the caller or by Google (check them; they are not SearchDesk's words):"
+#: The client's own dialog, gateways such as mcp-hub, and the token text take at most this much.
+MAX_ELICIT_BYTES = 4096
+VALUES_HEADING = (
+    "Check these details. They come from the program that asked (such as Claude) or from Google, not from SearchDesk:"
+)
+UNKNOWN_ACCOUNT = "the Google account set in this server's settings"
+PROPERTY = "Property"
+SITEMAP = "Sitemap"
+WEBSITE = "Website (all its properties)"
 
 
 @dataclass(frozen=True)
 class Question:
+    """One question, and the exact targets a yes to it allows acting on."""
+
     tool: str
     what: str
     consequence: str
     values: tuple[tuple[str, str], ...]
-    targets: tuple[object, ...] = field(default=())
+    targets: tuple[object, ...]
+    site: str = ""
+    feedpath: str = ""
+    owners: tuple[str, ...] = field(default=())  # update_site_owners: the complete list afterwards
 
     @property
     def fingerprint(self) -> str:
@@ -38,42 +57,42 @@ class Question:
         lines += [f"{label}: {value}" for label, value in self.values]
         return "\n".join(lines)
 
+    @property
+    def digest(self) -> str:
+        """What the person saw: a yes counts only while the question reads the same."""
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
-def _values(pairs: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
-    """Flatten every value and stop adding lines before the question would pass 4 KiB."""
-    out: list[tuple[str, str]] = []
-    budget = MAX_QUESTION_BYTES - 1200  # the sentences and heading are at most this long
-    used = 0
-    for i, (label, value) in enumerate(pairs):
-        flat = flatten(value, VALUE_CHARS) or "(empty)"
-        size = len(f"{label}: {flat}\n".encode())
-        if used + size > budget:
-            out.append(("…", f"and {len(pairs) - i} more not shown"))
-            break
-        out.append((label, flat))
-        used += size
-    return tuple(out)
+    @property
+    def fits_elicitation(self) -> bool:
+        return len(self.text.encode("utf-8")) <= MAX_ELICIT_BYTES
+
+    @property
+    def counted_lines(self) -> int:
+        """How many of its value lines are changes (update_site_owners); 0 for the others."""
+        return sum(1 for label, _ in self.values if label.startswith(("Removed", "Added")))
+
+    def first_changes(self, n: int) -> Question:
+        """The same question with only the first `n` change lines (to find how many would fit)."""
+        kept: list[tuple[str, str]] = []
+        seen = 0
+        for label, value in self.values:
+            if label.startswith(("Removed", "Added")):
+                seen += 1
+                if seen > n:
+                    continue
+            kept.append((label, value))
+        return Question(self.tool, self.what, self.consequence, tuple(kept), self.targets, self.site)
 
 
-def delete_site(site: str) -> Question:
-    return Question(
-        "delete_site",
-        "This will delete the Search Console property below from this account.",
-        "Its performance history (about 16 months) goes with it and adding it again starts empty; "
-        "export the data first (query_search_analytics) if it may be needed.",
-        _values([("Property", site)]),
-        (site,),
-    )
+def account_words(account: str | None) -> str:
+    """The Google account as the question names it: shown like an owner address (ASCII only)."""
+    return f"the Google account {show_value(account, ascii_only=True)}" if account else UNKNOWN_ACCOUNT
 
 
-def delete_sitemap(site: str, feedpath: str) -> Question:
-    return Question(
-        "delete_sitemap",
-        "This will delete the sitemap below from the Search Console property below.",
-        "Its submission history and error report are lost; submit_sitemap can add the sitemap again, starting fresh.",
-        _values([("Property", site), ("Sitemap", feedpath)]),
-        (site, feedpath),
-    )
+def website(site: str) -> str:
+    """A Site Verification target as a site owner knows it: the domain, or the URL prefix."""
+    _kind, ident = verification_id(site)
+    return ident
 
 
 def resource_id(site: str) -> str:
@@ -81,31 +100,202 @@ def resource_id(site: str) -> str:
     return f"dns://{ident}" if kind == "INET_DOMAIN" else ident
 
 
-def unverify_site(site: str) -> Question:
+# --- what Google says about the owners ----------------------------------------------------------
+
+
+class Ownership(Enum):
+    """Which of Google's documented cases applies to this account and this site."""
+
+    OTHERS_REMAIN = "others"  # this account is a verified owner, and others are too
+    LAST_OWNER = "last"  # this account is the only verified owner
+    NOT_OWNER = "not_owner"  # Google does not list this account as a verified owner
+    UNKNOWN = "unknown"  # Google's owner list could not be read
+
+
+@dataclass(frozen=True)
+class OwnerFacts:
+    ownership: Ownership
+    others: int = 0
+
+
+def owner_facts(owners: Sequence[str] | None, *, readable: bool) -> OwnerFacts:
+    """The case from Google's verified-owner list. Google shows a site's owners only to one of them,
+    so a list that could be read means this account is an owner; the others are the rest."""
+    if not readable:
+        return OwnerFacts(Ownership.NOT_OWNER)
+    if not owners:
+        return OwnerFacts(Ownership.UNKNOWN)
+    others = len(owners) - 1
+    return OwnerFacts(Ownership.OTHERS_REMAIN, others) if others else OwnerFacts(Ownership.LAST_OWNER)
+
+
+def _owners_remain(n: int) -> str:
+    return f"{n:,} other verified owner{' remains' if n == 1 else 's remain'}"
+
+
+# --- the four questions ----------------------------------------------------------------------------
+# support.google.com/webmasters/answer/9357768 (Remove a property), /7687465 (Property settings) and
+# /7687615 (Managing owners, users, and permissions) are the sources of the consequences below.
+
+
+def delete_site(site: str, account: str | None, facts: OwnerFacts) -> Question:
+    cases = {
+        Ownership.OTHERS_REMAIN: f"{_owners_remain(facts.others)}, so nobody else loses access, and this account "
+        "can add the property back later without verifying it again.",
+        Ownership.LAST_OWNER: "This account is the property's last verified owner: everyone who uses the property "
+        "in Search Console loses access to it.",
+        Ownership.NOT_OWNER: "This account is not a verified owner of the property, so only its own list of "
+        "properties changes; nobody else is affected.",
+        Ownership.UNKNOWN: "SearchDesk could not read the property's verified owners from Google. If this account "
+        "is the last verified owner, everyone who uses the property in Search Console loses access to it.",
+    }
+    return Question(
+        "delete_site",
+        f"This will remove the property below from the Search Console list of {account_words(account)}.",
+        cases[facts.ownership],
+        ((PROPERTY, show_value(site)),),
+        (site,),
+        site=site,
+    )
+
+
+def delete_sitemap(site: str, feedpath: str, account: str | None) -> Question:
+    # Google's API reference for sitemaps.delete: "Deletes a sitemap from the Sitemaps report. Does not
+    # stop Google from crawling this sitemap or the URLs that were previously crawled in the deleted sitemap."
+    return Question(
+        "delete_sitemap",
+        f"This will remove the sitemap below from the Sitemaps report of the property below, for "
+        f"{account_words(account)}.",
+        "Google may still crawl the sitemap and the pages it listed. It can be submitted again later.",
+        ((PROPERTY, show_value(site)), (SITEMAP, show_value(feedpath))),
+        (site, feedpath),
+        site=site,
+        feedpath=feedpath,
+    )
+
+
+def unverify_site(site: str, account: str | None, facts: OwnerFacts) -> Question:
+    cases = {
+        Ownership.OTHERS_REMAIN: f"{_owners_remain(facts.others)}, so the people who use its properties in "
+        "Search Console keep their access. While this account's verification token stays on the website, "
+        "Google may make it an owner again.",
+        Ownership.LAST_OWNER: "This account is the website's last verified owner: nobody can use its properties "
+        "in Search Console until someone verifies ownership again.",
+        Ownership.UNKNOWN: "SearchDesk could not read the website's verified owners from Google. If this account "
+        "is the last one, nobody can use its properties in Search Console until someone verifies ownership again.",
+    }
     return Question(
         "unverify_site",
-        "This will remove this account's verified ownership of the site below.",
-        "Every Search Console property of that site drops to no access (403) for this account and the "
-        "Indexing API stops working for it; getting it back means placing a verification token again.",
-        _values([("Site", site)]),
+        f"This will end the verified ownership that {account_words(account)} has of the website below.",
+        cases[facts.ownership],
+        ((WEBSITE, show_value(website(site))),),
         (resource_id(site),),
+        site=site,
     )
+
+
+# --- owner changes ---------------------------------------------------------------------------------
+
+# Letters that look alike in common fonts, folded to one shape so that two addresses a person would
+# read as the same compare equal (Unicode's confusables, cut to what occurs in e-mail addresses).
+_LOOKALIKE = str.maketrans(
+    {
+        "0": "o",
+        "1": "l",
+        "i": "l",
+        "|": "l",
+        "5": "s",
+        "а": "a",  # Cyrillic
+        "е": "e",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "у": "y",
+        "х": "x",
+        "і": "l",
+        "ј": "j",
+        "ѕ": "s",
+        "ԁ": "d",
+        "ӏ": "l",
+        "ο": "o",  # Greek
+        "α": "a",
+        "ν": "v",
+        "ρ": "p",
+        "τ": "t",
+        "ι": "l",
+        "κ": "k",
+        "ɡ": "g",  # Latin small script g
+        "ı": "l",  # dotless i
+    }
+)
+
+
+def reads_like(address: str) -> str:
+    """An address folded to how it reads: case, width, accents, invisible characters and look-alike
+    letters do not count."""
+    folded = unicodedata.normalize("NFKD", address).casefold()
+    kept = "".join(ch for ch in folded if unicodedata.category(ch)[0] not in "CMZ")
+    return kept.translate(_LOOKALIKE).replace("rn", "m").replace("vv", "w").replace("cl", "d")
 
 
 def update_site_owners(site: str, current: Sequence[str], new: Sequence[str], account: str | None) -> Question:
     wanted = sorted(set(new))
     removed = sorted(set(current) - set(wanted))
     added = sorted(set(wanted) - set(current))
+    removed_look = {reads_like(a) for a in removed}
+    added_look = {reads_like(a) for a in added}
+    me = account.casefold() if account else None
+    removes_self = me is not None and any(a.casefold() == me for a in removed)
+
+    def line(kind: str, address: str, other_side: set[str]) -> tuple[str, str]:
+        marks = []
+        if me is not None and address.casefold() == me:
+            marks.append("the account SearchDesk uses")
+        if reads_like(address) in other_side:
+            marks.append("reads like an added one" if kind == "Removed" else "reads like a removed one")
+        label = f"{kind} ({'; '.join(marks)})" if marks else kind
+        return label, show_value(address, ascii_only=True)
+
     what = (
-        f"This will replace the verified owners of the site below: {len(removed)} removed, "
-        f"{len(added)} added, {len(wanted)} in total afterwards."
+        f"This will replace the verified owners of the website below: {len(removed):,} removed, "
+        f"{len(added):,} added, {len(wanted):,} in total afterwards."
     )
-    consequence = "Everyone not in the new list loses verified ownership."
-    if account and account in current and account not in wanted:
-        consequence += " The account SearchDesk is using would remove itself and lose access to this site."
-    pairs = [("Site", site)]
-    pairs += [("Removed", r) for r in removed]
-    pairs += [("Added", a) for a in added]
+    sentences = ["Everyone not in the new list loses verified ownership."]
+    if removed:
+        sentences.append("A removed owner whose verification token stays on the website may get ownership back.")
+    if removes_self:
+        sentences.append(f"This includes {account_words(account)}, which SearchDesk uses.")
+    if removed_look & added_look:
+        sentences.append(
+            "Addresses marked “reads like” look almost the same as another one here: check them letter by letter."
+        )
+    values = [(WEBSITE, show_value(website(site)))]
+    values += [line("Removed", a, added_look) for a in removed]
+    values += [line("Added", a, removed_look) for a in added]
     if not removed and not added:
-        pairs.append(("Change", "none: the list is the same as now"))
-    return Question("update_site_owners", what, consequence, _values(pairs), (resource_id(site), wanted))
+        values.append(("Change", "none: the list is the same as now"))
+    return Question(
+        "update_site_owners",
+        what,
+        " ".join(sentences),
+        tuple(values),
+        (resource_id(site), wanted),
+        site=site,
+        owners=tuple(wanted),
+    )
+
+
+# --- who asked ---------------------------------------------------------------------------------------
+
+#: MCP clients whose self-reported names a person would not recognise.
+KNOWN_CLIENTS = {"claude-ai": "Claude Desktop", "claude-code": "Claude Code"}
+#: Names SDKs use when the program gives none of its own.
+UNNAMED_CLIENTS = frozenset({"", "mcp"})
+
+
+def describe_client(name: str, version: str = "") -> str:
+    """Who asked, for the dialog's "Asked by …" line: still only what the program says it is."""
+    if name.strip().casefold() in UNNAMED_CLIENTS:
+        return "a program that did not give its name"
+    plain = KNOWN_CLIENTS.get(name.strip().casefold(), name)
+    return f"a program that says it is {plain}" + (f" (version {version})" if version else "")

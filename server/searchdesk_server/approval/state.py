@@ -1,5 +1,6 @@
-"""Sealing the 2026-07-28 `requestState`: integrity-protected, bound to the tool and the
-fingerprint, 15 minutes, with a one-shot nonce.
+"""Sealing the 2026-07-28 `requestState`: integrity-protected, bound to the tool, the fingerprint
+and the words of the question shown, 15 minutes, with a one-shot nonce. Also `ShownBook`: which
+question this server put in front of the app's dialog, so a later yes counts only for those words.
 
 The key lives only in this process, so a state from before a restart does not open. A state
 that does not open for any reason counts as no answer; the caller asks again.
@@ -29,10 +30,11 @@ class StateBook:
     def _mac(self, payload: bytes) -> str:
         return base64.urlsafe_b64encode(hmac.new(self._key, payload, hashlib.sha256).digest()).decode().rstrip("=")
 
-    def seal(self, tool: str, fingerprint: str) -> str:
+    def seal(self, tool: str, fingerprint: str, digest: str) -> str:
         body = {
             "t": tool,
             "f": fingerprint,
+            "q": digest,
             "n": secrets.token_urlsafe(16),
             "e": int(self._clock() + self._ttl),
         }
@@ -40,8 +42,8 @@ class StateBook:
         encoded = base64.urlsafe_b64encode(payload).decode().rstrip("=")
         return f"{PREFIX}{encoded}.{self._mac(payload)}"
 
-    def open(self, state: str | None, tool: str, fingerprint: str) -> bool:
-        """True once for a state this process sealed for exactly this tool and fingerprint."""
+    def open(self, state: str | None, tool: str, fingerprint: str, digest: str) -> bool:
+        """True once for a state this process sealed for exactly this tool, fingerprint and question."""
         if not state or not state.startswith(PREFIX) or len(state) > 1024:
             return False
         try:
@@ -55,9 +57,35 @@ class StateBook:
         now = self._clock()
         self._spent = {n: e for n, e in self._spent.items() if e > now}
         nonce = body.get("n")
-        if body.get("t") != tool or body.get("f") != fingerprint or not isinstance(nonce, str):
+        if (body.get("t"), body.get("f"), body.get("q")) != (tool, fingerprint, digest) or not isinstance(nonce, str):
             return False
         if not isinstance(body.get("e"), int) or body["e"] <= now or nonce in self._spent:
             return False
         self._spent[nonce] = float(body["e"])
         return True
+
+
+SHOWN_SECONDS = 15 * 60  # longer than the app keeps a question (5 minutes) plus its answer (5 minutes)
+
+
+class ShownBook:
+    """fingerprint -> the digest of the question this server last sent to the app for it.
+
+    The app binds its answer to the fingerprint, which stays the same when Google's side changes
+    (owners added between the question and the yes): a yes collected later counts only if the
+    question built now reads exactly as the one the person answered.
+    """
+
+    def __init__(self, ttl: float = SHOWN_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
+        self._ttl = ttl
+        self._clock = clock
+        self._shown: dict[str, tuple[str, float]] = {}
+
+    def remember(self, fingerprint: str, digest: str) -> None:
+        now = self._clock()
+        self._shown = {fp: v for fp, v in self._shown.items() if v[1] > now}
+        self._shown[fingerprint] = (digest, now + self._ttl)
+
+    def matches(self, fingerprint: str, digest: str) -> bool:
+        shown = self._shown.get(fingerprint)
+        return shown is not None and shown[1] > self._clock() and hmac.compare_digest(shown[0], digest)

@@ -237,27 +237,43 @@ class OAuthSource(_Cached):
         )
 
 
-class DesktopSource(_Cached):
+class DesktopSource:
     """Short-lived tokens from the SearchDesk app over its agent socket (the refresh token stays
-    in the app's keyring). ``agent`` may be given (tests, or to share one connection)."""
+    in the app's keyring). ``agent`` may be given (tests, or to share one connection). `account` is
+    the Google account the app said the last token is for.
+
+    Nothing is cached here: every Google call asks the app (a local round trip; the app keeps its own
+    cache), so once the app has quit no call of this server reaches Google.
+    """
 
     kind = "desktop"
 
-    def __init__(self, agent: Any = None) -> None:
-        super().__init__()
+    def __init__(self, agent: Any = None, *, server_id: str | None = None) -> None:
         self._agent = agent
+        self._server_id = server_id
+        self.account: str | None = None
+
+    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> str:
+        from searchdesk_server.google.http import usable_token
+
+        raw, _lifetime = await self._fetch(sorted(set(scopes)), force_refresh)
+        return usable_token(raw)
 
     async def _fetch(self, scopes: list[str], force_refresh: bool) -> tuple[object, float]:
         # After a 401 the app must mint a new token, not hand back its own cached one.
         from searchdesk_server.agent import client as agent_client
-        from searchdesk_server.agent.protocol import AgentError
+        from searchdesk_server.agent.protocol import AgentError, Requester
 
         if self._agent is None:
             self._agent = agent_client.AgentClient()
+        # A demo app refuses a real server (DEMO_APP) instead of handing it the demo's stand-in token.
+        requester = Requester(self._server_id, None, demo=False) if self._server_id else None
         try:
-            answer = await self._agent.token(scopes, force_refresh=force_refresh)
+            answer = await self._agent.token(scopes, force_refresh=force_refresh, requester=requester)
         except AgentError as exc:
             raise _agent_failure(exc) from None
+        account = _field(answer, "account")
+        self.account = account if isinstance(account, str) and account else None
         return _field(answer, "access_token"), _expires_in(_field(answer, "expires_in"))
 
     async def aclose(self) -> None:
@@ -281,6 +297,12 @@ def _agent_failure(exc: Exception) -> GoogleError:
             ErrorKind.MISSING_SCOPE,
             "The SearchDesk app's sign-in lacks a permission this server needs. Sign in again in the "
             "SearchDesk app and allow every permission it asks for.",
+        )
+    if isinstance(exc, agent_client.DemoApp):
+        return GoogleError(
+            ErrorKind.NOT_CONFIGURED,
+            "The SearchDesk app is running the demo, which never hands out access to a Google account. "
+            "Quit it and start SearchDesk normally, then try again.",
         )
     if isinstance(exc, agent_client.SignedOut):
         return GoogleError(
@@ -337,7 +359,9 @@ class NoSource:
         raise GoogleError(ErrorKind.NOT_CONFIGURED, SETUP_HELP)
 
 
-def token_source(cred: Credential, *, transport: httpx.AsyncBaseTransport | None = None) -> TokenSource:
+def token_source(
+    cred: Credential, *, transport: httpx.AsyncBaseTransport | None = None, server_id: str | None = None
+) -> TokenSource:
     """The token source for a configured credential. Never raises: a credential that cannot work
     fails on its first token() with a GoogleError, where the tool call can explain it."""
     if cred.kind == "service_account":
@@ -345,7 +369,7 @@ def token_source(cred: Credential, *, transport: httpx.AsyncBaseTransport | None
     if cred.kind == "oauth":
         return OAuthSource(cred.info, cred.origin, transport)
     if cred.kind == "desktop":
-        return DesktopSource()
+        return DesktopSource(server_id=server_id)
     if cred.kind == "demo":
         return DemoSource()
     return NoSource()

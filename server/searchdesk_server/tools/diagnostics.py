@@ -5,22 +5,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..approval import client_name, declared_form
+from ..approval import client_info, declared_form
 from ..result import Output
 from ..runtime import Call
 
 
-async def _app_state(call: Call) -> tuple[bool, str]:
+async def _app_state(call: Call) -> tuple[str, str]:
+    """("ok" | "old" | "absent" | "unusable", how the app is, in words)."""
     from ..agent.client import AgentUnavailable
     from ..agent.protocol import AgentError
 
     try:
-        hello = await call.runtime.agent().hello()
+        hello = await call.runtime.agent().app_hello()
     except AgentUnavailable:
-        return False, "not running"
+        return "absent", "not running"
     except AgentError as exc:
-        return False, f"not usable ({type(exc).__name__})"
-    return True, f"running ({hello.app} {hello.version})"
+        return "unusable", f"running but not usable ({type(exc).__name__})"
+    if not hello.binds_requester:
+        return "old", f"running ({hello.app} {hello.version}), too old to tie answers to this server"
+    return "ok", f"running ({hello.app} {hello.version})"
 
 
 async def describe_connection(call: Call) -> Output:
@@ -28,19 +31,21 @@ async def describe_connection(call: Call) -> Output:
     ctx: Any = call.ctx
     protocol = ctx.session.protocol_version if ctx is not None else "unknown"
     form = declared_form(ctx) if ctx is not None else False
-    name, version = client_name(ctx) if ctx is not None else ("unknown", "")
-    reachable, app = await _app_state(call)
+    name, version = client_info(ctx) if ctx is not None else ("unknown", "")
+    state, app = await _app_state(call)
     if cfg.elicitation and form:
         path = "the client's own dialog (it declared MCP elicitation); if it cancels, the SearchDesk app's dialog"
-    elif reachable:
+    elif state == "ok":
         why = "ELICITATION=false" if not cfg.elicitation else "this client did not declare MCP elicitation"
         path = f"the SearchDesk app's dialog ({why})"
-    else:
+    elif state == "absent":
         path = (
             "the two-call token: nobody can be asked ("
             + ("ELICITATION=false" if not cfg.elicitation else "no client dialog")
             + f", SearchDesk app {app})"
         )
+    else:
+        path = f"nothing: a destructive call is refused while the SearchDesk app is {app}"
     data: dict[str, Any] = {
         "protocol_version": protocol,
         "client": {"name": name, "version": version},

@@ -163,11 +163,11 @@ async def submit_sitemaps(call: Call) -> Output:
 
 
 async def delete_sitemap(call: Call) -> Output:
-    site = call.site()
-    feed = call.url(call.args["feedpath"], "feedpath")
+    site, feed = call.question.site, call.question.feedpath
     await call.google(Api.SEARCHCONSOLE, "DELETE", ONE, path_params={"siteUrl": site, "feedpath": feed}, retry=False)
     return Output(
-        f"Deleted the sitemap {feed} from {site}. submit_sitemap adds it back (its history is gone).",
+        f"Removed the sitemap {feed} from the Sitemaps report of {site}. Google may still crawl it; "
+        "submit_sitemap adds it back.",
         {"site": site, "feedpath": feed, "deleted": True},
         from_google=False,
     )

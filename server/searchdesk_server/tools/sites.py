@@ -76,6 +76,10 @@ async def add_site(call: Call) -> Output:
 
 
 async def delete_site(call: Call) -> Output:
-    site = call.site()
+    site = call.question.site
     await call.google(Api.SEARCHCONSOLE, "DELETE", SITE, path_params={"siteUrl": site}, retry=False)
-    return Output(f"Deleted the property {site}.", {"site": site, "deleted": True}, from_google=False)
+    return Output(
+        f"Removed the property {site} from this account's Search Console list.",
+        {"site": site, "deleted": True},
+        from_google=False,
+    )

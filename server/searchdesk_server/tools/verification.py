@@ -59,9 +59,14 @@ async def list_verified_sites(call: Call) -> Output:
     )
 
 
-async def fetch_owners(call: Call, prop: str) -> list[str]:
-    raw = await call.google(Api.SITEVERIFICATION, "GET", RESOURCE, path_params={"id": resource_id(prop)}, retry=True)
-    return list(resource(sh.record(raw))["owners"])
+async def fetch_owners(call: Call, prop: str) -> list[str] | None:
+    """The site's verified owners as Google lists them now; None when Google's answer has no list."""
+    raw = sh.record(
+        await call.google(Api.SITEVERIFICATION, "GET", RESOURCE, path_params={"id": resource_id(prop)}, retry=True)
+    )
+    if not isinstance(raw.get("owners"), list):
+        return None
+    return list(resource(raw)["owners"])
 
 
 async def get_verified_site(call: Call) -> Output:
@@ -124,7 +129,7 @@ async def verify_site(call: Call) -> Output:
 
 
 async def unverify_site(call: Call) -> Output:
-    prop = call.site()
+    prop = call.question.site
     await call.google(Api.SITEVERIFICATION, "DELETE", RESOURCE, path_params={"id": resource_id(prop)}, retry=False)
     return Output(
         f"This account is no longer a verified owner of {prop}.",
@@ -144,8 +149,8 @@ def owner_list(owners: list[str]) -> list[str]:
 
 
 async def update_site_owners(call: Call) -> Output:
-    prop = call.site()
-    owners = owner_list(call.args["owners"])
+    prop = call.question.site
+    owners = list(call.question.owners)
     kind, ident = verification_id(prop)
     raw = await call.google(
         Api.SITEVERIFICATION,

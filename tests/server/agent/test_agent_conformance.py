@@ -351,8 +351,10 @@ def test_a_notification_is_never_answered(listener: ListenerHarness, agent_socke
 
 
 def _big_question() -> dict[str, Any]:
+    """Over the question's 60 KiB as a dialog lays it out, yet under the 64 KiB message limit."""
     params = question()
-    params["values"] = [{"label": f"Owner {i}", "value": "x" * 200} for i in range(20)]
+    params["what"] = params["consequence"] = "日" * 1000
+    params["values"] = [{"label": "O", "value": "日" * 240} for _ in range(78)]
     return params
 
 
@@ -381,9 +383,15 @@ INVALID_PARAMS: list[tuple[str, Any]] = [
     ("approval/request", _with(wait_s=-1)),
     ("approval/request", _with(wait_s=True)),
     ("approval/request", _with(wait_s="10")),
-    ("approval/request", _with(values=[{"label": "x", "value": "y"}] * 51)),
+    ("approval/request", _with(values=[{"label": "x", "value": "y"}] * 2001)),
     ("approval/request", _with(values=[{"label": "x" * 101, "value": "y"}])),
-    ("approval/request", _with(values=[{"label": "x", "value": "y" * 201}])),
+    ("approval/request", _with(values=[{"label": "x", "value": "y" * 241}])),
+    ("approval/request", _with(values=[{"label": "Owner", "value": "a\u0600b@example.com"}])),
+    ("approval/request", _with(client={"name": "two\nlines"})),
+    ("approval/request", _with(requester={"server": "s1", "account": None})),
+    ("approval/request", _with(requester={"server": "", "account": None, "demo": False})),
+    ("approval/status", {"fingerprint": "a" * 64, "requester": {"server": "s1", "account": 5, "demo": False}}),
+    ("credentials/token", {"scopes": [WM], "requester": {"server": "s 1", "account": None, "demo": False}}),
     ("approval/request", _with(values=[{"label": "x"}])),
     ("approval/request", _with(values=[{"label": "Site", "value": "https://example.com/\u202egnp.exe"}])),
     ("approval/request", _with(values=[{"label": "Site", "value": "a\u200bb"}])),
@@ -415,7 +423,7 @@ def test_invalid_params(listener: ListenerHarness, agent_socket: str) -> None:
                     wrong.append(f"case {i} ({method}) -> {answer}")
                     continue
                 message = answer["error"]["message"]
-                if "\u202e" in message or "y" * 201 in message:  # name the problem, never the hostile value
+                if "\u202e" in message or "y" * 241 in message:  # name the problem, never the hostile value
                     wrong.append(f"case {i} ({method}) echoes the value")
         return wrong
 

@@ -239,11 +239,11 @@ def approval(**changes: Any) -> dict[str, Any]:
         ({"wait_s": 55.5}, False),
         ({"wait_s": float("inf")}, False),
         ({"values": []}, True),
-        ({"values": [{"label": "l", "value": "v"}] * 50}, True),
-        ({"values": [{"label": "l", "value": "v"}] * 51}, False),
-        ({"values": [{"label": "l" * 100, "value": "v" * 200}]}, True),
+        ({"values": [{"label": "l", "value": "v"}] * protocol.MAX_VALUES}, True),
+        ({"values": [{"label": "l", "value": "v"}] * (protocol.MAX_VALUES + 1)}, False),
+        ({"values": [{"label": "l" * 100, "value": "v" * 240}]}, True),
         ({"values": [{"label": "l" * 101, "value": "v"}]}, False),
-        ({"values": [{"label": "l", "value": "v" * 201}]}, False),
+        ({"values": [{"label": "l", "value": "v" * 241}]}, False),
         ({"values": [{"label": "l", "value": ""}]}, True),
         ({"values": [{"label": "", "value": "v"}]}, False),
         ({"what": "w" * 1000}, True),
@@ -254,6 +254,9 @@ def approval(**changes: Any) -> dict[str, Any]:
         ({"what": "bidi \u202e override"}, False),
         ({"what": "zero\u200bwidth"}, False),
         ({"what": "line\u2028separator"}, False),
+        ({"what": "arabic number sign \u0600 (a format character)"}, False),
+        ({"what": "no-break\u00a0space"}, False),
+        ({"what": "private use \ue000"}, False),
         ({"what": "accents é, 日本語, emoji 🎉 are fine"}, True),
         ({"fingerprint": "f" * 64}, True),
         ({"fingerprint": "F" * 64}, False),
@@ -261,9 +264,16 @@ def approval(**changes: Any) -> dict[str, Any]:
         ({"request_id": "x" * 128}, True),
         ({"request_id": "x" * 129}, False),
         ({"request_id": "has space"}, False),
-        ({"client": {"name": "c" * 100}}, True),
-        ({"client": {"name": "c" * 101}}, False),
-        ({"client": {"name": ""}}, False),
+        ({"client": {"name": "c" * 240}}, True),
+        ({"client": {"name": "c" * 241}}, False),
+        ({"client": {"name": ""}}, True),  # a client that gave no name: the dialog says so
+        ({"client": {"name": "two\nlines"}}, False),
+        ({"requester": {"server": "abc123", "account": "a@example.com", "demo": False}}, True),
+        ({"requester": {"server": "abc123", "account": None, "demo": True}}, True),
+        ({"requester": {"server": "abc123", "account": "a@example.com"}}, False),
+        ({"requester": {"server": "has space", "account": None, "demo": False}}, False),
+        ({"requester": {"server": "abc", "account": "a\u202eb", "demo": False}}, False),
+        ({"requester": "abc"}, False),
         ({"tool": "delete_sitemap"}, True),
         ({"tool": "../x"}, False),
     ],
@@ -288,15 +298,15 @@ def test_question_size_boundary() -> None:
             left -= len("l: \n") + value_len
         return approval(values=values)
 
-    exact = sized(4096)
+    exact = sized(protocol.MAX_QUESTION_BYTES)
     parts = ApprovalRequest.from_json(exact)
-    assert protocol.question_bytes(parts.what, parts.consequence, parts.values) == 4096
-    with pytest.raises(InvalidParams, match="4097 bytes"):
-        ApprovalRequest.from_json(sized(4097))
+    assert protocol.question_bytes(parts.what, parts.consequence, parts.values) == protocol.MAX_QUESTION_BYTES
+    with pytest.raises(InvalidParams, match=f"{protocol.MAX_QUESTION_BYTES + 1} bytes"):
+        ApprovalRequest.from_json(sized(protocol.MAX_QUESTION_BYTES + 1))
 
 
 def test_multibyte_characters_count_as_bytes_in_the_question() -> None:
-    values = [{"label": "l", "value": "日" * 200}] * 7  # 7 x (1 + 2 + 600 + 1) bytes > 4 KiB
+    values = [{"label": "l", "value": "日" * 240}] * 90  # 90 x (1 + 2 + 720 + 1) bytes > 60 KiB
     with pytest.raises(InvalidParams, match="bytes"):
         ApprovalRequest.from_json(approval(values=values))
 

@@ -38,8 +38,11 @@ async def test_decline_or_unticked_does_nothing(
     elicitor = Elicitor(action=action, content=content)
     async with serve(fake, agent_socket, mode, elicitor) as client:
         result = await client.call_tool("delete_sitemap", TARGETS["delete_sitemap"][0])
-    assert result.is_error
-    assert text_of(result) == "The user declined; delete_sitemap did nothing."
+    assert result.is_error and result.structured_content["decision"] == "declined"
+    if action == "decline":
+        assert text_of(result) == "The user declined; delete_sitemap did nothing."
+    else:  # an accept that is not a clear yes is not the user declining either
+        assert text_of(result) == "The answer was not a clear yes; delete_sitemap did nothing."
     assert acted(fake, "delete_sitemap") == 0
 
 

@@ -11,8 +11,8 @@ from mcp import Client
 from mcp_types import ElicitResult
 
 from searchdesk_server.approval import question as q
-from searchdesk_server.approval.state import StateBook
-from searchdesk_server.approval.tokens import MAX_PENDING, TokenBook
+from searchdesk_server.approval.state import ShownBook, StateBook
+from searchdesk_server.approval.tokens import MAX_PENDING, Redeemed, TokenBook
 from searchdesk_server.config import load
 from searchdesk_server.runtime import Runtime
 from searchdesk_server.server import build_server
@@ -31,44 +31,64 @@ class Clock:
         return self.now
 
 
+D1, D2 = "1" * 64, "2" * 64  # two question digests (the words shown)
+
+
 def test_state_opens_once_for_its_own_target_only() -> None:
     clock = Clock()
     book = StateBook(ttl=60, clock=clock)
-    state = book.seal("delete_sitemap", FP)
-    assert not book.open(state, "delete_site", FP)
-    assert not book.open(state, "delete_sitemap", "b" * 64)
-    assert book.open(state, "delete_sitemap", FP)
-    assert not book.open(state, "delete_sitemap", FP)  # one-shot nonce
-    late = book.seal("delete_sitemap", FP)
+    state = book.seal("delete_sitemap", FP, D1)
+    assert not book.open(state, "delete_site", FP, D1)
+    assert not book.open(state, "delete_sitemap", "b" * 64, D1)
+    assert not book.open(state, "delete_sitemap", FP, D2)  # the question reads differently now
+    assert book.open(state, "delete_sitemap", FP, D1)
+    assert not book.open(state, "delete_sitemap", FP, D1)  # one-shot nonce
+    late = book.seal("delete_sitemap", FP, D1)
     clock.now += 61
-    assert not book.open(late, "delete_sitemap", FP)
-    assert not StateBook().open(book.seal("delete_sitemap", FP), "delete_sitemap", FP)  # another key (a restart)
+    assert not book.open(late, "delete_sitemap", FP, D1)
+    assert not StateBook().open(book.seal("delete_sitemap", FP, D1), "delete_sitemap", FP, D1)  # a restart
     for junk in (None, "", "sd1.", "sd1.a.b", "sd1." + "A" * 2000, "x" + state):
-        assert not book.open(junk, "delete_sitemap", FP)
+        assert not book.open(junk, "delete_sitemap", FP, D1)
 
 
 def test_tokens_are_single_use_bound_and_expire() -> None:
     clock = Clock()
     book = TokenBook(ttl=300, clock=clock)
-    token = book.issue(FP)
+    token = book.issue(FP, D1)
     assert len(token) >= 22 + 4  # ≥ 128 bits of randomness after the prefix
-    assert not book.redeem("b" * 64, token)  # other arguments: refused, and the token is spent
-    assert not book.redeem(FP, token)
-    fresh = book.issue(FP)
-    assert book.redeem(FP, fresh)
-    assert not book.redeem(FP, fresh)
-    stale = book.issue(FP)
+    assert book.redeem("b" * 64, D1, token) is Redeemed.UNKNOWN  # other arguments: refused, and spent
+    assert book.redeem(FP, D1, token) is Redeemed.UNKNOWN
+    fresh = book.issue(FP, D1)
+    assert book.redeem(FP, D1, fresh) is Redeemed.OK
+    assert book.redeem(FP, D1, fresh) is Redeemed.UNKNOWN
+    changed = book.issue(FP, D1)
+    assert book.redeem(FP, D2, changed) is Redeemed.CHANGED  # same arguments, other words: no action
+    assert book.redeem(FP, D1, changed) is Redeemed.UNKNOWN
+    stale = book.issue(FP, D1)
     clock.now += 301
-    assert not book.redeem(FP, stale)
-    first = book.issue(FP)
+    assert book.redeem(FP, D1, stale) is Redeemed.UNKNOWN
+    first = book.issue(FP, D1)
     for _ in range(MAX_PENDING):
-        book.issue(FP)
-    assert not book.redeem(FP, first)  # the oldest was dropped past 100 pending
+        book.issue(FP, D1)
+    assert book.redeem(FP, D1, first) is Redeemed.UNKNOWN  # the oldest was dropped past 100 pending
+
+
+def test_shown_book_binds_a_yes_to_the_words_shown() -> None:
+    clock = Clock()
+    shown = ShownBook(ttl=60, clock=clock)
+    assert not shown.matches(FP, D1)
+    shown.remember(FP, D1)
+    assert shown.matches(FP, D1) and not shown.matches(FP, D2) and not shown.matches("b" * 64, D1)
+    clock.now += 61
+    assert not shown.matches(FP, D1)
+
+
+OWNERS = q.OwnerFacts(q.Ownership.OTHERS_REMAIN, 1)
 
 
 def test_fingerprints_bind_the_exact_targets() -> None:
-    a = q.delete_sitemap("https://a.example/", "https://a.example/s.xml")
-    swapped = q.delete_sitemap("https://a.example/s.xml", "https://a.example/")
+    a = q.delete_sitemap("https://a.example/", "https://a.example/s.xml", None)
+    swapped = q.delete_sitemap("https://a.example/s.xml", "https://a.example/", None)
     assert a.fingerprint != swapped.fingerprint
     expected = hashlib.sha256(
         json.dumps(
@@ -81,22 +101,32 @@ def test_fingerprints_bind_the_exact_targets() -> None:
     same = q.update_site_owners("https://a.example/", [], ["b@a.example"], None)
     assert one.fingerprint != two.fingerprint
     assert one.fingerprint == same.fingerprint  # the target is the list asked for, not the current state
-    assert q.unverify_site("sc-domain:a.example").targets == ("dns://a.example",)
+    assert one.digest != same.digest  # but the words differ: a yes to one is not a yes to the other
+    assert q.unverify_site("sc-domain:a.example", None, OWNERS).targets == ("dns://a.example",)
 
 
 def test_self_removal_is_said_in_the_servers_own_words() -> None:
     question = q.update_site_owners(
         "sc-domain:a.example", ["me@a.example", "x@a.example"], ["x@a.example"], "me@a.example"
     )
-    assert "would remove itself" in question.consequence
+    assert "This includes the Google account me@a.example, which SearchDesk uses." in question.consequence
+    assert ("Removed (the account SearchDesk uses)", "me@a.example") in question.values
     assert "1 removed, 0 added, 1 in total" in question.what
 
 
-def test_huge_owner_lists_stay_under_4_kib() -> None:
+def test_long_owner_lists_are_shown_whole_with_exact_counts() -> None:
     owners = [f"{'o' * 190}{i}@example.com" for i in range(100)]
     question = q.update_site_owners("https://a.example/", [], owners, None)
-    assert len(question.text.encode()) <= 4096
-    assert "more not shown" in question.text
+    assert "0 removed, 100 added, 100 in total afterwards" in question.what
+    assert question.counted_lines == 100 and not question.fits_elicitation
+    assert question.first_changes(3).counted_lines == 3
+
+
+def test_the_account_is_named_or_said_to_be_unknown() -> None:
+    named = q.delete_sitemap("https://a.example/", "https://a.example/s.xml", "ow\u0430ner@a.example")
+    assert "the Google account ow\\u0430ner@a.example" in named.what  # shown like an owner address
+    unknown = q.delete_site("https://a.example/", None, OWNERS)
+    assert "the Google account set in this server's settings" in unknown.what
 
 
 def in_process(fake: FakeGoogle, tokens: TokenBook | None = None, states: StateBook | None = None):  # type: ignore[no-untyped-def]

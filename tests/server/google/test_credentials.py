@@ -176,25 +176,36 @@ class FakeAgent:
         self.token_value = token
         self.failure = failure
         self.asked: list[tuple[tuple[str, ...], bool]] = []
+        self.refreshed_value = ""
 
-    async def token(self, scopes: Sequence[str], force_refresh: bool = False) -> dict[str, object]:
+    async def token(
+        self, scopes: Sequence[str], force_refresh: bool = False, requester: object = None
+    ) -> dict[str, object]:
         self.asked.append((tuple(scopes), force_refresh))
         if self.failure is not None:
             raise self.failure
+        if force_refresh and self.refreshed_value:
+            self.token_value = self.refreshed_value  # the app mints a new one only when told to
         return {"access_token": self.token_value, "expires_in": 3599, "kind": "oauth", "account": "a@example.com"}
 
 
-async def test_desktop_tokens_are_cached_and_force_refreshed_after_a_401(clients: Clients) -> None:
+async def test_desktop_tokens_are_asked_for_every_call_and_force_refreshed_after_a_401(clients: Clients) -> None:
+    """No token outlives the app: each call asks it (so after it quits, nothing reaches Google)."""
     first = clients.fake.mint_token([WM_RO])
     agent = FakeAgent(first)
     client = clients.client(DesktopSource(agent), scopes=[WM_RO])
     await client.call(Api.SEARCHCONSOLE, "GET", SITES)
     await client.call(Api.SEARCHCONSOLE, "GET", SITES)
-    assert agent.asked == [((WM_RO,), False)]
-    clients.fake.revoke_tokens()
-    agent.token_value = clients.fake.mint_token([WM_RO])
+    assert agent.asked == [((WM_RO,), False), ((WM_RO,), False)]
+    clients.fake.revoke_tokens()  # the app's cached token dies at Google: a 401, then a forced refresh
+    agent.refreshed_value = clients.fake.mint_token([WM_RO])
     await client.call(Api.SEARCHCONSOLE, "GET", SITES)
-    assert agent.asked == [((WM_RO,), False), ((WM_RO,), True)]
+    assert agent.asked[2:] == [((WM_RO,), False), ((WM_RO,), True)]
+    agent.failure = AgentUnavailable("The SearchDesk app is not running.")  # the app quits
+    before = len(clients.fake.api_requests())
+    with pytest.raises(GoogleError, match="is not running"):
+        await client.call(Api.SEARCHCONSOLE, "GET", SITES)
+    assert len(clients.fake.api_requests()) == before
 
 
 @pytest.mark.parametrize(
