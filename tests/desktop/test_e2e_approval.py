@@ -59,7 +59,7 @@ def test_guarded_tool_acts_only_after_approve_in_the_dialog(qtbot: QtBot, app: t
     assert "DEMO" in dialog.windowTitle() or dialog.findChild(type(dialog.what_label), "demoBanner")
     shown = [v.text() for _, v in dialog.value_labels]
     assert FEED in shown
-    assert "Asked by a program that did not give its name." == dialog.client_label.text()  # the SDK's "mcp"
+    assert dialog.client_label.text() == "Asked by a program that did not give its name."  # the SDK's "mcp"
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     # The same call again is a new question (one yes, one action): this time the person denies.
     qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog is not dialog, timeout=30_000)
