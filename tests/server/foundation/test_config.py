@@ -59,6 +59,7 @@ BAD = [
     ({"GSC_SITE_URL": "example.com"}, "GSC_SITE_URL", "sc-domain:example.com"),
     ({"GSC_SITE_URL": "https://example.com/?q=1"}, "GSC_SITE_URL", "query or fragment"),
     ({"GSC_ALLOWED_SITES": "https://a.com/, ftp://b"}, "GSC_ALLOWED_SITES", "URL prefix"),
+    ({"GSC_ALLOWED_SITES": "https://a.com/blog/%2E%2e/"}, "GSC_ALLOWED_SITES", '"." or ".." step'),
     (
         {"GSC_CLIENT_ID": "id.apps.googleusercontent.com", "GSC_CLIENT_SECRET": SECRET},
         "GSC_REFRESH_TOKEN",
