@@ -3,10 +3,13 @@
 DESIGN.md "The agent socket" is the contract and ``searchdesk_server.agent.protocol`` the one
 definition of the wire; ``searchdesk_server.agent.paths`` places the socket and runs the trust checks.
 
-``QLocalServer`` (UserAccessOption) creates and owns the socket. On Unix we take each accepted
+On Unix ``QLocalServer`` (UserAccessOption) creates and owns the socket; we take each accepted
 descriptor ourselves (``incomingConnection``) and drive it with ``QSocketNotifier``: QLocalSocket
 treats a half-closed connection as gone and drops answers still to be written, and we also need the
-raw descriptor for the peer's user id. On Windows the named pipe goes through QLocalSocket.
+raw descriptor for the peer's user id. On Windows ``winpipe.PipeAcceptor`` creates the named pipe
+(first, so nobody can squat its name; QLocalServer cannot ask for that) and hands each connected
+instance over a queued signal to a QLocalSocket, which does the reading and writing. That branch is
+not run on the Linux CI.
 
 Everything runs on the Qt thread except token minting, which may wait on Google or the keyring and
 runs in a small thread pool; results come back through a queued signal. No message, from any client,
@@ -29,7 +32,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal, Slot
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from searchdesk_server.agent import paths, protocol
+from searchdesk_server.agent import paths, protocol, winpipe
 from searchdesk_server.agent.protocol import (
     ApprovalRequest,
     ApprovalResult,
@@ -183,7 +186,7 @@ class _UnixTransport(_Transport):
 
 
 class _QtTransport(_Transport):
-    """Windows named pipes (the pipe's DACL admits only this user)."""
+    """Windows named pipes (the pipe's owner and DACL are this user alone)."""
 
     def __init__(self, sock: QLocalSocket) -> None:
         super().__init__()
@@ -225,17 +228,14 @@ class _QtTransport(_Transport):
 
 
 class _Server(QLocalServer):
-    """Hands each accepted Unix descriptor to ``accept_fd`` instead of wrapping it in QLocalSocket."""
+    """Unix: hands each accepted descriptor to ``accept_fd`` instead of wrapping it in QLocalSocket."""
 
     def __init__(self, accept_fd: Callable[[int], None]) -> None:
         super().__init__()
         self._accept_fd = accept_fd
 
     def incomingConnection(self, descriptor: int) -> None:
-        if sys.platform == "win32":
-            super().incomingConnection(descriptor)
-        else:
-            self._accept_fd(int(descriptor))
+        self._accept_fd(int(descriptor))
 
 
 # --- one client --------------------------------------------------------------------------------
@@ -314,6 +314,7 @@ class AgentListener(QObject):
     token_done = Signal(object)
     activity = Signal()  # something worth showing changed (a token was handed out, say)
     token_error = Signal(str)  # the class name of what went wrong (RefreshRevoked: sign-in expired)
+    _pipe_connected = Signal(object)  # Windows: a connected pipe handle, from the acceptor's thread
 
     def __init__(
         self,
@@ -335,6 +336,7 @@ class AgentListener(QObject):
         self.max_connections = max_connections
         self.max_in_flight = max_in_flight
         self._server: _Server | None = None
+        self._pipes: winpipe.PipeAcceptor | None = None
         self._connections: set[_Connection] = set()
         self._waiters: list[_Waiter] = []
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="searchdesk-token")
@@ -342,20 +344,26 @@ class AgentListener(QObject):
         self.tokens_handed_out = 0
         self.last_token_at: float | None = None
         self.token_done.connect(self._token_finished)
+        self._pipe_connected.connect(self._adopt_pipe)
         book.on_change.append(self._entry_changed)
 
     # --- lifetime ---
     def start(self) -> str:
         """Listen; raises paths.UntrustedFolder / paths.AlreadyListening / OSError with a clear message."""
         path = self.path or paths.socket_path()
-        if sys.platform != "win32":
-            paths.prepare_listener(path)  # trusted folder; a stale socket from a crash is removed
+        if sys.platform == "win32":
+            pipes = winpipe.PipeAcceptor(path, self._pipe_connected.emit)
+            pipes.start()  # paths.AlreadyListening when the name exists, whoever made it
+            self._pipes = pipes
+            self.path = path
+            log.info("agent pipe listening")
+            return path
+        paths.prepare_listener(path)  # trusted folder; a stale socket from a crash is removed
         server = _Server(self._accept_fd)
         server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         server.setMaxPendingConnections(self.max_connections)
         # Qt's default backlog is 50; a burst of clients beyond it sees refused or half-made connections.
         server.setListenBacklogSize(2 * self.max_connections)
-        server.newConnection.connect(self._accept_qt)
         if not server.listen(path):
             raise OSError(f"SearchDesk could not listen at {path}: {server.errorString()}")
         self._server = server
@@ -364,6 +372,9 @@ class AgentListener(QObject):
         return path
 
     def close(self) -> None:
+        if self._pipes is not None:
+            self._pipes.stop()
+            self._pipes = None
         if self._server is not None:
             self._server.close()
             self._server.deleteLater()
@@ -380,6 +391,8 @@ class AgentListener(QObject):
 
     @property
     def listening(self) -> bool:
+        if self._pipes is not None:
+            return self._pipes.running
         return self._server is not None and self._server.isListening()
 
     @property
@@ -400,11 +413,15 @@ class AgentListener(QObject):
             return
         self._adopt(_UnixTransport(sock, self))
 
-    def _accept_qt(self) -> None:
-        assert self._server is not None
-        while self._server.hasPendingConnections():
-            qsock = self._server.nextPendingConnection()
-            self._adopt(_QtTransport(qsock))
+    @Slot(object)
+    def _adopt_pipe(self, handle: int) -> None:
+        """Windows: a connected pipe instance, as QLocalServer would hand it over (Qt reads and writes)."""
+        qsock = QLocalSocket(self)
+        if self._pipes is None or not qsock.setSocketDescriptor(handle):
+            qsock.deleteLater()
+            winpipe.system_calls().close(handle)  # closing down, or Qt refused it: nobody else will
+            return
+        self._adopt(_QtTransport(qsock))
 
     def _adopt(self, transport: _Transport) -> None:
         self._count += 1

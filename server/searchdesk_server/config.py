@@ -12,6 +12,7 @@ import base64
 import binascii
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -31,13 +32,8 @@ SECRET_VARS = (
     "GSC_CLIENT_SECRET",
     "GSC_REFRESH_TOKEN",
 )
-CREDENTIAL_VARS = (
-    "GSC_SERVICE_ACCOUNT_KEY",
-    "GSC_SERVICE_ACCOUNT_KEY_FILE",
-    "GSC_CLIENT_ID",
-    "GSC_CLIENT_SECRET",
-    "GSC_REFRESH_TOKEN",
-)
+OAUTH_VARS = ("GSC_CLIENT_ID", "GSC_CLIENT_SECRET", "GSC_REFRESH_TOKEN")
+CREDENTIAL_VARS = ("GSC_SERVICE_ACCOUNT_KEY", "GSC_SERVICE_ACCOUNT_KEY_FILE", *OAUTH_VARS)
 TRUE_WORDS = ("true", "1", "yes")
 FALSE_WORDS = ("false", "0", "no")
 WAIT_RANGE = (1, 55)
@@ -219,6 +215,24 @@ def select_tools(
 # --- credentials -----------------------------------------------------------------------------
 
 
+# Control characters (C0, DEL, C1: tab, CR, LF, NEL, escapes) and Unicode's line and paragraph separators.
+_BREAK_OR_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _check_one_line(name: str, value: str) -> None:
+    """A client id, client secret or refresh token is one line; a break inside it is a paste gone wrong.
+
+    Two values run together, or a line wrapped by a terminal, would reach Google as a different secret
+    and fail later as "revoked". Whitespace around the value is trimmed as before; a service-account
+    key is JSON and may span many lines, so it is not held to this.
+    """
+    if _BREAK_OR_CONTROL.search(value.strip()):
+        raise ConfigError(
+            f"{name} has a line break or control character inside it; it must be one line. "
+            "Copy it again as a single line, then restart."
+        )
+
+
 def _check_text(name: str, value: str) -> str:
     if value.strip() == "":
         raise ConfigError(f"{name} is set but empty; set it to a value or remove it.")
@@ -270,9 +284,11 @@ def parse_credential(env: Mapping[str, str], demo: bool) -> Credential:
     """Explicit before ambient; partial, empty or mixed settings are errors, never guessed."""
     present = [v for v in CREDENTIAL_VARS if v in env]
     for var in present:
+        if var in OAUTH_VARS:
+            _check_one_line(var, env[var])
         _check_text(var, env[var])
     sa = [v for v in ("GSC_SERVICE_ACCOUNT_KEY", "GSC_SERVICE_ACCOUNT_KEY_FILE") if v in env]
-    trio = [v for v in ("GSC_CLIENT_ID", "GSC_CLIENT_SECRET", "GSC_REFRESH_TOKEN") if v in env]
+    trio = [v for v in OAUTH_VARS if v in env]
     if len(sa) == 2:
         raise ConfigError("Both GSC_SERVICE_ACCOUNT_KEY and GSC_SERVICE_ACCOUNT_KEY_FILE are set; keep one.")
     if sa and trio:
@@ -280,7 +296,7 @@ def parse_credential(env: Mapping[str, str], demo: bool) -> Credential:
             f"{sa[0]} and {', '.join(trio)} are both set; use a service account or an OAuth refresh token, not both."
         )
     if trio and len(trio) < 3:
-        missing = [v for v in ("GSC_CLIENT_ID", "GSC_CLIENT_SECRET", "GSC_REFRESH_TOKEN") if v not in trio]
+        missing = [v for v in OAUTH_VARS if v not in trio]
         raise ConfigError(
             f"{', '.join(trio)} set without {', '.join(missing)}; an OAuth refresh token needs all three."
         )
@@ -315,6 +331,8 @@ def _adc(path: str) -> Credential:
         fields = ("client_id", "client_secret", "refresh_token")
         if not all(isinstance(data.get(k), str) and data[k] for k in fields):
             raise ConfigError(f"{name} is an authorized_user file missing {', '.join(fields)}; run the login again.")
+        for key in fields:
+            _check_one_line(f"{name} (its {key})", data[key])
         return Credential("oauth", name, {k: data[k] for k in fields})
     raise ConfigError(
         f"{name} names a credential of type {describe(str(kind))}; only service_account and "

@@ -4,6 +4,10 @@ A property is either a URL prefix (`https://host/path/`, always ending in a slas
 (`sc-domain:host`). A bare `example.com` could mean either, so it is refused with both
 spellings rather than guessed. Scoping follows Search Console's own: a domain covers its
 subdomains under any scheme; a URL prefix covers whole path segments only.
+
+Scoping compares paths as text, so a path must mean what it reads: a "." or ".." segment (also
+percent-encoded, or after a backslash, which browsers read as a slash) is refused rather than
+resolved, since `https://example.com/blog/../` would read as inside `/blog/` and name the whole site.
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ from urllib.parse import SplitResult, urlsplit
 from .text import describe
 
 MAX_LENGTH = 2048
+# The percent-encodings of ".", "/" and "\\" (any case): decoded before looking for dot segments.
+_DOT_OR_SLASH = re.compile("%(2e|2f|5c)", re.IGNORECASE)
+_SEPARATOR = re.compile(r"[/\\]")
 _HOST = re.compile(r"^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 
 
@@ -35,6 +42,20 @@ def _split(text: str) -> SplitResult:
         return urlsplit(text)
     except ValueError:
         raise PropertyError(f"{describe(text)} is not a URL that can be read (check its host name).") from None
+
+
+def _has_dot_segment(path: str) -> bool:
+    decoded = _DOT_OR_SLASH.sub(lambda m: chr(int(m.group(1), 16)), path)
+    return any(segment in (".", "..") for segment in _SEPARATOR.split(decoded))
+
+
+def _refuse_dot_segments(text: str, path: str) -> None:
+    if _has_dot_segment(path):
+        raise PropertyError(
+            f'{describe(text)} has a "." or ".." step in its path (perhaps written %2e); write the address '
+            "without it, the way a browser shows it after following it (https://example.com/shop/, not "
+            "https://example.com/blog/../shop/)."
+        )
 
 
 def normalise_property(value: str) -> str:
@@ -69,6 +90,7 @@ def normalise_property(value: str) -> str:
         except ValueError:
             raise PropertyError(f"{describe(text)} has an invalid port.") from None
         netloc = host if port is None else f"{host}:{port}"
+        _refuse_dot_segments(text, parts.path)
         path = parts.path or "/"
         if not path.endswith("/"):
             path += "/"
@@ -103,6 +125,7 @@ def check_url(value: str) -> str:
         parts.port  # noqa: B018 (urlsplit checks the port only when asked)
     except ValueError:
         raise PropertyError(f"{describe(text)} has an invalid port.") from None
+    _refuse_dot_segments(text, parts.path)
     return text
 
 

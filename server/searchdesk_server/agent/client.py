@@ -162,7 +162,7 @@ class _Lost(Exception):
 
 
 async def _open(path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    if sys.platform == "win32":  # a named pipe; untested here (Linux CI)
+    if sys.platform == "win32":  # a named pipe, checked by _connect before use; not run on the Linux CI
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=2 * protocol.MAX_MESSAGE_BYTES)
         stream_protocol = asyncio.StreamReaderProtocol(reader)
@@ -468,7 +468,18 @@ class AgentClient:
             raise self._not_answering("it did not accept the connection in time") from None
         except OSError as err:
             raise self._not_answering(err.strerror or type(err).__name__) from None
-        if sys.platform != "win32":
+        if sys.platform == "win32":
+            from . import winpipe
+
+            # The pipe's owner and the user serving it must be ours (winpipe; not run on the Linux CI).
+            pipe = writer.get_extra_info("pipe")  # asyncio's PipeHandle
+            if pipe is None or not winpipe.owner_trusted(pipe.handle):
+                writer.close()
+                raise paths.UntrustedPeer(
+                    f"The program serving {path} runs as another user (or Windows could not say who runs it); "
+                    "SearchDesk sent it nothing. Quit it, then start SearchDesk again."
+                )
+        else:
             sock = writer.get_extra_info("socket")
             if sock is None or not paths.trusted_peer(sock):
                 writer.close()

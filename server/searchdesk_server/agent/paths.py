@@ -7,9 +7,11 @@ a folder somebody else created first (platformdirs falls back to the guessable /
 when XDG_RUNTIME_DIR is unset) may already hold their listener. Then each end asks the kernel who is
 on the other side (SO_PEERCRED / LOCAL_PEERCRED) and talks only to its own user.
 
-On Windows the socket is the named pipe `\\\\.\\pipe\\searchdesk-agent-<user>`; the app creates it
-with a DACL for the user alone (Qt's UserAccessOption). That path is written but cannot be tested on
-this Linux CI, and the client does not yet verify the pipe server's SID.
+On Windows the socket is the named pipe `\\\\.\\pipe\\searchdesk-agent-<user>`. The app creates it
+first (`FILE_FLAG_FIRST_PIPE_INSTANCE`) with an owner and DACL of the user alone, and the server
+talks only to a pipe whose owner and serving process run as the current user (`UntrustedPeer`
+otherwise). How, and why that way, is in `winpipe`; it is unit-tested with fakes but not run on this
+Linux CI.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ class _SockOpts(Protocol):
 
 def _uid() -> int:
     if sys.platform == "win32":
-        raise AgentError("User ids and folder modes are Unix checks; on Windows the pipe's DACL does this job.")
+        raise AgentError("User ids and folder modes are Unix checks; on Windows winpipe checks the pipe's owner.")
     return os.geteuid()
 
 
@@ -168,7 +170,7 @@ def ensure_folder(path: str | os.PathLike[str]) -> None:
 def prepare_listener(socket_file: str | os.PathLike[str]) -> None:
     """Before bind(): a trusted folder, and no stale socket of ours in the way (never someone else's)."""
     if sys.platform == "win32":
-        raise AgentError("On Windows the listener is a named pipe (QLocalServer with UserAccessOption).")
+        raise AgentError("On Windows the listener is a named pipe (winpipe.PipeAcceptor).")
     path = Path(os.path.abspath(socket_file))
     ensure_folder(path.parent)
     try:

@@ -59,6 +59,7 @@ BAD = [
     ({"GSC_SITE_URL": "example.com"}, "GSC_SITE_URL", "sc-domain:example.com"),
     ({"GSC_SITE_URL": "https://example.com/?q=1"}, "GSC_SITE_URL", "query or fragment"),
     ({"GSC_ALLOWED_SITES": "https://a.com/, ftp://b"}, "GSC_ALLOWED_SITES", "URL prefix"),
+    ({"GSC_ALLOWED_SITES": "https://a.com/blog/%2E%2e/"}, "GSC_ALLOWED_SITES", '"." or ".." step'),
     (
         {"GSC_CLIENT_ID": "id.apps.googleusercontent.com", "GSC_CLIENT_SECRET": SECRET},
         "GSC_REFRESH_TOKEN",
@@ -69,7 +70,7 @@ BAD = [
     (
         {"GSC_CLIENT_ID": "x", "GSC_CLIENT_SECRET": SECRET + "\x07", "GSC_REFRESH_TOKEN": REFRESH},
         "GSC_CLIENT_SECRET",
-        "control characters",
+        "line break or control character",
     ),
     ({"GSC_SERVICE_ACCOUNT_KEY": "not json " + SECRET}, "GSC_SERVICE_ACCOUNT_KEY", "base64"),
     (
@@ -198,3 +199,83 @@ def test_read_only_and_allow_deny() -> None:
     assert prefix.tools == ("list_sites", "list_sitemaps")
     no_idx = load({"GSC_DENY_TOOLS": "indexing,verification"})
     assert no_idx.scopes == ("https://www.googleapis.com/auth/webmasters",)
+
+
+# --------------------------------------------------------------------------------------------------
+# The OAuth variables are one line each
+
+
+OAUTH = {"GSC_CLIENT_ID": "cid.apps.googleusercontent.com", "GSC_CLIENT_SECRET": SECRET, "GSC_REFRESH_TOKEN": REFRESH}
+#: Inside a value: line breaks of every kind, a tab, an ANSI escape, a C1 control.
+INNER = ("\n", "\r\n", "\r", "\t", "\x1b[31m", "\x85", "\u2028", "\u2029", "\x7f", "\x01")
+SERVER_ENTRY = str(Path(sys.executable).with_name("searchdesk-server"))
+
+
+def _broken(value: str, inner: str) -> str:
+    return value[: len(value) // 2] + inner + value[len(value) // 2 :]
+
+
+@pytest.mark.parametrize(
+    ("name", "inner"),
+    [
+        ("GSC_CLIENT_ID", "\n"),
+        ("GSC_CLIENT_SECRET", "\r\n"),
+        ("GSC_REFRESH_TOKEN", "\x1b[31m"),
+        ("GSC_REFRESH_TOKEN", "\u2028"),
+    ],
+)
+def test_the_real_command_exits_1_on_a_broken_oauth_value_naming_only_the_variable(name: str, inner: str) -> None:
+    value = _broken(OAUTH[name], inner)
+    proc = subprocess.run(
+        [SERVER_ENTRY],
+        env=server_env({**OAUTH, name: value}),
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr.startswith(f"searchdesk-server: {name} ") and "one line" in proc.stderr, proc.stderr
+    for part in (value, *value.split(inner)):
+        assert part not in proc.stderr  # neither the value nor either half of it
+    for secret in PLANTED:
+        assert secret not in proc.stderr
+
+
+@pytest.mark.parametrize("inner", INNER, ids=[repr(c) for c in INNER])
+@pytest.mark.parametrize("name", list(OAUTH))
+def test_a_line_break_or_control_character_inside_an_oauth_value_is_refused(name: str, inner: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load({**OAUTH, name: _broken(OAUTH[name], inner)})
+    assert str(caught.value).startswith(f"{name} ")
+    assert OAUTH[name][:8] not in str(caught.value)
+
+
+def test_whitespace_around_an_oauth_value_is_still_trimmed() -> None:
+    config = load({name: f" \t{value}\r\n" for name, value in OAUTH.items()})
+    assert dict(config.credential.info) == {
+        "client_id": OAUTH["GSC_CLIENT_ID"],
+        "client_secret": SECRET,
+        "refresh_token": REFRESH,
+    }
+
+
+def test_a_service_account_key_may_span_many_lines(tmp_path: Path) -> None:
+    pretty = json.dumps(SA, indent=2)  # as Google's download and a pasted key look: real line breaks
+    assert "\n" in pretty
+    assert load({"GSC_SERVICE_ACCOUNT_KEY": pretty}).credential.kind == "service_account"
+    key = tmp_path / "key.json"
+    key.write_text(pretty)
+    assert load({"GSC_SERVICE_ACCOUNT_KEY_FILE": f"{key}\n"}).credential.kind == "service_account"
+
+
+def test_an_authorized_user_file_holds_one_line_values_too(tmp_path: Path) -> None:
+    adc = tmp_path / "adc.json"
+    fields = {"client_id": "cid", "client_secret": SECRET, "refresh_token": _broken(REFRESH, "\n")}
+    adc.write_text(json.dumps({"type": "authorized_user", **fields}))
+    with pytest.raises(ConfigError) as caught:
+        load({"GOOGLE_APPLICATION_CREDENTIALS": str(adc)})
+    assert "GOOGLE_APPLICATION_CREDENTIALS" in str(caught.value) and "refresh_token" in str(caught.value)
+    assert REFRESH[:8] not in str(caught.value)
