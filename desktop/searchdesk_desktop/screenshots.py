@@ -210,9 +210,8 @@ class _SignedInKeyring(_EmptyKeyring):
 def render_steps(out: Path) -> list[Path]:
     """The main window's three steps, each pictured done, for the setup pages (one per system).
 
-    Step 1 with a made-up account signed in; step 2 added through the settings file (Linux, and any
-    build without the extension) and as a Claude Desktop extension (macOS and Windows); step 3 after
-    "Check it works" ran for real against the demo's server. Each picture is that step's row only,
+    Step 1 with a made-up account signed in; step 2 added to Claude Desktop's settings file; step 3
+    after "Check it works" ran for real against the demo's server. Each picture is that step's row only,
     so what a page says about its step is what the picture shows. As ``render``: a throw-away home,
     nothing stored, the environment put back.
     """
@@ -246,7 +245,6 @@ def _render_steps(qapp: Any, out: Path, root: Path, home: Path) -> list[Path]:
 
     from . import claude_config as cc
     from .core import Core
-    from .extension import EXTENSIONS_FOLDER, MANIFEST_NAME
     from .windows import MainWindow
 
     claude = cc.locate(env={}, home=home)
@@ -295,11 +293,6 @@ def _render_steps(qapp: Any, out: Path, root: Path, home: Path) -> list[Path]:
             raise RuntimeError(f"the demo's check failed, so step 3 cannot be pictured: {report.verdict}")
         core.last_check = report
         grab("setup-step-3.png", window.step3, window.check_output)
-        core.remove_from_claude()
-        installed = claude.parent / EXTENSIONS_FOLDER / "searchdesk"  # what Claude Desktop unpacks on Install
-        installed.mkdir(parents=True)
-        (installed / "manifest.json").write_text(json.dumps({"name": MANIFEST_NAME}))
-        grab("setup-step-2-extension.png", window.step2)
     finally:
         window.quitting = True
         window.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-STEP_PICTURES = ["setup-step-1.png", "setup-step-2.png", "setup-step-3.png", "setup-step-2-extension.png"]
+STEP_PICTURES = ["setup-step-1.png", "setup-step-2.png", "setup-step-3.png"]
 
 
 def test_render_steps_writes_one_picture_per_step(tmp_path: Path, qtbot: QtBot) -> None:
