@@ -194,10 +194,127 @@ def _activity(core: Any) -> None:
             book.take(entry.key)
 
 
+# --- the setup pages' pictures: one per step of the main window ----------------------------------
+
+#: The demo's "today" for the check in step 3, so the picture does not change run to run.
+STEPS_DAY = "2026-11-27"
+
+
+class _SignedInKeyring(_EmptyKeyring):
+    """Stands in for the OS keyring in the setup pictures: a made-up account has signed in."""
+
+    def load(self) -> Any:
+        from .keystore import SignInRecord
+
+        return SignInRecord(
+            refresh_token="made-up",  # noqa: S106 (never sent anywhere: the pictures ask Google nothing)
+            account="you@example.com",
+            client_kind="packaged",
+            client_id="release.apps.googleusercontent.com",
+            issued_at=int(time.time()),
+        )
+
+
+def render_steps(out: Path) -> list[Path]:
+    """The main window's three steps, each pictured done, for the setup pages (one per system).
+
+    Step 1 with a made-up account signed in; step 2 added to Claude Desktop's settings file; step 3
+    after "Check it works" ran for real against the demo's server. Each picture is that step's row only,
+    so what a page says about its step is what the picture shows. As ``render``: a throw-away home,
+    nothing stored, the environment put back.
+    """
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from .icons import app_icon
+
+    qapp = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(qapp, QApplication)
+    qapp.setWindowIcon(app_icon())
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="sdsteps-") as scratch:
+        root = Path(scratch)
+        home = root / "home"
+        home.mkdir()
+        client = root / "oauth_client.json"
+        client.write_text(
+            json.dumps({"installed": {"client_id": "release.apps.googleusercontent.com", "client_secret": "x"}})
+        )
+        with _environment(HOME=str(home), SEARCHDESK_OAUTH_CLIENT_FILE=str(client)):
+            return _render_steps(qapp, out, root, home)
+
+
+def _render_steps(qapp: Any, out: Path, root: Path, home: Path) -> list[Path]:
+    import asyncio
+
+    from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRect
+
+    from searchdesk_server.selfcheck import run_check
+
+    from . import claude_config as cc
+    from .core import Core
+    from .windows import MainWindow
+
+    claude = cc.locate(env={}, home=home)
+    claude.parent.mkdir(parents=True)
+    exe = root / "app" / "searchdesk-server"  # a runnable stand-in, so the entry reads as working
+    exe.parent.mkdir()
+    exe.write_text("#!/bin/sh\nexit 1\n")
+    exe.chmod(0o700)
+    core = Core(
+        settings_path=root / "settings.json",
+        claude_path=claude,
+        keystore=_SignedInKeyring(),  # type: ignore[arg-type]
+        socket_path=str(root / "agent.sock"),
+        server=cc.ServerCommand(str(exe)),
+    )
+    core.start()
+    window = MainWindow(core, has_tray=True)
+    window.resize(660, window.sizeHint().height())
+    window.show()
+    written: list[Path] = []
+
+    def grab(name: str, *rows: Any) -> None:
+        window.refresh()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # the step's old buttons
+        qapp.processEvents()
+        window.resize(660, window.sizeHint().height())
+        qapp.processEvents()
+        area = QRect()
+        for row in rows:
+            area = area.united(QRect(row.mapTo(window, QPoint(0, 0)), row.size()))
+        path = out / name
+        window.grab(area.adjusted(-4, -4, 4, 4)).save(str(path))
+        written.append(path)
+
+    try:
+        grab("setup-step-1.png", window.step1)
+        core.add_to_claude()
+        grab("setup-step-2.png", window.step2)
+        env = {
+            **os.environ,
+            "SEARCHDESK_DEMO_TODAY": STEPS_DAY,
+            **{var: str(root / var.lower()) for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")},
+        }
+        report = asyncio.run(run_check([sys.executable, "-m", "searchdesk_server", "--demo"], env))
+        if not report.ok:  # the setup pages show a passing check: never publish a failing one
+            raise RuntimeError(f"the demo's check failed, so step 3 cannot be pictured: {report.verdict}")
+        core.last_check = report
+        grab("setup-step-3.png", window.step3, window.check_output)
+    finally:
+        window.quitting = True
+        window.close()
+        core.stop()
+        for obj in (window, core.listener, core):
+            obj.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     out = Path(args[0] if args else "docs/images")
-    for path in render(out):
+    for path in [*render(out), *render_steps(out)]:
         print(path)
     return 0
 
