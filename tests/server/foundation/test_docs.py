@@ -20,5 +20,7 @@ def test_generated_tool_tables_match(name: str) -> None:
 def test_the_documented_question_is_the_servers() -> None:
     from searchdesk_server.approval import question
 
-    q = question.delete_sitemap("https://www.example.com/", "https://www.example.com/old/sitemap.xml")
+    q = question.delete_sitemap(
+        "https://www.example.com/", "https://www.example.com/old/sitemap.xml", "you@example.com"
+    )
     assert q.text in (REPO / "docs/asking-a-person.md").read_text(encoding="utf-8")
