@@ -55,7 +55,7 @@ lock:
 	rm -rf build/lock-venv && $(PYTHON) -m venv build/lock-venv
 	build/lock-venv/bin/pip install --quiet --upgrade "pip>=24"
 	build/lock-venv/bin/pip install --quiet -e '.[desktop,test,bundle]'
-	{ head -1 constraints.txt; build/lock-venv/bin/pip freeze --exclude-editable | grep -v '^-e'; } > build/constraints.new
+	{ head -1 constraints.txt; build/lock-venv/bin/pip freeze --exclude-editable | grep -v '^-e'; sed -n '/^# macOS and Windows only/,$$p' constraints.txt; } > build/constraints.new
 	mv build/constraints.new constraints.txt && rm -rf build/lock-venv
 
 clean:

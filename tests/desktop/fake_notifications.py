@@ -1,7 +1,9 @@
 """A fake org.freedesktop.Notifications server (run as a subprocess on a private session bus).
 
 It prints one JSON line per call it receives and, on a stdin line {"do": "invoke", "id": N,
-"action": "approve"}, emits ActionInvoked as a person's click on a notification button would.
+"action": "approve.<nonce>"}, emits ActionInvoked as a person's click on a notification button would.
+{"do": "hang"} (or starting it with ``--hang``) makes it stop answering anything: it keeps the name on
+the bus, as a notification service that has locked up does.
 """
 
 from __future__ import annotations
@@ -16,6 +18,25 @@ from jeepney.io.blocking import open_dbus_connection
 
 PATH = "/org/freedesktop/Notifications"
 IFACE = "org.freedesktop.Notifications"
+CAPABILITIES = ["actions", "body", "body-markup"]
+# What a real server answers to Introspect (desktop-notifier reads the Notify signature from it).
+INTROSPECTION = f"""<node>
+ <interface name="{IFACE}">
+  <method name="Notify">
+   <arg type="s" direction="in"/><arg type="u" direction="in"/><arg type="s" direction="in"/>
+   <arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="as" direction="in"/>
+   <arg type="a{{sv}}" direction="in"/><arg type="i" direction="in"/><arg type="u" direction="out"/>
+  </method>
+  <method name="CloseNotification"><arg type="u" direction="in"/></method>
+  <method name="GetCapabilities"><arg type="as" direction="out"/></method>
+  <method name="GetServerInformation">
+   <arg type="s" direction="out"/><arg type="s" direction="out"/><arg type="s" direction="out"/>
+   <arg type="s" direction="out"/>
+  </method>
+  <signal name="NotificationClosed"><arg type="u"/><arg type="u"/></signal>
+  <signal name="ActionInvoked"><arg type="u"/><arg type="s"/></signal>
+ </interface>
+</node>"""
 
 
 def main() -> None:
@@ -24,6 +45,9 @@ def main() -> None:
     lock = threading.Lock()
     emitter = DBusAddress(PATH, interface=IFACE)
     counter = [0]
+    hung = threading.Event()
+    if "--hang" in sys.argv:
+        hung.set()
 
     def out(obj: object) -> None:
         print(json.dumps(obj), flush=True)
@@ -34,6 +58,9 @@ def main() -> None:
             if cmd["do"] == "invoke":
                 with lock:
                     conn.send(new_signal(emitter, "ActionInvoked", "us", (cmd["id"], cmd["action"])))
+            elif cmd["do"] == "hang":
+                hung.set()
+                out({"hung": True})
 
     threading.Thread(target=commands, daemon=True).start()
     out({"ready": True})
@@ -42,20 +69,33 @@ def main() -> None:
         if msg.header.message_type != MessageType.method_call:
             continue
         member = msg.header.fields.get(HeaderFields.member)
-        if member == "GetCapabilities":
-            reply = new_method_return(msg, "as", (["actions", "body", "body-markup"],))
+        if hung.is_set():
+            out({"ignored": member})
+            continue
+        closed = None
+        if member == "Introspect":
+            reply = new_method_return(msg, "s", (INTROSPECTION,))
+        elif member == "GetCapabilities":
+            reply = new_method_return(msg, "as", (CAPABILITIES,))
+        elif member == "GetServerInformation":
+            reply = new_method_return(msg, "ssss", ("fake", "searchdesk-tests", "1", "1.2"))
         elif member == "Notify":
             counter[0] += 1
-            app, _replaces, _icon, summary, body, actions, _hints, _timeout = msg.body
-            out({"notify": {"id": counter[0], "app": app, "summary": summary, "body": body, "actions": actions}})
+            app, _replaces, icon, summary, body, actions, hints, _timeout = msg.body
+            urgency = hints.get("urgency", ("y", None))[1]
+            note = {"id": counter[0], "app": app, "icon": icon, "summary": summary, "body": body}
+            out({"notify": {**note, "actions": actions, "urgency": urgency}})
             reply = new_method_return(msg, "u", (counter[0],))
         elif member == "CloseNotification":
             out({"close": msg.body[0]})
             reply = new_method_return(msg, "", ())
+            closed = msg.body[0]
         else:
             continue
         with lock:
             conn.send(reply)
+            if closed is not None:  # 3: closed by a call to CloseNotification (the spec's reason code)
+                conn.send(new_signal(emitter, "NotificationClosed", "uu", (closed, 3)))
 
 
 if __name__ == "__main__":

@@ -380,16 +380,13 @@ def test_smoke_demo_app_starts_and_quits(tmp_path: Path) -> None:
 
 
 def test_try_the_demo_restarts_the_app_on_the_demo(
-    qtbot: QtBot, qapp: object, place: dict, real_keyring: object, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, qapp: object, place: dict, real_keyring: object
 ) -> None:
     """The new copy must find the single-instance name and the agent socket free, or it would only
     bring this one forward and exit: both are let go before it starts."""
     import sys
 
-    from searchdesk_desktop import app as app_module
     from searchdesk_desktop.app import DesktopApp
-
-    monkeypatch.setattr(app_module, "make_backend", lambda tray: None)  # notifications are not the subject
     from searchdesk_desktop.single_instance import ask_to_quit
 
     folder = Path(tempfile.mkdtemp(prefix="sdi-"))
