@@ -47,6 +47,8 @@ LABELS = {APPROVE: "Approve", DENY: "Deny", REVIEW: "Review"}
 CLICK = "default"  # the notification itself was clicked, not a button
 #: Seconds any one call to the notification service may take before we stop waiting for it.
 TIMEOUT_S = 5.0
+#: Seconds a quitting app gives the service to take its notifications back.
+QUIT_WAIT_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -280,14 +282,14 @@ class SystemNotifications(Channel):
                 await self._notifier.clear(nonce)
 
     async def finish(self) -> None:
+        if self._ready is not None and not self._ready.done():
+            self._ready.cancel()  # the service never answered: nothing of ours is on screen
         for nonce in list(self._on_screen):
             self.withdraw(nonce)
         if self._tasks:
-            await asyncio.wait(set(self._tasks), timeout=self.timeout_s)
+            await asyncio.wait(set(self._tasks), timeout=QUIT_WAIT_S)
         for task in self._tasks:
             task.cancel()
-        if self._ready is not None and not self._ready.done():
-            self._ready.cancel()
 
 
 async def _server_does_markup() -> bool:

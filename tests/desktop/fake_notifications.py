@@ -1,4 +1,5 @@
-"""A fake org.freedesktop.Notifications server (run as a subprocess on a private session bus).
+"""A fake org.freedesktop.Notifications server (run as a subprocess on a private session bus), and
+``FakeServer``, the tests' handle on it.
 
 It prints one JSON line per call it receives and, on a stdin line {"do": "invoke", "id": N,
 "action": "approve.<nonce>"}, emits ActionInvoked as a person's click on a notification button would.
@@ -9,12 +10,20 @@ the bus, as a notification service that has locked up does.
 from __future__ import annotations
 
 import json
+import queue
+import subprocess
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from jeepney import DBusAddress, HeaderFields, MessageType, new_method_return, new_signal
 from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import open_dbus_connection
+
+if TYPE_CHECKING:
+    from pytestqt.qtbot import QtBot
+
+    from tests.desktop.conftest import PrivateBus
 
 PATH = "/org/freedesktop/Notifications"
 IFACE = "org.freedesktop.Notifications"
@@ -37,6 +46,68 @@ INTROSPECTION = f"""<node>
   <signal name="ActionInvoked"><arg type="u"/><arg type="s"/></signal>
  </interface>
 </node>"""
+
+
+class FakeServer:
+    """The fake server as a child process; what it receives comes back as parsed lines."""
+
+    def __init__(self, bus: PrivateBus, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.desktop.fake_notifications", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**bus.env, "PYTHONPATH": ":".join(sys.path)},
+        )
+        self.lines: queue.Queue[dict] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        assert self.next(10) == {"ready": True}
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(json.loads(line))
+
+    def next(self, timeout: float = 5) -> dict:
+        return self.lines.get(timeout=timeout)
+
+    def poll(self, key: str) -> dict | None:
+        """The next line's ``key`` part, or None (a line without it is dropped): one step of a wait."""
+        try:
+            item = self.lines.get_nowait()
+        except queue.Empty:
+            return None
+        return item.get(key)
+
+    def wait_for(self, qtbot: QtBot, key: str) -> dict:
+        found: list[dict] = []
+
+        def check() -> bool:
+            item = self.poll(key)
+            if item is not None:
+                found.append(item)
+            return item is not None
+
+        qtbot.waitUntil(check, timeout=10_000)
+        return found[0]
+
+    def send(self, command: dict) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(command) + "\n")
+        self.proc.stdin.flush()
+
+    def click(self, nid: int, action: str) -> None:
+        self.send({"do": "invoke", "id": nid, "action": action})
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def key(note: dict, kind: str) -> str:
+    """The action key of the notification's button of this kind (``kind.<nonce>``)."""
+    keys = note["actions"][::2]
+    return next(k for k in keys if k.startswith(kind + "."))
 
 
 def main() -> None:

@@ -3,11 +3,6 @@ the rules that decide whether a press answers a question."""
 
 from __future__ import annotations
 
-import json
-import queue
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -30,65 +25,10 @@ from searchdesk_desktop.notify import (
 )
 from searchdesk_server.agent.protocol import Value
 from tests.desktop.conftest import PrivateBus
+from tests.desktop.fake_notifications import FakeServer, key
 from tests.desktop.helpers import question
 
 LINUX = FITS["linux"]
-
-
-class FakeServer:
-    def __init__(self, bus: PrivateBus, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.desktop.fake_notifications", *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**bus.env, "PYTHONPATH": ":".join(sys.path)},
-        )
-        self.lines: queue.Queue[dict] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        assert self.next(10) == {"ready": True}
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(json.loads(line))
-
-    def next(self, timeout: float = 5) -> dict:
-        return self.lines.get(timeout=timeout)
-
-    def wait_for(self, qtbot: QtBot, key: str) -> dict:
-        found: list[dict] = []
-
-        def check() -> bool:
-            try:
-                item = self.lines.get_nowait()
-            except queue.Empty:
-                return False
-            if key in item:
-                found.append(item[key])
-                return True
-            return False
-
-        qtbot.waitUntil(check, timeout=10_000)
-        return found[0]
-
-    def send(self, command: dict) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(command) + "\n")
-        self.proc.stdin.flush()
-
-    def click(self, nid: int, action: str) -> None:
-        self.send({"do": "invoke", "id": nid, "action": action})
-
-    def stop(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
-
-
-def key(note: dict, kind: str) -> str:
-    """The action key of the notification's button of this kind (``kind.<nonce>``)."""
-    keys = note["actions"][::2]
-    return next(k for k in keys if k.startswith(kind + "."))
 
 
 class Clock:
