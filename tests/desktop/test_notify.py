@@ -303,6 +303,27 @@ def test_a_press_is_bound_to_the_question_instance_not_its_fingerprint(
     assert again.state is State.APPROVED
 
 
+def test_a_press_never_answers_another_instance_even_if_a_change_notice_was_missed(
+    qtbot: QtBot, clock: Clock
+) -> None:
+    """Defence in depth: the Entry a notification was sent for must still be the book's open
+    question, even when the binding missed the book's word that it ended (say, a re-keyed book)."""
+    book = ApprovalBook()
+    channel = Recorder()
+    notes = ApprovalNotifications(book, channel, review=lambda: None, fit=LINUX, clock=clock)
+    first = book.ask(question())
+    ((old, _),) = channel.sent
+    show_and_wait(qtbot, channel, clock, old)
+    book.on_change.remove(notes._changed)  # the notice of this answer and of the next question is lost
+    assert book.answer(first.fingerprint, False, "dialog")
+    again = book.ask(question())
+    book.on_change.append(notes._changed)
+    press(qtbot, channel, old, f"approve.{old}")
+    assert again.state is State.PENDING and first.state is State.DENIED
+    notes.close()
+    notes.deleteLater()
+
+
 def test_expired_and_cancelled_questions_withdraw_their_notification(qtbot: QtBot, clock: Clock) -> None:
     now = [0.0]
     book = ApprovalBook(clock=lambda: now[0], keep=10)
