@@ -406,3 +406,23 @@ def test_try_the_demo_restarts_the_app_on_the_demo(
     assert app.window.isHidden()
     app.dispose()
     folder.rmdir()
+
+
+def test_the_window_says_so_when_notifications_are_refused(qtbot: QtBot, qapp: object, place: dict) -> None:
+    from searchdesk_desktop.app import DesktopApp
+    from searchdesk_desktop.notify import SystemNotifications, refused_text
+
+    core = Core(**{k: v for k, v in place.items() if k != "autostart"})  # type: ignore[arg-type]
+    app = DesktopApp(qapp, core, autostart=place["autostart"], tray=False)  # type: ignore[arg-type]
+    channel = app.notes.channel
+    assert isinstance(channel, SystemNotifications)
+    channel.state = "refused"  # what macOS or Windows answers when the person said no
+    channel.state_changed.emit()
+    assert refused_text() in app.window.status_line.text()
+    assert "Notifications are off for SearchDesk" in refused_text("darwin") and "System Settings" in refused_text(
+        "darwin"
+    )
+    channel.state = "ready"
+    channel.state_changed.emit()
+    assert "Notifications are off" not in app.window.status_line.text()
+    app.dispose()

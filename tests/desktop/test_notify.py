@@ -10,6 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.approvals import ApprovalBook, Entry, State
 from searchdesk_desktop.notify import (
+    APP_NAME,
     APPROVE,
     DENY,
     FITS,
@@ -303,9 +304,7 @@ def test_a_press_is_bound_to_the_question_instance_not_its_fingerprint(
     assert again.state is State.APPROVED
 
 
-def test_a_press_never_answers_another_instance_even_if_a_change_notice_was_missed(
-    qtbot: QtBot, clock: Clock
-) -> None:
+def test_a_press_never_answers_another_instance_even_if_a_change_notice_was_missed(qtbot: QtBot, clock: Clock) -> None:
     """Defence in depth: the Entry a notification was sent for must still be the book's open
     question, even when the binding missed the book's word that it ended (say, a re-keyed book)."""
     book = ApprovalBook()
@@ -372,3 +371,28 @@ def test_compose_labels_the_demo() -> None:
     short = compose(ApprovalBook().ask(question()), demo=True, fit=LINUX)
     assert short.summary == "SearchDesk (Demo): approval needed"
     assert short.actions == (APPROVE, DENY)
+
+
+# --- how each system knows the app -------------------------------------------------------------
+
+
+def test_every_system_knows_the_app_by_one_name() -> None:
+    """Linux: the notification's app name is the .desktop file's Name; Windows: the AppUserModelID
+    desktop-notifier registers is the one the uninstaller removes; macOS: permission is kept per bundle
+    identifier, which must never change."""
+    import sys
+    from pathlib import Path
+
+    packaging = Path(__file__).resolve().parents[2] / "packaging"
+    sys.path.insert(0, str(packaging))
+    try:
+        import build_linux
+        import spec_common
+    finally:
+        sys.path.remove(str(packaging))
+    entry = dict(line.split("=", 1) for line in build_linux.DESKTOP_ENTRY.splitlines() if "=" in line)
+    assert entry["Name"] == APP_NAME and entry["X-GNOME-UsesNotifications"] == "true"
+    nsi = (packaging / "installer.nsi").read_text(encoding="utf-8")
+    assert f'!define AUMID_KEY "Software\\Classes\\AppUserModelId\\{APP_NAME}"' in nsi
+    assert 'DeleteRegKey HKCU "${AUMID_KEY}"' in nsi
+    assert spec_common.BUNDLE_ID == "com.searchdesk.app"
