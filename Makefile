@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench bundle screenshots lock clean
+.PHONY: run test lint bench bundle bundle-sizes screenshots lock clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "SearchDesk needs Python 3.11 or later: run make with PYTHON=python3.11 (or newer).")'
@@ -47,6 +47,14 @@ $(BUNDLE_STAMP): $(STAMP) pyproject.toml constraints.txt
 	@touch $(BUNDLE_STAMP)
 
 bundle: $(BUNDLE_STAMP)
+	$(PY) packaging/bundle.py
+	$(PY) packaging/smoke.py --write $(MEASUREMENTS)
+
+# What each size cut saves: the app built without the cuts, then with them, compared (packaging/sizes.py)
+# in the measurements; `make bundle-sizes MEASUREMENTS=packaging/MEASUREMENTS.md` refreshes the committed copy.
+bundle-sizes: $(BUNDLE_STAMP)
+	SEARCHDESK_BUILD_NO_CUTS=1 $(PY) packaging/bundle.py
+	$(PY) packaging/sizes.py snapshot dist/SearchDesk build/sizes-uncut.json
 	$(PY) packaging/bundle.py
 	$(PY) packaging/smoke.py --write $(MEASUREMENTS)
 

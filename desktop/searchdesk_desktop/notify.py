@@ -228,7 +228,9 @@ class SystemNotifications(Channel):
         if state == "none":
             log.info("no system notifications (%s)%s", why, "; tray balloons instead" if self.fallback else "")
         elif state == "refused":
-            log.info("notifications are turned off for SearchDesk")
+            log.info("system notifications are turned off for SearchDesk")
+        else:
+            log.info("system notifications ready")
         self.state_changed.emit()
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:

@@ -353,7 +353,8 @@ def test_screenshots_render(tmp_path: Path, qtbot: QtBot) -> None:
 
     before = {k: os.environ.get(k) for k in ("HOME", "SEARCHDESK_OAUTH_CLIENT_FILE")}
     paths = render(tmp_path)
-    assert [p.name for p in paths] == ["first-run.png", "approval-dialog.png", "settings.png", "activity.png"]
+    names = ["first-run.png", "approval-dialog.png", "notification-linux.png", "settings.png", "activity.png"]
+    assert [p.name for p in paths] == names
     assert {k: os.environ.get(k) for k in before} == before  # the environment is put back
     for p in paths:
         image = QImage(str(p))
