@@ -225,6 +225,68 @@ def prune_unneeded(binaries: list[tuple[str, str, str]]) -> list[tuple[str, str,
     return [e for e in binaries if not host_library(e[0]) or e[0] in needed]
 
 
+#: ICU's data, on Linux only (the PySide6 wheel bundles ICU there; macOS and Windows use the system's).
+#: Qt reads ICU for collation, case mapping, normalisation and text breaking; its own CLDR tables format
+#: dates, numbers and names. These groups serve only ICU's own formatting and charset-conversion APIs
+#: (units, currencies, language/region/zone display names, transliteration, spelled-out numbers,
+#: legacy charsets), which nothing in the app calls. Kept: the locales' own data, coll/, brkitr/, *.icu, *.nrm.
+ICU_UNUSED = ("unit/", "curr/", "lang/", "region/", "zone/", "translit/", "rbnf/", ".cnv")
+ICU_TOOLS_HOW = "Install ICU's tools and a C compiler (Debian: apt-get install icu-devtools gcc)."
+
+
+def slim_icu(binaries: list[tuple[str, str, str]], workdir: Path) -> list[tuple[str, str, str]]:
+    """Swap the wheel's libicudata for one without ICU_UNUSED (the same soname and data symbol)."""
+    if not CUTTING or not sys.platform.startswith("linux"):
+        return binaries
+    out = []
+    for dest, src, kind in binaries:
+        if Path(dest).name.startswith("libicudata.so."):
+            src = str(build_icu_data(Path(src), workdir))
+        out.append((dest, src, kind))
+    return out
+
+
+def build_icu_data(lib: Path, workdir: Path) -> Path:
+    import re
+    import shutil
+    import subprocess
+
+    if not (shutil.which("icupkg") and shutil.which("gcc") and shutil.which("readelf")):
+        raise BuildConfigError(f"Slimming ICU's data needs icupkg, gcc and readelf. {ICU_TOOLS_HOW}")
+    workdir.mkdir(parents=True, exist_ok=True)
+    symbols = subprocess.run(["readelf", "-W", "--dyn-syms", str(lib)], capture_output=True, text=True, check=True)
+    found = re.search(
+        r":\s*([0-9a-f]+)\s+(\d+|0x[0-9a-f]+)\s+OBJECT\s+GLOBAL\s+\w+\s+(\d+)\s+(icudt\d+_dat)", symbols.stdout
+    )
+    if found is None:
+        raise BuildConfigError(f"{lib.name} has no icudtNN_dat symbol; is it ICU's data library?")
+    value, size, index, symbol = int(found[1], 16), int(found[2], 0), found[3], found[4]
+    sections = subprocess.run(["readelf", "-W", "-S", str(lib)], capture_output=True, text=True, check=True)
+    section = re.search(rf"\[\s*{index}\]\s+\S+\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)", sections.stdout)
+    assert section is not None
+    offset = value - int(section[1], 16) + int(section[2], 16)
+    with lib.open("rb") as fh:
+        fh.seek(offset)
+        whole = workdir / f"{symbol.removesuffix('_dat')}l.dat"  # icupkg names items after the file
+        whole.write_bytes(fh.read(size))
+    items = subprocess.run(["icupkg", "-l", str(whole)], capture_output=True, text=True, check=True).stdout.split()
+    unused = [i for i in items if i.startswith(ICU_UNUSED) or i.endswith(ICU_UNUSED)]
+    (workdir / "remove.txt").write_text("\n".join(unused) + "\n", encoding="utf-8")
+    slim = workdir / "slim" / whole.name
+    slim.parent.mkdir(exist_ok=True)
+    subprocess.run(["icupkg", "-r", str(workdir / "remove.txt"), str(whole), str(slim)], check=True)
+    asm = workdir / "icudata.S"
+    asm.write_text(
+        f".section .rodata\n.globl {symbol}\n.type {symbol}, @object\n.balign 16\n"
+        f'{symbol}:\n.incbin "{slim}"\n.size {symbol}, . - {symbol}\n'
+        '.section .note.GNU-stack,"",@progbits\n',
+        encoding="utf-8",
+    )
+    out = workdir / lib.name
+    subprocess.run(["gcc", "-shared", "-nostdlib", f"-Wl,-soname,{lib.name}", "-o", str(out), str(asm)], check=True)
+    return out
+
+
 def version() -> str:
     with (ROOT / "pyproject.toml").open("rb") as fh:
         return str(tomllib.load(fh)["project"]["version"])
