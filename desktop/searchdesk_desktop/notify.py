@@ -251,25 +251,31 @@ class SystemNotifications(Channel):
             if self.fallback is not None:
                 self.fallback.send(nonce, note)
             return
+        self._on_screen.add(nonce)  # from now on: withdrawing it must reach the service
         self._spawn(self._send(nonce, note))
 
     async def _send(self, nonce: str, note: Note) -> None:
         if not await self._available():
+            self._on_screen.discard(nonce)
             if self.fallback is not None:
                 self.fallback.send(nonce, note)
             return
+        if nonce not in self._on_screen:
+            return  # withdrawn while the service was still starting
         from desktop_notifier import Button, Notification, Urgency
 
         buttons = tuple(Button(LABELS[k], identifier=f"{k}.{nonce}") for k in note.actions) if self._buttons else ()
         body = html.escape(note.body, quote=False) if self._markup else note.body
         urgency = Urgency.Critical if sys.platform.startswith("linux") else Urgency.Normal
         notification = Notification(note.summary, body, urgency=urgency, buttons=buttons, identifier=nonce)
-        self._on_screen.add(nonce)
         try:
             async with asyncio.timeout(self.timeout_s):
                 await self._notifier.send_notification(notification)  # logs, never raises, when it fails
         except TimeoutError:
             log.info("the notification service did not answer in %.0f s", self.timeout_s)
+            return
+        if nonce not in self._on_screen:
+            await self._clear(nonce)  # withdrawn while it was on its way
 
     def withdraw(self, nonce: str) -> None:
         if nonce in self._on_screen:

@@ -4,7 +4,8 @@
 It prints one JSON line per call it receives and, on a stdin line {"do": "invoke", "id": N,
 "action": "approve.<nonce>"}, emits ActionInvoked as a person's click on a notification button would.
 {"do": "hang"} (or starting it with ``--hang``) makes it stop answering anything: it keeps the name on
-the bus, as a notification service that has locked up does.
+the bus, as a notification service that has locked up does. {"do": "hold"} keeps its answers to Notify
+back until {"do": "release"}: a notification still on its way.
 """
 
 from __future__ import annotations
@@ -119,6 +120,8 @@ def main() -> None:
     hung = threading.Event()
     if "--hang" in sys.argv:
         hung.set()
+    holding = threading.Event()
+    held: list[object] = []
 
     def out(obj: object) -> None:
         print(json.dumps(obj), flush=True)
@@ -132,6 +135,15 @@ def main() -> None:
             elif cmd["do"] == "hang":
                 hung.set()
                 out({"hung": True})
+            elif cmd["do"] == "hold":
+                holding.set()
+                out({"holding": True})
+            elif cmd["do"] == "release":
+                with lock:
+                    holding.clear()
+                    for reply in held:
+                        conn.send(reply)
+                    held.clear()
 
     threading.Thread(target=commands, daemon=True).start()
     out({"ready": True})
@@ -164,6 +176,9 @@ def main() -> None:
         else:
             continue
         with lock:
+            if member == "Notify" and holding.is_set():
+                held.append(reply)
+                continue
             conn.send(reply)
             if closed is not None:  # 3: closed by a call to CloseNotification (the spec's reason code)
                 conn.send(new_signal(emitter, "NotificationClosed", "uu", (closed, 3)))

@@ -144,6 +144,22 @@ def test_answer_in_dialog_withdraws_notification(qtbot: QtBot, server: FakeServe
     assert entry.state is State.DENIED
 
 
+def test_a_question_answered_before_its_notification_arrives_is_taken_back(
+    qtbot: QtBot, server: FakeServer, wired: tuple
+) -> None:
+    book, _notes, _ = wired
+    first = book.ask(question("https://a.example/"))
+    assert book.answer(first.fingerprint, False, "dialog")  # before the notification was even sent
+    server.send({"do": "hold"})
+    assert server.wait_for(qtbot, "holding")
+    second = book.ask(question("https://b.example/"))
+    note = server.wait_for(qtbot, "notify")  # the first was never sent: this is the second
+    assert "https://b.example/" in note["body"]
+    assert book.answer(second.fingerprint, False, "dialog")  # while the service still holds its reply
+    server.send({"do": "release"})
+    assert server.wait_for(qtbot, "close") == note["id"]
+
+
 def test_no_notification_server_falls_back_to_the_tray(
     qtbot: QtBot, private_bus: PrivateBus, asyncio_in_qt: object
 ) -> None:
