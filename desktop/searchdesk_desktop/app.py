@@ -72,6 +72,8 @@ def run(app: DesktopApp) -> int:
     finally:
         asyncio.set_event_loop(None)
         loop.close()
+        del loop
+        gc.collect()  # the loop's Qt objects (timers, socket notifiers) die here, on the Qt thread
 
 
 def start_detached(command: Sequence[str]) -> bool:

@@ -58,6 +58,8 @@ def asyncio_in_qt(qapp: object) -> Iterator[asyncio.AbstractEventLoop]:
             QCoreApplication.processEvents()
         asyncio._set_running_loop(None)
         loop.close()
+        del loop
+        gc.collect()  # the loop and its Qt objects die now, on this thread (it lived past generation 0)
 
 
 @dataclass

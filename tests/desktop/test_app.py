@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import tempfile
@@ -426,4 +427,6 @@ def test_the_window_says_so_when_notifications_are_refused(qtbot: QtBot, qapp: o
     channel.state = "ready"
     channel.state_changed.emit()
     assert "Notifications are off" not in app.window.status_line.text()
+    app.gc.stop()
     app.dispose()
+    gc.collect()  # the app's Qt objects die here, on the Qt thread

@@ -9,6 +9,7 @@ answers must hold up neither the dialog nor quitting.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
@@ -54,6 +55,7 @@ def drive(app: DesktopApp, scenario: Callable[[], Coroutine[Any, Any, None]]) ->
     QTimer.singleShot(0, lambda: asyncio.ensure_future(play()))
     code = run(app)
     app.dispose()
+    gc.collect()  # the app ran the collector itself (MainThreadGC): what it promoted must die on this thread
     if failures:
         raise failures[0]
     return code
