@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import time
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
@@ -152,17 +153,16 @@ def test_a_notification_service_that_never_answers_holds_nothing_up(
         states.append(channel.state)
         beat.task.cancel()
 
-    started = time.monotonic()
     try:
         assert drive(app, scenario) == 0
     finally:
         server.stop()
     assert states == ["starting"]  # the dialog was answered while the service still had not answered
-    assert time.monotonic() - started < channel.timeout_s  # and quitting did not wait for it either
+    assert channel.state == "starting"  # and the app quit without waiting for it either
 
 
 def test_a_service_that_stops_answering_mid_way_does_not_delay_quitting(
-    make_app: Callable[..., DesktopApp], private_bus: PrivateBus
+    make_app: Callable[..., DesktopApp], private_bus: PrivateBus, caplog: pytest.LogCaptureFixture
 ) -> None:
     server = FakeServer(private_bus)
     app = make_app()
@@ -180,9 +180,10 @@ def test_a_service_that_stops_answering_mid_way_does_not_delay_quitting(
         dialog.deny_button.click()
         await until(lambda: entry.state is State.DENIED)
 
-    started = time.monotonic()
+    caplog.set_level(logging.INFO, logger="searchdesk_desktop.notify")
     try:
         assert drive(app, scenario) == 0
     finally:
         server.stop()
-    assert time.monotonic() - started < channel.timeout_s
+    # The send was given up when the app quit, not waited out to its time limit.
+    assert "did not answer" not in caplog.text and "system notifications ready" in caplog.text
