@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench bundle screenshots lock clean
+.PHONY: run test lint bench bundle bundle-sizes screenshots lock clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "SearchDesk needs Python 3.11 or later: run make with PYTHON=python3.11 (or newer).")'
@@ -50,12 +50,20 @@ bundle: $(BUNDLE_STAMP)
 	$(PY) packaging/bundle.py
 	$(PY) packaging/smoke.py --write $(MEASUREMENTS)
 
+# What each size cut saves: the app built without the cuts, then with them, compared (packaging/sizes.py)
+# in the measurements; `make bundle-sizes MEASUREMENTS=packaging/MEASUREMENTS.md` refreshes the committed copy.
+bundle-sizes: $(BUNDLE_STAMP)
+	SEARCHDESK_BUILD_NO_CUTS=1 $(PY) packaging/bundle.py
+	$(PY) packaging/sizes.py snapshot dist/SearchDesk build/sizes-uncut.json
+	$(PY) packaging/bundle.py
+	$(PY) packaging/smoke.py --write $(MEASUREMENTS)
+
 # Re-resolve the pinned versions (constraints.txt) from pyproject.toml in a throwaway venv.
 lock:
 	rm -rf build/lock-venv && $(PYTHON) -m venv build/lock-venv
 	build/lock-venv/bin/pip install --quiet --upgrade "pip>=24"
 	build/lock-venv/bin/pip install --quiet -e '.[desktop,test,bundle]'
-	{ head -1 constraints.txt; build/lock-venv/bin/pip freeze --exclude-editable | grep -v '^-e'; } > build/constraints.new
+	{ head -1 constraints.txt; build/lock-venv/bin/pip freeze --exclude-editable | grep -v '^-e'; sed -n '/^# macOS and Windows only/,$$p' constraints.txt; } > build/constraints.new
 	mv build/constraints.new constraints.txt && rm -rf build/lock-venv
 
 clean:

@@ -232,7 +232,8 @@ def stale_copies() -> list[Path]:
     """The desktop package's SVG copies that no longer match their source here."""
     if not DESKTOP_COPIES.is_dir():
         return []
-    sources = [APP_SVG, *TRAY_SVGS.values()]
+    # The PNG is the system notification's icon: D-Bus servers and Windows' AppUserModelID take a file, not an SVG.
+    sources = [APP_SVG, *TRAY_SVGS.values(), HERE / "png" / "searchdesk-128.png"]
     copies = [(DESKTOP_COPIES / s.name, s) for s in sources]
     return [copy for copy, src in copies if copy.is_file() and copy.read_bytes() != src.read_bytes()]
 
@@ -249,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     stale = [p for p, data in files.items() if not p.is_file() or not same_picture(p.suffix, p.read_bytes(), data)]
     drifted = stale_copies()
     for copy in drifted:
-        print(f"render_icons: {copy} differs from assets/{copy.name}; copy the SVG over", file=sys.stderr)
+        print(f"render_icons: {copy} differs from its source in assets/; copy it over", file=sys.stderr)
     if args.check:
         for p in stale:
             print(f"render_icons: {p.relative_to(HERE)} is out of date; run assets/render_icons.py", file=sys.stderr)

@@ -41,6 +41,7 @@ Categories=Network;Utility;
 Keywords=Google;Search Console;SEO;Claude;MCP;
 StartupNotify=false
 StartupWMClass=searchdesk
+X-GNOME-UsesNotifications=true
 """
 
 INSTALL_SH = r"""#!/bin/sh
@@ -151,6 +152,10 @@ def build(app_dir: Path, run: Runner, out: Path | None = None) -> Path:
     top = f"searchdesk-{version()}-linux-{machine()}"
     out = out or DIST / f"{top}.tar.gz"
     check_desktop_entry(run)
+    run.say(
+        "notifications: sent as app 'SearchDesk' (the .desktop Name; windows carry desktop file name "
+        "'searchdesk'), X-GNOME-UsesNotifications=true lists SearchDesk in the desktop's notification settings"
+    )
     run.say(f"tar {app_dir} + .desktop + icons + install.sh/uninstall.sh -> {out}")
     if not run.dry_run:
         mtime = int(os.environ.get("SOURCE_DATE_EPOCH", "0") or 0)

@@ -32,6 +32,8 @@ Documentation followed:
 - Placing content in a bundle (executables in Contents/MacOS):
   https://developer.apple.com/documentation/bundleresources/placing-content-in-a-bundle
 - LSUIElement: https://developer.apple.com/documentation/bundleresources/information-property-list/lsuielement
+- Asking permission to use notifications (UNUserNotificationCenter requestAuthorization):
+  https://developer.apple.com/documentation/usernotifications/asking-permission-to-use-notifications
 - PyInstaller on macOS (app bundles, code signing):
   https://pyinstaller.org/en/v6.22.3/feature-notes.html#macos-binary-code-signing
 """
@@ -48,7 +50,7 @@ from pathlib import Path
 import bundle
 import mcpb_pack
 from buildlib import APP_NAME, BUILD, DIST, BuildError, Runner, main_wrapper, require_dir, version
-from spec_common import info_plist
+from spec_common import BUNDLE_ID, info_plist
 
 APP = DIST / f"{APP_NAME}.app"
 ENTITLEMENTS = BUILD / "macos" / "entitlements.plist"
@@ -160,10 +162,19 @@ def make_dmg(run: Runner, identity: str | None) -> Path:
 
 
 def check_app(run: Runner) -> None:
-    """The bundle's shape: both executables in Contents/MacOS, and LSUIElement set."""
+    """The bundle's shape: both executables in Contents/MacOS, LSUIElement set, the stable bundle identifier.
+
+    Notifications (UNUserNotificationCenter, through desktop-notifier) work only from a signed bundle, and
+    macOS keeps the person's "allow notifications" answer per CFBundleIdentifier: it must never change.
+    The app asks for permission on its first run; the main window says so when it was refused.
+    """
     wanted = info_plist()
     if not wanted.get("LSUIElement"):
         raise BuildError("spec_common.info_plist() must set LSUIElement (SearchDesk is a menu-bar app).")
+    run.say(
+        f"notifications: bundle identifier {BUNDLE_ID} (permission is kept per identifier; never change it); "
+        "asked for on first run; a signed bundle is required"
+    )
     if run.dry_run and not APP.exists():
         run.say(f"check {APP}: Contents/MacOS/searchdesk + searchdesk-server, Info.plist LSUIElement=true")
         return
@@ -173,6 +184,8 @@ def check_app(run: Runner) -> None:
     plist = plistlib.loads((APP / "Contents" / "Info.plist").read_bytes())
     if plist.get("LSUIElement") is not True or plist.get("CFBundleExecutable") != "searchdesk":
         raise BuildError("Info.plist lacks LSUIElement=true or CFBundleExecutable=searchdesk; see spec_common.py.")
+    if plist.get("CFBundleIdentifier") != BUNDLE_ID:
+        raise BuildError(f"Info.plist's CFBundleIdentifier is not {BUNDLE_ID}: notification permission would be lost.")
 
 
 def release(run: Runner, *, signed: bool, freeze: bool) -> None:

@@ -137,6 +137,10 @@ def release(run: Runner, *, signed: bool, freeze: bool) -> None:
     if signed:
         with run.step("sign executables (signtool)"):
             sign(run, exes)
+    run.say(
+        "notifications: desktop-notifier registers AppUserModelID 'SearchDesk' (display name, icon) under "
+        r"HKCU\Software\Classes\AppUserModelId\SearchDesk when the app starts; the uninstaller removes it"
+    )
     with run.step("installer (makensis)"):
         out = build_installer(run, app, DIST / f"SearchDesk-{version()}-setup.exe", signed=signed)
         run.say(f"-> {out}")

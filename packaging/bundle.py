@@ -96,6 +96,13 @@ def check_oauth_client() -> None:
         raise BuildError(str(exc)) from None
 
 
+def check_icu_tools(run: Runner) -> None:
+    """Linux: the ICU data cut (spec_common.slim_icu) needs icupkg and gcc; fail before the slow freeze."""
+    if os_name() == "linux" and spec_common.CUTTING:
+        for tool in ("icupkg", "gcc", "readelf"):
+            run.tool(tool, spec_common.ICU_TOOLS_HOW)
+
+
 def check_node(run: Runner) -> None:
     """Fail before the slow freeze if the .mcpb step will not be able to run."""
     if not shutil.which("npm") and not (BUILD / "mcpb-cli" / "node_modules").is_dir():
@@ -114,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     def body() -> int:
         check_node(run)
         if not args.no_freeze:
+            check_icu_tools(run)
             freeze(run)
         with run.step("mcpb"):
             out = mcpb_pack.build(OUTPUTS["server"], run)

@@ -12,7 +12,7 @@
 ;   uninstall - asks the app to sign out first (`searchdesk.exe --uninstall-cleanup`: revoke the Google token,
 ;               clear the keyring entry and its autostart entry, quit a running copy), then removes the same
 ;               things itself in case the app could not: the autostart value, the Credential Manager entry,
-;               the shortcut, the files and the uninstall key.
+;               the shortcut, the notification identity (AppUserModelID), the files and the uninstall key.
 ;
 ; Documentation followed:
 ;   NSIS 3 reference (RequestExecutionLevel, SetShellVarContext, !finalize, !uninstfinalize):
@@ -50,6 +50,10 @@
 ; (searchdesk_desktop/keystore.py SERVICE) or "<entry>@<service>".
 !define CRED_TARGET "searchdesk"
 !define CRED_TARGET_COMPOUND "google-sign-in@searchdesk"
+; The app's notification identity: desktop-notifier registers the AppUserModelID "SearchDesk" (the
+; searchdesk_desktop/notify.py APP_NAME), its display name and icon here each time the app starts, which is
+; what Windows needs to show an unpackaged app's toasts. So no NSIS plug-in sets an AUMID on the shortcut.
+!define AUMID_KEY "Software\Classes\AppUserModelId\SearchDesk"
 
 Unicode true
 ManifestDPIAware true
@@ -189,6 +193,7 @@ Section "Uninstall"
   nsExec::Exec 'cmdkey.exe /delete:${CRED_TARGET_COMPOUND}'
   Pop $0
   Delete "$SMPROGRAMS\${APP}.lnk"
+  DeleteRegKey HKCU "${AUMID_KEY}"
 
   ; 3. Only our own files: the install folder is fixed (no directory page), but stay specific anyway.
   RMDir /r "$INSTDIR\_internal"

@@ -12,6 +12,7 @@ import os
 import sys
 import tomllib
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,9 +50,18 @@ COMMON_EXCLUDES = [
     "pip",
 ]
 
+#: Set to build without the size cuts below (`make bundle-sizes` does, to measure what each one saves).
+NO_CUTS_VAR = "SEARCHDESK_BUILD_NO_CUTS"
+CUTTING = not os.environ.get(NO_CUTS_VAR)
+
+#: Left out of both programs' Python archives: pulled in needlessly. Pygments only colours the output of
+#: httpx's command-line tool (httpx/_main.py), which httpx imports only if it can (1.7 MB per program).
+PYZ_EXCLUDES = ["pygments"] if CUTTING else []
+
 #: The server has no Qt, no keyring and no desktop code (DESIGN.md: the server never imports it).
 SERVER_EXCLUDES = [
     *COMMON_EXCLUDES,
+    *PYZ_EXCLUDES,
     "PySide6",
     "shiboken6",
     "searchdesk_desktop",
@@ -85,7 +95,7 @@ QT_UNUSED = [
     "PySide6.QtDBus",
     "PySide6.scripts",
 ]
-DESKTOP_EXCLUDES = [*COMMON_EXCLUDES, *QT_UNUSED]
+DESKTOP_EXCLUDES = [*COMMON_EXCLUDES, *PYZ_EXCLUDES, *QT_UNUSED]
 
 #: Shared libraries that the Qt hooks pull from the *build host* (not the wheel): the GTK 3 platform
 #: theme plugin and its GTK stack (about 8 MB). The app looks the same with Qt's own Fusion/xdg theme,
@@ -120,6 +130,161 @@ DROP_BINARY_PARTS = (
     "libcloudproviders",
     "libtracker",
 )
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Files left out of the desktop app, by pieces of their path in the bundle (forward slashes).
+
+    Kept on purpose: platforminputcontexts (compose key, IBus: accented and CJK input), platformthemes
+    (the desktop portal's file dialogs), the xcb, wayland and offscreen platforms, the SVG image and icon
+    plugins (every icon is an SVG; PNG is built into Qt).
+    """
+
+    what: str
+    parts: tuple[str, ...]
+
+
+#: Each cut is measured in packaging/MEASUREMENTS.md (`make bundle-sizes`).
+CUTS = (
+    Cut("Qt's translations (SearchDesk is in English only)", ("/translations/",)),
+    Cut(
+        "image formats the app never reads (it shows SVG and PNG)",
+        tuple(
+            f"imageformats/{name}"
+            for name in ("libqgif", "libqicns", "libqico", "libqjpeg", "libqtga", "libqtiff", "libqwbmp", "libqwebp")
+        )
+        + tuple(f"imageformats/q{name}" for name in ("gif", "icns", "ico", "jpeg", "tga", "tiff", "wbmp", "webp")),
+    ),
+    Cut(
+        "Qt's TLS backends and network-status plugins (Qt only opens local sockets; HTTPS is Python's)",
+        ("plugins/tls/", "plugins/networkinformation/"),
+    ),
+    Cut(
+        "platforms for devices without a desktop (framebuffer, EGLFS, VNC, Vulkan display) and their input",
+        (
+            "platforms/libqeglfs",
+            "platforms/libqlinuxfb",
+            "platforms/libqminimal",
+            "platforms/libqvnc",
+            "platforms/libqvkkhrdisplay",
+            "plugins/egldeviceintegrations/",
+            "plugins/generic/",
+            "libQt6EglFSDeviceIntegration",
+            "libQt6EglFsKmsSupport",
+        ),
+    ),
+    Cut(
+        "Wayland plugins for compositors and non-desktop shells (apps use xdg-shell)",
+        (
+            "wayland-graphics-integration-client/libdmabuf-server",
+            "wayland-graphics-integration-client/libdrm-egl-server",
+            "wayland-graphics-integration-client/libshm-emulation-server",
+            "wayland-graphics-integration-client/libvulkan-server",
+            "wayland-shell-integration/libfullscreen-shell",
+            "wayland-shell-integration/libivi-shell",
+            "wayland-shell-integration/libqt-shell",
+            "wayland-shell-integration/libwl-shell",
+        ),
+    ),
+)
+
+
+def is_cut(dest: str) -> bool:
+    dest = dest.replace("\\", "/")
+    return CUTTING and any(piece in dest for cut in CUTS for piece in cut.parts)
+
+
+def apply_cuts(entries: Iterable[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    return [e for e in entries if not is_cut(e[0])]
+
+
+def prune_unneeded(binaries: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """Drop the build host's shared libraries that nothing left in the bundle loads (Linux).
+
+    PyInstaller copied them for something the cuts (or the GTK strip) took out: libgio for the network
+    status plugin, libjpeg for GTK's image loader. Whatever a kept file needs, directly or through
+    another library, stays.
+    """
+    if not CUTTING or not sys.platform.startswith("linux"):
+        return binaries
+    from PyInstaller.depend.bindepend import get_imports
+
+    def host_library(dest: str) -> bool:
+        return "/" not in dest and dest.startswith("lib") and ".so" in dest and not dest.startswith("libpython")
+
+    by_name = {dest: src for dest, src, _ in binaries}
+    needed: set[str] = set()
+    todo = [dest for dest in by_name if not host_library(dest)]
+    while todo:
+        dest = todo.pop()
+        for name, _path in get_imports(by_name[dest]):
+            if name in by_name and name not in needed and host_library(name):
+                needed.add(name)
+                todo.append(name)
+    return [e for e in binaries if not host_library(e[0]) or e[0] in needed]
+
+
+#: ICU's data, on Linux only (the PySide6 wheel bundles ICU there; macOS and Windows use the system's).
+#: Qt reads ICU for collation, case mapping, normalisation and text breaking; its own CLDR tables format
+#: dates, numbers and names. These groups serve only ICU's own formatting and charset-conversion APIs
+#: (units, currencies, language/region/zone display names, transliteration, spelled-out numbers,
+#: legacy charsets), which nothing in the app calls. Kept: the locales' own data, coll/, brkitr/, *.icu, *.nrm.
+ICU_UNUSED = ("unit/", "curr/", "lang/", "region/", "zone/", "translit/", "rbnf/", ".cnv")
+ICU_TOOLS_HOW = "Install ICU's tools and a C compiler (Debian: apt-get install icu-devtools gcc)."
+
+
+def slim_icu(binaries: list[tuple[str, str, str]], workdir: Path) -> list[tuple[str, str, str]]:
+    """Swap the wheel's libicudata for one without ICU_UNUSED (the same soname and data symbol)."""
+    if not CUTTING or not sys.platform.startswith("linux"):
+        return binaries
+    out = []
+    for dest, src, kind in binaries:
+        if Path(dest).name.startswith("libicudata.so."):
+            src = str(build_icu_data(Path(src), workdir))
+        out.append((dest, src, kind))
+    return out
+
+
+def build_icu_data(lib: Path, workdir: Path) -> Path:
+    import re
+    import shutil
+    import subprocess
+
+    if not (shutil.which("icupkg") and shutil.which("gcc") and shutil.which("readelf")):
+        raise BuildConfigError(f"Slimming ICU's data needs icupkg, gcc and readelf. {ICU_TOOLS_HOW}")
+    workdir.mkdir(parents=True, exist_ok=True)
+    symbols = subprocess.run(["readelf", "-W", "--dyn-syms", str(lib)], capture_output=True, text=True, check=True)
+    found = re.search(
+        r":\s*([0-9a-f]+)\s+(\d+|0x[0-9a-f]+)\s+OBJECT\s+GLOBAL\s+\w+\s+(\d+)\s+(icudt\d+_dat)", symbols.stdout
+    )
+    if found is None:
+        raise BuildConfigError(f"{lib.name} has no icudtNN_dat symbol; is it ICU's data library?")
+    value, size, index, symbol = int(found[1], 16), int(found[2], 0), found[3], found[4]
+    sections = subprocess.run(["readelf", "-W", "-S", str(lib)], capture_output=True, text=True, check=True)
+    section = re.search(rf"\[\s*{index}\]\s+\S+\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)", sections.stdout)
+    assert section is not None
+    offset = value - int(section[1], 16) + int(section[2], 16)
+    with lib.open("rb") as fh:
+        fh.seek(offset)
+        whole = workdir / f"{symbol.removesuffix('_dat')}l.dat"  # icupkg names items after the file
+        whole.write_bytes(fh.read(size))
+    items = subprocess.run(["icupkg", "-l", str(whole)], capture_output=True, text=True, check=True).stdout.split()
+    unused = [i for i in items if i.startswith(ICU_UNUSED) or i.endswith(ICU_UNUSED)]
+    (workdir / "remove.txt").write_text("\n".join(unused) + "\n", encoding="utf-8")
+    slim = workdir / "slim" / whole.name
+    slim.parent.mkdir(exist_ok=True)
+    subprocess.run(["icupkg", "-r", str(workdir / "remove.txt"), str(whole), str(slim)], check=True)
+    asm = workdir / "icudata.S"
+    asm.write_text(
+        f".section .rodata\n.globl {symbol}\n.type {symbol}, @object\n.balign 16\n"
+        f'{symbol}:\n.incbin "{slim}"\n.size {symbol}, . - {symbol}\n'
+        '.section .note.GNU-stack,"",@progbits\n',
+        encoding="utf-8",
+    )
+    out = workdir / lib.name
+    subprocess.run(["gcc", "-shared", "-nostdlib", f"-Wl,-soname,{lib.name}", "-o", str(out), str(asm)], check=True)
+    return out
 
 
 def version() -> str:

@@ -89,7 +89,7 @@ def run_gui(args: argparse.Namespace) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from .app import DesktopApp
+    from .app import DesktopApp, run
     from .core import Core
     from .single_instance import SingleInstance
 
@@ -106,7 +106,7 @@ def run_gui(args: argparse.Namespace) -> int:
     app.start(show_window=not args.autostart or not core.settings.first_run_done)
     if args.quit_after is not None:
         QTimer.singleShot(int(args.quit_after * 1000), app.quit)
-    code = qapp.exec()
+    code = run(app)
     single.release()
     app.dispose()
     return int(code)

@@ -1,7 +1,9 @@
-"""The GUI app put together: core, approval dialogs, notifications, main window, tray."""
+"""The GUI app put together: core, approval dialogs, notifications, main window, tray; and ``run``,
+the one place the event loop starts (Qt's, with asyncio inside it through qasync)."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 from collections.abc import Callable, Sequence
@@ -13,7 +15,7 @@ from .approval_dialog import ARM_DELAY_MS, ApprovalQueue
 from .autostart import Autostart, app_command
 from .core import Core
 from .icons import app_icon
-from .notify import ApprovalNotifications, make_backend
+from .notify import ApprovalNotifications, Channel, SystemNotifications, TrayBalloons, refused_text
 from .single_instance import SingleInstance
 from .titles import title
 from .tray import Tray
@@ -50,6 +52,30 @@ class MainThreadGC(QObject):
         gc.enable()
 
 
+def make_channel(tray: Tray | None) -> Channel:
+    """System notifications, with tray balloons where there is no notification service."""
+    return SystemNotifications(TrayBalloons(tray) if tray is not None else None)
+
+
+def run(app: DesktopApp) -> int:
+    """Run the app until it quits: Qt's event loop with asyncio inside it (qasync), so the
+    notification layer's asyncio calls and every Qt signal, dialog and modal ``exec()`` share one
+    thread. Afterwards the notifications still on screen are withdrawn (within a time limit)."""
+    import qasync
+
+    loop = qasync.QEventLoop(app.qapp)
+    asyncio.set_event_loop(loop)
+    try:
+        code = loop.run_forever()
+        loop.run_until_complete(app.notes.channel.finish())
+        return int(code)
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
+        del loop
+        gc.collect()  # the loop's Qt objects (timers, socket notifiers) die here, on the Qt thread
+
+
 def start_detached(command: Sequence[str]) -> bool:
     """Start a program that outlives us (QProcess.startDetached); False if it could not start."""
     ok, _pid = QProcess.startDetached(command[0], list(command[1:]))
@@ -76,6 +102,7 @@ class DesktopApp(QObject):
         self.gc = MainThreadGC()
         qapp.setWindowIcon(app_icon())
         qapp.setApplicationName("SearchDesk")
+        qapp.setDesktopFileName("searchdesk")  # Linux: our .desktop file, so the desktop names our windows
         has_tray = QSystemTrayIcon.isSystemTrayAvailable() if tray is None else tray
         qapp.setQuitOnLastWindowClosed(False)
         self.autostart = autostart or Autostart()
@@ -96,12 +123,12 @@ class DesktopApp(QObject):
                 quit_app=self.quit,
                 autostart=self.autostart,
             )
-        backend = make_backend(self.tray)
-        self.notes = (
-            ApprovalNotifications(core.book, backend, review=self.queue.bring_forward, demo=core.demo)
-            if backend is not None
-            else None
+        channel = make_channel(self.tray)
+        self.notes = ApprovalNotifications(
+            core.book, channel, review=self.queue.bring_forward, demo=core.demo, arm_delay_ms=arm_delay_ms
         )
+        if isinstance(channel, SystemNotifications):
+            channel.state_changed.connect(lambda: self.window.show_notice(refused_text(), channel.state == "refused"))
 
     def start(self, *, show_window: bool = True) -> None:
         self.core.start()
@@ -143,8 +170,7 @@ class DesktopApp(QObject):
         """Nothing pending is approved by quitting: open questions simply end unanswered."""
         log.info("SearchDesk quitting")
         self.window.quitting = True
-        if self.notes is not None:
-            self.notes.close()
+        self.notes.close()
         self.queue.close()
         self.core.stop()
         if self.tray is not None:
@@ -158,7 +184,7 @@ class DesktopApp(QObject):
         instead of leaving them to PySide's clean-up at interpreter exit."""
         from PySide6.QtCore import QCoreApplication, QEvent
 
-        for obj in (self.notes, self.tray, self.window, self.queue, self.core):
+        for obj in (self.notes.channel, self.notes, self.tray, self.window, self.queue, self.core):
             if obj is not None:
                 obj.deleteLater()
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

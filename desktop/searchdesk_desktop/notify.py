@@ -1,48 +1,100 @@
 """A system notification beside each approval dialog: a nudge, never the only way to answer.
 
-On Linux we talk to ``org.freedesktop.Notifications`` over D-Bus (jeepney, which keyring's Secret
-Service backend already brings) on a thread of its own, so a slow or absent notification server never
-stalls the UI. Elsewhere, or when D-Bus fails, ``QSystemTrayIcon.showMessage`` (no buttons). Every
-send is wrapped: no notification server is not an error, the dialog is always there.
+One layer for the three systems, on desktop-notifier: Linux ``org.freedesktop.Notifications`` over
+dbus-fast, macOS ``UNUserNotificationCenter``, Windows toasts. Its API is asyncio, run inside the Qt
+event loop by qasync (started once, in ``app.run``); the rest of the app only sees Qt signals. Every
+call to the notification service has a time limit, so a service that never answers holds up nothing.
+Where desktop-notifier finds no notification service, ``QSystemTrayIcon.showMessage`` stands in (no
+buttons; a click brings the dialog forward); with no tray either, the dialog is alone.
 
-Approve is offered in the notification only when the whole question fits in it; otherwise Review
-(brings the dialog forward) and Deny. Every action is bound to the question's fingerprint, and the
-first answer wins (the book refuses a second).
+What makes a press count (issue 17): Approve is offered only where the system shows the whole
+question without expanding it (``FITS``); otherwise Review (brings the dialog forward) and Deny. Each
+notification carries a random nonce, as its identifier and inside every button's key, mapped to the
+book's Entry it was sent for. A press does nothing when its nonce is unknown, when that Entry is no
+longer the book's open question, or when it comes sooner than the dialog's arming delay after the
+notification was shown; Review only ever brings the dialog forward. The book keeps the first answer.
+A notification is withdrawn when its question is answered, withdrawn or expires.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import html
 import logging
-import queue
+import secrets
 import sys
-import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
+from .approval_dialog import ARM_DELAY_MS, describe_client
 from .approval_dialog import VALUES_HEADING as VALUES_HEADING
-from .approval_dialog import describe_client
-from .approvals import ApprovalBook, Entry, Origin, State, origin
+from .approvals import ApprovalBook, Entry, Origin, origin
+from .icons import RESOURCES
 
 log = logging.getLogger(__name__)
 
-BUS_NAME = "org.freedesktop.Notifications"
-OBJECT_PATH = "/org/freedesktop/Notifications"
-#: The whole question must fit in this many characters and lines for Approve to be offered.
-FIT_CHARS = 400
-FIT_LINES = 8
+#: The name the notification service shows: the Linux .desktop file's Name, and on Windows the
+#: AppUserModelID desktop-notifier registers (HKCU\Software\Classes\AppUserModelId\SearchDesk).
+APP_NAME = "SearchDesk"
 APPROVE, DENY, REVIEW = "approve", "deny", "review"
+LABELS = {APPROVE: "Approve", DENY: "Deny", REVIEW: "Review"}
+CLICK = "default"  # the notification itself was clicked, not a button
+#: Seconds any one call to the notification service may take before we stop waiting for it.
+TIMEOUT_S = 5.0
+#: Seconds a quitting app gives the service to take its notifications back.
+QUIT_WAIT_S = 2.0
+
+
+@dataclass(frozen=True)
+class Fit:
+    """How much body text a system shows in a notification before it cuts the rest off."""
+
+    chars: int  # characters in all
+    lines: int  # lines shown
+    line_chars: int = 0  # characters a shown line holds before it wraps; 0: only the text's own lines count
+
+    def holds(self, text: str) -> bool:
+        if len(text) > self.chars:
+            return False
+        rows = text.split("\n")
+        if self.line_chars:
+            return sum(max(1, -(-len(row) // self.line_chars)) for row in rows) <= self.lines
+        return len(rows) <= self.lines
+
+
+#: Per system; Approve is offered only when the whole question fits.
+#: - Linux: notification servers differ (GNOME, KDE, dunst, ...); the limit this app has always used.
+#: - macOS: a banner shows two lines of body and Apple offers no way to show more: "longer than the
+#:   two line preview MacOS provides" (mackworth/cTiVo#546, macOS 14), "displaying only 2 lines ...
+#:   not supported by the macOS Notification Center API" (mikaelbr/node-notifier#191), no API to
+#:   expand (julienXX/terminal-notifier#309). Counted at 40 characters a line, to be safe.
+#: - Windows: "The default (and maximum) is up to 2 lines of text for the title, and up to 4 lines
+#:   (combined) for the two additional description elements" (Microsoft Learn, "App notification
+#:   content", Text elements); desktop-notifier puts the body in one of those elements. The toast is
+#:   364 px wide (ibid., hero image); counted at 40 characters a line, to be safe.
+FITS = {"linux": Fit(400, 8), "darwin": Fit(80, 2, 40), "win32": Fit(160, 4, 40)}
+#: desktop-notifier 6.2.0 on macOS registers one notification category per set of button titles,
+#: with the button keys of the first notification that used them; later notifications with the same
+#: titles report those keys. There the notification's own identifier (the nonce) is the binding.
+BUTTON_KEYS_REUSED = sys.platform == "darwin"
+
+
+def system_fit(platform: str = sys.platform) -> Fit:
+    """This system's limit; an unknown system gets the strictest."""
+    key = "linux" if platform.startswith("linux") else platform
+    return FITS.get(key, FITS["darwin"])
 
 
 @dataclass(frozen=True)
 class Note:
     summary: str
     body: str
-    actions: tuple[tuple[str, str], ...]  # (key, label)
+    actions: tuple[str, ...]  # APPROVE, DENY or REVIEW, in the order shown
 
 
 def question_text(entry: Entry) -> str:
@@ -61,244 +113,288 @@ SUMMARIES = {
 }
 
 
-def compose(entry: Entry, *, demo: bool = False) -> Note:
+def compose(entry: Entry, *, demo: bool = False, fit: Fit | None = None) -> Note:
+    """The whole question with Approve and Deny when it fits; else its start, Review and Deny."""
     summary = SUMMARIES[origin(entry.request, demo_app=demo)]
     whole = question_text(entry)
-    if len(whole) <= FIT_CHARS and whole.count("\n") + 1 <= FIT_LINES:
-        return Note(summary, whole, ((APPROVE, "Approve"), (DENY, "Deny")))
+    if (fit or system_fit()).holds(whole):
+        return Note(summary, whole, (APPROVE, DENY))
     r = entry.request
     target = f"{r.values[0].label}: {r.values[0].value}" if r.values else ""
     short = "\n".join(x for x in (r.what, target, "Open SearchDesk to review the whole question.") if x)
-    return Note(summary, short, ((REVIEW, "Review"), (DENY, "Deny")))
+    return Note(summary, short, (REVIEW, DENY))
 
 
-class Backend(QObject):
-    """Sends notes; reports ``sent(token, id)``, ``invoked(id, action)`` and ``closed(id)``."""
+def refused_text(platform: str = sys.platform) -> str:
+    """One line for the main window when the person has turned SearchDesk's notifications off."""
+    where = "System Settings > Notifications" if platform == "darwin" else "Settings > System > Notifications"
+    return f"Notifications are off for SearchDesk (questions still open in a window); to turn them on: {where}."
 
-    sent = Signal(str, int)
-    invoked = Signal(int, str)
-    closed = Signal(int)
 
-    def send(self, token: str, note: Note) -> None:
+class Channel(QObject):
+    """Where notes go. ``shown(nonce)`` once one is on screen; ``pressed(nonce, key)`` for a press."""
+
+    shown = Signal(str)
+    pressed = Signal(str, str)
+
+    def send(self, nonce: str, note: Note) -> None:
         raise NotImplementedError
 
-    def withdraw(self, notification_id: int) -> None:
+    def withdraw(self, nonce: str) -> None:
         raise NotImplementedError
 
-    def stop(self) -> None:
-        pass
+    async def finish(self) -> None:
+        """Withdraw what is still on screen and stop (the app is quitting)."""
 
 
-class DBusBackend(Backend):
-    """org.freedesktop.Notifications via jeepney, all calls on one worker thread."""
-
-    def __init__(self, app_name: str = "SearchDesk") -> None:
-        super().__init__()
-        self.app_name = app_name
-        self.available = True
-        self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
-        self._router: Any = None
-        self._markup = False
-        self._actions = True
-        self._thread = threading.Thread(target=self._run, name="searchdesk-notify", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            from jeepney import DBusAddress, MatchRule, new_method_call
-            from jeepney.io.threading import open_dbus_router
-
-            self._router_cm = open_dbus_router("SESSION")
-            self._router = self._router_cm.__enter__()
-            self._address = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=BUS_NAME)
-            self._call = new_method_call
-            caps = self._call_sync("GetCapabilities", "", ())
-            capabilities = set(caps[0]) if caps else set()
-            self._markup = "body-markup" in capabilities
-            self._actions = "actions" in capabilities
-            rule = MatchRule(type="signal", interface=BUS_NAME, path=OBJECT_PATH)
-            self._call_bus_match(rule)
-            self._signals: queue.Queue[Any] = queue.Queue()
-            self._filter = self._router.filter(rule, queue=self._signals, bufsize=64)
-            threading.Thread(target=self._pump_signals, name="searchdesk-notify-signals", daemon=True).start()
-        except Exception as exc:  # no bus, no server: not an error, the dialog is always shown
-            log.info("no desktop notifications (%s: %s)", type(exc).__name__, exc)
-            self.available = False
-            return
-        while True:
-            job = self._jobs.get()
-            if job is None:
-                break
-            try:
-                job()
-            except Exception as exc:
-                log.info("a notification could not be sent (%s)", type(exc).__name__)
-
-    def _call_sync(self, method: str, signature: str, body: tuple[Any, ...]) -> tuple[Any, ...]:
-        from jeepney import MessageType
-
-        msg = self._call(self._address, method, signature, body)
-        reply = self._router.send_and_get_reply(msg, timeout=5)
-        if reply.header.message_type == MessageType.error:
-            raise RuntimeError("D-Bus error")
-        return tuple(reply.body)
-
-    def _call_bus_match(self, rule: Any) -> None:
-        from jeepney.bus_messages import message_bus
-
-        self._router.send_and_get_reply(message_bus.AddMatch(rule), timeout=5)
-
-    def _pump_signals(self) -> None:
-        while True:
-            try:
-                msg = self._signals.get()
-            except Exception:
-                return
-            if msg is None:
-                return
-            member = msg.header.fields.get(3)  # HeaderFields.member
-            with contextlib.suppress(Exception):
-                if member == "ActionInvoked":
-                    self.invoked.emit(int(msg.body[0]), str(msg.body[1]))
-                elif member == "NotificationClosed":
-                    self.closed.emit(int(msg.body[0]))
-
-    def send(self, token: str, note: Note) -> None:
-        def job() -> None:
-            body = html.escape(note.body, quote=False) if self._markup else note.body
-            actions: list[str] = []
-            if self._actions:
-                for key, label in note.actions:
-                    actions += [key, label]
-            hints = {"urgency": ("y", 2), "desktop-entry": ("s", "searchdesk")}
-            (nid,) = self._call_sync(
-                "Notify", "susssasa{sv}i", (self.app_name, 0, "dialog-warning", note.summary, body, actions, hints, 0)
-            )
-            self.sent.emit(token, int(nid))
-
-        self._jobs.put(job)
-
-    def withdraw(self, notification_id: int) -> None:
-        def job() -> None:
-            self._call_sync("CloseNotification", "u", (notification_id,))
-
-        self._jobs.put(job)
-
-    def stop(self) -> None:
-        self._jobs.put(None)
-        with contextlib.suppress(Exception):
-            self._signals.put(None)
-        with contextlib.suppress(Exception):
-            if self._router is not None:
-                self._router_cm.__exit__(None, None, None)
-
-
-class TrayBackend(Backend):
-    """QSystemTrayIcon balloons: no buttons; a click brings the dialog forward."""
+class TrayBalloons(Channel):
+    """QSystemTrayIcon.showMessage: no buttons; a click brings the dialog forward."""
 
     def __init__(self, tray: Any) -> None:
         super().__init__()
         self.tray = tray
-        self._last = 0
-        tray.messageClicked.connect(lambda: self.invoked.emit(self._last, REVIEW))
+        self._last = ""
+        tray.messageClicked.connect(lambda: self.pressed.emit(self._last, CLICK))
 
-    def send(self, token: str, note: Note) -> None:
+    def send(self, nonce: str, note: Note) -> None:
         from PySide6.QtWidgets import QSystemTrayIcon
 
-        with contextlib.suppress(Exception):
-            self._last += 1
-            self.tray.showMessage(note.summary, note.body, QSystemTrayIcon.MessageIcon.Warning, 30_000)
-            self.sent.emit(token, self._last)
+        self._last = nonce
+        self.tray.showMessage(note.summary, note.body, QSystemTrayIcon.MessageIcon.Warning, 30_000)
+        self.shown.emit(nonce)
 
-    def withdraw(self, notification_id: int) -> None:
-        pass
+    def withdraw(self, nonce: str) -> None:
+        pass  # a balloon cannot be taken back; a click on a stale one only brings the dialog forward
+
+
+class SystemNotifications(Channel):
+    """desktop-notifier in the running asyncio loop. ``state``: starting, ready, refused or none.
+
+    Sends wait until the service has said what it can do; if there is none (no bus, no server, no
+    answer in time, no asyncio loop), they go to ``fallback``.
+    """
+
+    state_changed = Signal()
+
+    def __init__(self, fallback: Channel | None = None, *, timeout_s: float = TIMEOUT_S) -> None:
+        super().__init__()
+        self.fallback = fallback
+        self.timeout_s = timeout_s
+        self.state = "starting"
+        self._notifier: Any = None
+        self._buttons = False
+        self._markup = False
+        self._ready: asyncio.Future[bool] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._on_screen: set[str] = set()
+        if fallback is not None:
+            fallback.shown.connect(self.shown)
+            fallback.pressed.connect(self.pressed)
+        QTimer.singleShot(0, self, self._begin)  # once the loop runs
+
+    def _begin(self) -> None:
+        if self._ready is not None or self.state != "starting":
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._set_state("none", "no asyncio loop runs in the Qt thread")
+            return
+        self._ready = loop.create_task(self._start())
+
+    async def _start(self) -> bool:
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                return await self._connect()
+        except Exception as exc:  # no bus, no server, no answer: not an error, the dialog is always shown
+            self._set_state("none", f"{type(exc).__name__}: {exc}")
+            return False
+
+    async def _connect(self) -> bool:
+        from desktop_notifier import Capability, DesktopNotifier, Icon
+
+        notifier = DesktopNotifier(app_name=APP_NAME, app_icon=Icon(path=RESOURCES / "searchdesk-128.png"))
+        notifier.on_dispatched = self.shown.emit
+        notifier.on_clicked = lambda nonce: self.pressed.emit(nonce, CLICK)
+        notifier.on_button_pressed = self.pressed.emit
+        capabilities = await notifier.get_capabilities()
+        if not capabilities:  # desktop-notifier's stand-in: an unsigned macOS build, an old Windows
+            self._set_state("none", "desktop-notifier found no notification service")
+            return False
+        allowed = await notifier.request_authorisation()  # macOS asks the person the first time
+        self._notifier = notifier
+        self._buttons = Capability.BUTTONS in capabilities
+        self._markup = sys.platform.startswith("linux") and await _server_does_markup()
+        self._set_state("ready" if allowed else "refused", "")
+        return True
+
+    def _set_state(self, state: str, why: str) -> None:
+        self.state = state
+        if state == "none":
+            log.info("no system notifications (%s)%s", why, "; tray balloons instead" if self.fallback else "")
+        elif state == "refused":
+            log.info("system notifications are turned off for SearchDesk")
+        else:
+            log.info("system notifications ready")
+        self.state_changed.emit()
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        try:
+            task = asyncio.get_running_loop().create_task(coro)
+        except RuntimeError:  # no loop: nothing can be sent (the fallback is synchronous)
+            coro.close()
+            return
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _available(self) -> bool:
+        self._begin()  # a question that came before the first turn of the loop
+        return self._ready is not None and await asyncio.shield(self._ready)
+
+    def send(self, nonce: str, note: Note) -> None:
+        if self.state == "none":
+            if self.fallback is not None:
+                self.fallback.send(nonce, note)
+            return
+        self._on_screen.add(nonce)  # from now on: withdrawing it must reach the service
+        self._spawn(self._send(nonce, note))
+
+    async def _send(self, nonce: str, note: Note) -> None:
+        if not await self._available():
+            self._on_screen.discard(nonce)
+            if self.fallback is not None:
+                self.fallback.send(nonce, note)
+            return
+        if nonce not in self._on_screen:
+            return  # withdrawn while the service was still starting
+        from desktop_notifier import Button, Notification, Urgency
+
+        buttons = tuple(Button(LABELS[k], identifier=f"{k}.{nonce}") for k in note.actions) if self._buttons else ()
+        body = html.escape(note.body, quote=False) if self._markup else note.body
+        urgency = Urgency.Critical if sys.platform.startswith("linux") else Urgency.Normal
+        notification = Notification(note.summary, body, urgency=urgency, buttons=buttons, identifier=nonce)
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                await self._notifier.send_notification(notification)  # logs, never raises, when it fails
+        except TimeoutError:
+            log.info("the notification service did not answer in %.0f s", self.timeout_s)
+            return
+        if nonce not in self._on_screen:
+            await self._clear(nonce)  # withdrawn while it was on its way
+
+    def withdraw(self, nonce: str) -> None:
+        if nonce in self._on_screen:
+            self._on_screen.discard(nonce)
+            self._spawn(self._clear(nonce))
+        elif self.fallback is not None:
+            self.fallback.withdraw(nonce)
+
+    async def _clear(self, nonce: str) -> None:
+        with contextlib.suppress(Exception):  # already gone (pressed, closed, expired), or no answer in time
+            async with asyncio.timeout(self.timeout_s):
+                await self._notifier.clear(nonce)
+
+    async def finish(self) -> None:
+        if self._ready is not None and not self._ready.done():
+            self._ready.cancel()  # the service never answered: nothing of ours is on screen
+        for nonce in list(self._on_screen):
+            self.withdraw(nonce)
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=QUIT_WAIT_S)
+        for task in self._tasks:
+            task.cancel()
+
+
+async def _server_does_markup() -> bool:
+    """Whether the Linux notification server reads the body as markup (then values are escaped)."""
+    from dbus_fast import Message, MessageType
+    from dbus_fast.aio import MessageBus
+
+    bus = await MessageBus().connect()
+    try:
+        iface = "org.freedesktop.Notifications"
+        call = Message(
+            destination=iface, path="/org/freedesktop/Notifications", interface=iface, member="GetCapabilities"
+        )
+        reply = await bus.call(call)
+        return reply is not None and reply.message_type is MessageType.METHOD_RETURN and "body-markup" in reply.body[0]
+    finally:
+        bus.disconnect()
+
+
+@dataclass
+class _Sent:
+    entry: Entry
+    offered: tuple[str, ...]
+    shown_at: float | None = None  # monotonic; None until the service has it
 
 
 class ApprovalNotifications(QObject):
-    """Keeps one notification per open question, and turns its buttons into answers."""
+    """One notification per open question; its buttons turned into answers under the rules above."""
 
     def __init__(
         self,
         book: ApprovalBook,
-        backend: Backend,
+        channel: Channel,
         *,
         review: Callable[[], None],
         demo: bool = False,
+        arm_delay_ms: int = ARM_DELAY_MS,
+        fit: Fit | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
         self.book = book
-        self.backend = backend
+        self.channel = channel
         self.review = review
         self.demo = demo
-        self._by_id: dict[int, tuple[str, tuple[str, ...]]] = {}  # id -> (fingerprint, offered actions)
-        self._by_fp: dict[str, int] = {}
-        self._sending: dict[str, tuple[str, ...]] = {}
-        self._early: dict[int, str] = {}  # clicks that arrived before the id of their notification
-        backend.sent.connect(self._sent)
-        backend.invoked.connect(self._invoked)
-        backend.closed.connect(self._closed)
+        self.arm_delay_s = arm_delay_ms / 1000
+        self.fit = fit or system_fit()
+        self._clock = clock
+        self._sent: dict[str, _Sent] = {}  # nonce -> what it was sent for
+        # Queued: a press reported from inside an asyncio callback is handled from the Qt loop.
+        channel.shown.connect(self._shown, Qt.ConnectionType.QueuedConnection)
+        channel.pressed.connect(self._pressed, Qt.ConnectionType.QueuedConnection)
         book.on_change.append(self._changed)
 
     def close(self) -> None:
+        """Stop sending (the app is quitting); ``channel.finish()`` then withdraws what is on screen."""
         if self._changed in self.book.on_change:
             self.book.on_change.remove(self._changed)
-        for nid in list(self._by_id):
-            self.backend.withdraw(nid)
-        self.backend.stop()
+        self._sent.clear()
 
     def _changed(self, entry: Entry) -> None:
-        fp = entry.key
-        if entry.state is State.PENDING:
-            if fp not in self._by_fp and fp not in self._sending:
-                note = compose(entry, demo=self.demo)
-                self._sending[fp] = tuple(k for k, _ in note.actions)
-                self.backend.send(fp, note)
-        else:
-            self._sending.pop(fp, None)
-            nid = self._by_fp.pop(fp, None)
-            if nid is not None:
-                self._by_id.pop(nid, None)
-                self.backend.withdraw(nid)
+        nonce = next((n for n, sent in self._sent.items() if sent.entry is entry), None)
+        if entry.is_open and nonce is None:
+            note = compose(entry, demo=self.demo, fit=self.fit)
+            nonce = secrets.token_hex(16)
+            self._sent[nonce] = _Sent(entry, note.actions)
+            self.channel.send(nonce, note)
+        elif not entry.is_open and nonce is not None:
+            del self._sent[nonce]
+            self.channel.withdraw(nonce)
 
-    @Slot(str, int)
-    def _sent(self, fp: str, nid: int) -> None:
-        offered = self._sending.pop(fp, None)
-        early = self._early.pop(nid, None)
-        if offered is None:  # answered while the notification was on its way
-            self.backend.withdraw(nid)
+    @Slot(str)
+    def _shown(self, nonce: str) -> None:
+        sent = self._sent.get(nonce)
+        if sent is not None and sent.shown_at is None:
+            sent.shown_at = self._clock()
+
+    @Slot(str, str)
+    def _pressed(self, nonce: str, key: str) -> None:
+        kind, _, key_nonce = key.partition(".")
+        if kind in (REVIEW, CLICK):
+            self.review()  # harmless whatever it came from: the dialog shows the whole question
             return
-        self._by_fp[fp] = nid
-        self._by_id[nid] = (fp, offered)
-        if early is not None:  # the click overtook the reply to Notify (two threads): apply it now
-            self._invoked(nid, early)
+        sent = self._sent.get(nonce)
+        if sent is None or kind not in sent.offered or (key_nonce != nonce and not BUTTON_KEYS_REUSED):
+            return  # unknown or stale notification, a button it did not offer, or a key of another one
+        if not any(e is sent.entry for e in self.book.open_entries()):
+            return  # that question is over (the book tells us, and we withdraw it)
+        if sent.shown_at is None or self._clock() - sent.shown_at < self.arm_delay_s:
+            return  # too soon to have been read: the dialog arms its Approve only after this delay too
+        self._answer(sent.entry, kind == APPROVE)
 
-    @Slot(int, str)
-    def _invoked(self, nid: int, action: str) -> None:
-        known = self._by_id.get(nid)
-        if known is None:
-            if action == REVIEW:
-                self.review()
-            elif self._sending:  # a notification of ours is still on its way: this may be its click
-                self._early[nid] = action
-            return
-        fp, offered = known
-        if action == "default" or (action == REVIEW and REVIEW in offered):
-            self.review()
-        elif action == APPROVE and APPROVE in offered:
-            self.book.answer(fp, True, "notification")
-        elif action == DENY and DENY in offered:
-            self.book.answer(fp, False, "notification")
-
-    @Slot(int)
-    def _closed(self, nid: int) -> None:
-        known = self._by_id.pop(nid, None)
-        if known is not None:
-            self._by_fp.pop(known[0], None)
-
-
-def make_backend(tray: Any | None) -> Backend | None:
-    if sys.platform.startswith("linux"):
-        return DBusBackend()
-    if tray is not None:
-        return TrayBackend(tray)
-    return None
+    def _answer(self, entry: Entry, approve: bool) -> None:
+        """The one place a notification answers the book."""
+        self.book.answer(entry.key, approve, "notification")

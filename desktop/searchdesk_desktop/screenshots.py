@@ -2,10 +2,10 @@
 
     python -m searchdesk_desktop.screenshots docs/images
 
-Writes first-run.png, approval-dialog.png, settings.png and activity.png. Everything happens in a
-throw-away home folder (so paths read as a person's would: ``~/.config/Claude/...``), with a made-up
-packaged OAuth client and an empty keyring stand-in: it shows what a new user of a release build
-sees, and touches nothing on this machine. The environment is put back afterwards.
+Writes first-run.png, approval-dialog.png, notification-linux.png, settings.png and activity.png.
+Everything happens in a throw-away home folder (so paths read as a person's would:
+``~/.config/Claude/...``), with a made-up packaged OAuth client and an empty keyring stand-in: it shows
+what a new user of a release build sees, and touches nothing on this machine. The environment is put back afterwards.
 """
 
 from __future__ import annotations
@@ -116,6 +116,10 @@ def _render_all(qapp: Any, out: Path, root: Path, home: Path) -> list[Path]:
     grab(dialog, "approval-dialog.png")
     dialog.close_silently()
 
+    note = _notification()
+    grab(note, "notification-linux.png")
+    note.close()
+
     window.show_settings()
     settings_window = window.settings_window
     assert settings_window is not None
@@ -133,7 +137,7 @@ def _render_all(qapp: Any, out: Path, root: Path, home: Path) -> list[Path]:
     activity.close()
 
     core.stop()
-    for obj in (dialog, activity, settings_window, window, core.listener, core):
+    for obj in (dialog, note, activity, settings_window, window, core.listener, core):
         obj.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     return written
@@ -170,6 +174,50 @@ def _approval_dialog(qapp: Any) -> Any:
     qapp.processEvents()
     fit_height(dialog)
     return dialog
+
+
+def _notification() -> Any:
+    """The notification beside the dialog as a Linux notification server shows it: the summary, body and
+    buttons SearchDesk sends (notify.compose with Linux's limit), in a plain bubble; each desktop draws
+    its own frame around the same words."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+
+    from searchdesk_server.approval import question as server_question
+
+    from .approval_dialog import plain_label
+    from .approvals import ApprovalBook
+    from .icons import app_icon
+    from .notify import FITS, LABELS, compose
+
+    q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml")
+    note = compose(ApprovalBook().ask(_request(q, "notification")), fit=FITS["linux"])
+    bubble = QFrame()
+    bubble.setObjectName("bubble")
+    bubble.setStyleSheet(
+        "#bubble{background:#2e2e32;border-radius:12px;} QLabel{color:#f2f2f2;}"
+        " QPushButton{background:#45454b;color:#f2f2f2;border:none;border-radius:6px;padding:6px 18px;}"
+    )
+    bubble.setFixedWidth(460)
+    layout = QVBoxLayout(bubble)
+    layout.setContentsMargins(16, 12, 16, 14)
+    head = QHBoxLayout()
+    icon = QLabel()
+    icon.setPixmap(app_icon().pixmap(18, 18))
+    head.addWidget(icon)
+    head.addWidget(plain_label("SearchDesk", selectable=False), 1)
+    layout.addLayout(head)
+    summary = plain_label(note.summary, selectable=False)
+    summary.setStyleSheet("font-weight:bold;")
+    layout.addWidget(summary)
+    layout.addWidget(plain_label(note.body, selectable=False))
+    buttons = QHBoxLayout()
+    for action in note.actions:
+        buttons.addWidget(QPushButton(LABELS[action]))
+    layout.addLayout(buttons)
+    bubble.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+    bubble.setFixedHeight(layout.totalHeightForWidth(bubble.width()))  # wrapped text at this width
+    return bubble
 
 
 def _activity(core: Any) -> None:

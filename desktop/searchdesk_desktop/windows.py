@@ -126,6 +126,7 @@ class MainWindow(QMainWindow):
         #: "Try the demo": set by the app to restart itself on the demo (see DesktopApp.restart_in_demo).
         self.restart_in_demo: Callable[[], None] | None = None
         self.step_errors: dict[int, str] = {}
+        self.notice = ""  # one more plain line under the status (notifications turned off)
         self.setWindowTitle(title(core.demo))
         self.setMinimumWidth(620)
         central = QWidget()
@@ -204,12 +205,18 @@ class MainWindow(QMainWindow):
         lines = [account.short, claude.short]
         if self.core.listener_error:
             lines.append("Approvals cannot reach this app: " + self.core.listener_error)
-        self.status_line.setText(" · ".join(lines[:2]) + ("\n" + lines[2] if len(lines) > 2 else ""))
+        if self.notice:
+            lines.append(self.notice)
+        self.status_line.setText("\n".join([" · ".join(lines[:2]), *lines[2:]]))
         waiting = self.core.pending_count()
         self.approvals_label.setText(
             f"{waiting} approval question(s) waiting for you." if waiting else "No approval questions waiting."
         )
         self.review_button.setEnabled(bool(waiting))
+
+    def show_notice(self, text: str, shown: bool) -> None:
+        self.notice = text if shown else ""
+        self.refresh()
 
     def status_lines(self) -> list[str]:
         """What the tray menu would show at a glance (tests read this)."""

@@ -7,6 +7,7 @@ binaries fail the run when ``CI`` is set (a forgotten install step must turn red
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import shutil
@@ -34,6 +35,31 @@ def collect_on_main_thread() -> Iterator[None]:
     finally:
         gc.collect(0)  # with automatic GC off, everything this test made is still in generation 0
         gc.enable()
+
+
+@pytest.fixture
+def asyncio_in_qt(qapp: object) -> Iterator[asyncio.AbstractEventLoop]:
+    """qasync's loop as this thread's running asyncio loop while the test spins Qt (qtbot's waits), as
+    ``app.run`` has it in the app: asyncio callbacks then run on Qt's timers and socket notifiers."""
+    import qasync
+    from PySide6.QtCore import QCoreApplication
+
+    loop = qasync.QEventLoop(qapp)
+    asyncio._set_running_loop(loop)
+    try:
+        yield loop
+    finally:
+        tasks = asyncio.all_tasks(loop)
+        for task in tasks:
+            task.cancel()
+        for _ in range(200):  # let the cancellations run, on Qt's timers
+            if all(t.done() for t in tasks):
+                break
+            QCoreApplication.processEvents()
+        asyncio._set_running_loop(None)
+        loop.close()
+        del loop
+        gc.collect()  # the loop and its Qt objects die now, on this thread (it lived past generation 0)
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import tempfile
@@ -353,7 +354,8 @@ def test_screenshots_render(tmp_path: Path, qtbot: QtBot) -> None:
 
     before = {k: os.environ.get(k) for k in ("HOME", "SEARCHDESK_OAUTH_CLIENT_FILE")}
     paths = render(tmp_path)
-    assert [p.name for p in paths] == ["first-run.png", "approval-dialog.png", "settings.png", "activity.png"]
+    names = ["first-run.png", "approval-dialog.png", "notification-linux.png", "settings.png", "activity.png"]
+    assert [p.name for p in paths] == names
     assert {k: os.environ.get(k) for k in before} == before  # the environment is put back
     for p in paths:
         image = QImage(str(p))
@@ -380,16 +382,13 @@ def test_smoke_demo_app_starts_and_quits(tmp_path: Path) -> None:
 
 
 def test_try_the_demo_restarts_the_app_on_the_demo(
-    qtbot: QtBot, qapp: object, place: dict, real_keyring: object, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, qapp: object, place: dict, real_keyring: object
 ) -> None:
     """The new copy must find the single-instance name and the agent socket free, or it would only
     bring this one forward and exit: both are let go before it starts."""
     import sys
 
-    from searchdesk_desktop import app as app_module
     from searchdesk_desktop.app import DesktopApp
-
-    monkeypatch.setattr(app_module, "make_backend", lambda tray: None)  # notifications are not the subject
     from searchdesk_desktop.single_instance import ask_to_quit
 
     folder = Path(tempfile.mkdtemp(prefix="sdi-"))
@@ -409,3 +408,25 @@ def test_try_the_demo_restarts_the_app_on_the_demo(
     assert app.window.isHidden()
     app.dispose()
     folder.rmdir()
+
+
+def test_the_window_says_so_when_notifications_are_refused(qtbot: QtBot, qapp: object, place: dict) -> None:
+    from searchdesk_desktop.app import DesktopApp
+    from searchdesk_desktop.notify import SystemNotifications, refused_text
+
+    core = Core(**{k: v for k, v in place.items() if k != "autostart"})  # type: ignore[arg-type]
+    app = DesktopApp(qapp, core, autostart=place["autostart"], tray=False)  # type: ignore[arg-type]
+    channel = app.notes.channel
+    assert isinstance(channel, SystemNotifications)
+    channel.state = "refused"  # what macOS or Windows answers when the person said no
+    channel.state_changed.emit()
+    assert refused_text() in app.window.status_line.text()
+    assert "Notifications are off for SearchDesk" in refused_text("darwin") and "System Settings" in refused_text(
+        "darwin"
+    )
+    channel.state = "ready"
+    channel.state_changed.emit()
+    assert "Notifications are off" not in app.window.status_line.text()
+    app.gc.stop()
+    app.dispose()
+    gc.collect()  # the app's Qt objects die here, on the Qt thread

@@ -1,69 +1,43 @@
-"""Notifications over a real (private) D-Bus with a fake notification server."""
+"""Notifications: desktop-notifier over a real (private) D-Bus with a fake notification server, and
+the rules that decide whether a press answers a question."""
 
 from __future__ import annotations
 
-import json
-import queue
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 
 import pytest
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.approvals import ApprovalBook, State
-from searchdesk_desktop.notify import ApprovalNotifications, Backend, DBusBackend, compose
+from searchdesk_desktop.approvals import ApprovalBook, Entry, State
+from searchdesk_desktop.notify import (
+    APP_NAME,
+    APPROVE,
+    DENY,
+    FITS,
+    REVIEW,
+    ApprovalNotifications,
+    Channel,
+    Fit,
+    Note,
+    SystemNotifications,
+    TrayBalloons,
+    compose,
+    question_text,
+)
 from searchdesk_server.agent.protocol import Value
 from tests.desktop.conftest import PrivateBus
+from tests.desktop.fake_notifications import FakeServer, key
 from tests.desktop.helpers import DEMO_SERVER, question
 
+LINUX = FITS["linux"]
 
-class FakeServer:
-    def __init__(self, bus: PrivateBus) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.desktop.fake_notifications"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**bus.env, "PYTHONPATH": ":".join(sys.path)},
-        )
-        self.lines: queue.Queue[dict] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        assert self.next(5) == {"ready": True}
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(json.loads(line))
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
 
-    def next(self, timeout: float = 5) -> dict:
-        return self.lines.get(timeout=timeout)
-
-    def wait_for(self, qtbot: QtBot, key: str) -> dict:
-        found: list[dict] = []
-
-        def check() -> bool:
-            try:
-                item = self.lines.get_nowait()
-            except queue.Empty:
-                return False
-            if key in item:
-                found.append(item[key])
-                return True
-            return False
-
-        qtbot.waitUntil(check, timeout=5000)
-        return found[0]
-
-    def click(self, nid: int, action: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"do": "invoke", "id": nid, "action": action}) + "\n")
-        self.proc.stdin.flush()
-
-    def stop(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
+    def __call__(self) -> float:
+        return self.now
 
 
 @pytest.fixture
@@ -74,98 +48,375 @@ def server(private_bus: PrivateBus) -> Iterator[FakeServer]:
 
 
 @pytest.fixture
-def wired(qtbot: QtBot, server: FakeServer) -> Iterator[tuple[ApprovalBook, ApprovalNotifications, list[int]]]:
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def wired(
+    qtbot: QtBot, server: FakeServer, asyncio_in_qt: object, clock: Clock
+) -> Iterator[tuple[ApprovalBook, ApprovalNotifications, list[int]]]:
     book = ApprovalBook()
     reviews: list[int] = []
-    notes = ApprovalNotifications(book, DBusBackend(), review=lambda: reviews.append(1))
+    channel = SystemNotifications()
+    notes = ApprovalNotifications(book, channel, review=lambda: reviews.append(1), fit=LINUX, clock=clock)
+    qtbot.waitUntil(lambda: channel.state == "ready", timeout=10_000)
     yield book, notes, reviews
     notes.close()
     notes.deleteLater()
+    channel.deleteLater()
 
 
-def test_short_question_offers_approve(qtbot: QtBot, server: FakeServer, wired: tuple) -> None:
-    book, _notes, _ = wired
-    entry = book.ask(question(values=(Value("Property", "<b>x</b>"),)))
+def shown(qtbot: QtBot, notes: ApprovalNotifications, entry: Entry) -> None:
+    """Wait until the notification for ``entry`` is on screen (the arming delay counts from then)."""
+    qtbot.waitUntil(lambda: any(s.entry is entry and s.shown_at is not None for s in notes._sent.values()))
+
+
+# --- over D-Bus -----------------------------------------------------------------------------
+
+
+def test_short_question_offers_approve_and_a_press_after_the_delay_approves(
+    qtbot: QtBot, server: FakeServer, wired: tuple, clock: Clock
+) -> None:
+    book, notes, _ = wired
+    entry = book.ask(question(values=(Value("Property", "<b>x</b> & co"),)))
     note = server.wait_for(qtbot, "notify")
-    assert note["actions"] == ["approve", "Approve", "deny", "Deny"]
-    assert entry.request.what in note["body"]
-    assert "&lt;b&gt;x&lt;/b&gt;" in note["body"]  # the server does markup: values are escaped
+    assert note["app"] == "SearchDesk" and note["summary"] == "SearchDesk: approval needed"
+    assert note["icon"].startswith("file://") and note["icon"].endswith("searchdesk-128.png")
+    assert note["urgency"] == 2  # critical: stays until answered
+    nonce = next(iter(notes._sent))
+    assert note["actions"] == ["default", "", f"approve.{nonce}", "Approve", f"deny.{nonce}", "Deny"]
+    assert entry.request.what in note["body"] and entry.request.consequence in note["body"]
+    assert "&lt;b&gt;x&lt;/b&gt; &amp; co" in note["body"]  # the server reads markup: values are escaped
     assert "says it is Claude Desktop" in note["body"]
-    server.click(note["id"], "approve")
+    shown(qtbot, notes, entry)
+    clock.now += 1  # the dialog's arming delay (0.8 s) has passed
+    server.click(note["id"], key(note, APPROVE))
     qtbot.waitUntil(lambda: entry.state is State.APPROVED)
     assert entry.activity.answered_by == "notification"
-    assert server.wait_for(qtbot, "close") == note["id"]
+    assert notes._sent == {}  # forgotten: the server closed it on the press (the spec's default)
 
 
-def test_long_question_offers_review_and_deny(qtbot: QtBot, server: FakeServer, wired: tuple) -> None:
-    book, _notes, reviews = wired
+def test_a_press_sooner_than_the_arming_delay_does_nothing(
+    qtbot: QtBot, server: FakeServer, wired: tuple, clock: Clock
+) -> None:
+    book, notes, _ = wired
+    entry = book.ask(question())
+    note = server.wait_for(qtbot, "notify")
+    shown(qtbot, notes, entry)
+    clock.now += 0.7
+    server.click(note["id"], key(note, APPROVE))
+    other = book.ask(question("https://other.example/"))  # a marker: presses are handled in order
+    server.wait_for(qtbot, "notify")
+    shown(qtbot, notes, other)
+    assert entry.state is State.PENDING
+
+
+def test_long_question_offers_review_and_deny(qtbot: QtBot, server: FakeServer, wired: tuple, clock: Clock) -> None:
+    book, notes, reviews = wired
     many = tuple(Value(f"Owner {i}", f"person{i}@example.com") for i in range(12))
     entry = book.ask(question(values=many))
     note = server.wait_for(qtbot, "notify")
-    assert note["actions"] == ["review", "Review", "deny", "Deny"]
-    server.click(note["id"], "approve")  # not offered: a forged click does nothing
-    server.click(note["id"], "review")
-    qtbot.waitUntil(lambda: reviews == [1])
-    assert entry.state is State.PENDING
-    server.click(note["id"], "deny")
+    nonce = next(iter(notes._sent))
+    assert note["actions"] == ["default", "", f"review.{nonce}", "Review", f"deny.{nonce}", "Deny"]
+    assert "Open SearchDesk to review the whole question." in note["body"]
+    shown(qtbot, notes, entry)
+    clock.now += 1
+    server.click(note["id"], key(note, DENY))
     qtbot.waitUntil(lambda: entry.state is State.DENIED)
+    second = book.ask(question(values=many[:11]))
+    note = server.wait_for(qtbot, "notify")
+    server.click(note["id"], key(note, REVIEW))
+    qtbot.waitUntil(lambda: reviews == [1])
+    assert second.state is State.PENDING
 
 
-def test_answer_in_dialog_withdraws_notification(qtbot: QtBot, server: FakeServer, wired: tuple) -> None:
-    book, _notes, _ = wired
+def test_answer_in_dialog_withdraws_notification(qtbot: QtBot, server: FakeServer, wired: tuple, clock: Clock) -> None:
+    book, notes, _ = wired
     entry = book.ask(question())
     note = server.wait_for(qtbot, "notify")
+    shown(qtbot, notes, entry)
     assert book.answer(entry.fingerprint, False, "dialog")
     assert server.wait_for(qtbot, "close") == note["id"]
-    server.click(note["id"], "approve")  # too late: the first answer won
-    qtbot.wait(100)
+    clock.now += 1
+    server.click(note["id"], key(note, APPROVE))  # too late: the first answer won
+    qtbot.wait(200)
     assert entry.state is State.DENIED
 
 
-def test_no_notification_server_is_not_an_error(qtbot: QtBot, private_bus: PrivateBus) -> None:
+def test_a_question_answered_before_its_notification_arrives_is_taken_back(
+    qtbot: QtBot, server: FakeServer, wired: tuple
+) -> None:
+    book, _notes, _ = wired
+    first = book.ask(question("https://a.example/"))
+    assert book.answer(first.fingerprint, False, "dialog")  # before the notification was even sent
+    server.send({"do": "hold"})
+    assert server.wait_for(qtbot, "holding")
+    second = book.ask(question("https://b.example/"))
+    note = server.wait_for(qtbot, "notify")  # the first was never sent: this is the second
+    assert "https://b.example/" in note["body"]
+    assert book.answer(second.fingerprint, False, "dialog")  # while the service still holds its reply
+    server.send({"do": "release"})
+    assert server.wait_for(qtbot, "close") == note["id"]
+
+
+def test_no_notification_server_falls_back_to_the_tray(
+    qtbot: QtBot, private_bus: PrivateBus, asyncio_in_qt: object
+) -> None:
+    from PySide6.QtWidgets import QSystemTrayIcon
+
+    tray = QSystemTrayIcon()
+    balloons = TrayBalloons(tray)
+    channel = SystemNotifications(balloons)
     book = ApprovalBook()
-    backend = DBusBackend()
-    notes = ApprovalNotifications(book, backend, review=lambda: None)
+    reviews: list[int] = []
+    notes = ApprovalNotifications(book, channel, review=lambda: reviews.append(1), fit=LINUX)
     entry = book.ask(question())
-    qtbot.waitUntil(lambda: not backend.available, timeout=8000)
-    assert entry.state is State.PENDING
+    with qtbot.waitSignal(balloons.shown, timeout=10_000):
+        pass
+    assert channel.state == "none" and entry.state is State.PENDING
+    tray.messageClicked.emit()  # a click on the balloon brings the dialog forward
+    qtbot.waitUntil(lambda: reviews == [1])
+    notes.close()
+    for obj in (notes, channel, balloons, tray):
+        obj.deleteLater()
+
+
+def test_a_service_that_never_answers_is_given_up(qtbot: QtBot, private_bus: PrivateBus, asyncio_in_qt: object) -> None:
+    server = FakeServer(private_bus, "--hang")
+    try:
+        fallback = Recorder()
+        channel = SystemNotifications(fallback, timeout_s=0.5)
+        book = ApprovalBook()
+        notes = ApprovalNotifications(book, channel, review=lambda: None, fit=LINUX)
+        entry = book.ask(question())
+        assert server.wait_for(qtbot, "ignored")  # it received the call and said nothing
+        qtbot.waitUntil(lambda: channel.state == "none", timeout=10_000)
+        assert [n for n, _ in fallback.sent] == [next(iter(notes._sent))]
+        assert entry.state is State.PENDING
+        notes.close()
+        for obj in (notes, channel, fallback):
+            obj.deleteLater()
+    finally:
+        server.stop()
+
+
+# --- the rules, on a channel the test drives ----------------------------------------------------
+
+
+class Recorder(Channel):
+    """A channel that only records: the test plays the notification service."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[tuple[str, Note]] = []
+        self.withdrawn: list[str] = []
+
+    def send(self, nonce: str, note: Note) -> None:
+        self.sent.append((nonce, note))
+
+    def withdraw(self, nonce: str) -> None:
+        self.withdrawn.append(nonce)
+
+
+@pytest.fixture
+def rules(qtbot: QtBot, clock: Clock) -> Iterator[tuple[ApprovalBook, Recorder, list[int]]]:
+    book = ApprovalBook()
+    channel = Recorder()
+    reviews: list[int] = []
+    notes = ApprovalNotifications(book, channel, review=lambda: reviews.append(1), fit=LINUX, clock=clock)
+    yield book, channel, reviews
     notes.close()
     notes.deleteLater()
 
 
-def test_compose_fits() -> None:
+def test_demo_and_older_servers_are_labelled() -> None:
     book = ApprovalBook()
     short = compose(book.ask(question(requester=DEMO_SERVER)), demo=True)
     assert short.summary.startswith("SearchDesk (Demo)")
     older = compose(book.ask(question("https://other.example/")), demo=True)  # an older server: real
     assert "for a real Google account (not the demo)" in older.summary
-    assert [k for k, _ in short.actions] == ["approve", "deny"]
 
 
-class HeldReplies(Backend):
-    """A backend whose replies to Notify the test releases by hand, after the click if it likes."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.pending: list[str] = []
-
-    def send(self, token: str, note: object) -> None:
-        self.pending.append(token)
-
-    def withdraw(self, notification_id: int) -> None:
-        pass
+def show_and_wait(qtbot: QtBot, channel: Recorder, clock: Clock, nonce: str) -> None:
+    channel.shown.emit(nonce)
+    qtbot.wait(1)  # the binding listens through a queued connection
+    clock.now += 1
 
 
-def test_a_click_that_overtakes_the_notify_reply_still_counts(qtbot: QtBot) -> None:
-    """The reply to Notify and the ActionInvoked signal arrive on two threads: either may come first."""
-    book = ApprovalBook()
-    backend = HeldReplies()
-    notes = ApprovalNotifications(book, backend, review=lambda: None)
+def press(qtbot: QtBot, channel: Recorder, nonce: str, key: str) -> None:
+    channel.pressed.emit(nonce, key)
+    qtbot.wait(1)
+
+
+def test_each_notification_has_its_own_nonce_in_its_identifier_and_keys(qtbot: QtBot, rules: tuple) -> None:
+    book, channel, _ = rules
+    book.ask(question("https://a.example/"))
+    book.ask(question("https://b.example/"))
+    (n1, note1), (n2, _note2) = channel.sent
+    assert n1 != n2 and len(n1) == 32
+    assert note1.actions == (APPROVE, DENY)
+
+
+def test_a_press_needs_a_known_nonce_the_same_nonce_in_its_key_and_an_offered_button(
+    qtbot: QtBot, rules: tuple, clock: Clock
+) -> None:
+    book, channel, _ = rules
     entry = book.ask(question())
-    assert backend.pending == [entry.request.fingerprint]
-    backend.invoked.emit(4242, "approve")  # the click first…
-    assert entry.state is not State.APPROVED
-    backend.sent.emit(backend.pending[0], 4242)  # …then the id it belongs to
+    ((nonce, _),) = channel.sent
+    show_and_wait(qtbot, channel, clock, nonce)
+    press(qtbot, channel, "f" * 32, f"approve.{'f' * 32}")  # a notification we never sent
+    press(qtbot, channel, nonce, "approve." + "0" * 32)  # the key of another notification
+    press(qtbot, channel, nonce, "approve")  # no nonce at all
+    press(qtbot, channel, nonce, f"erase.{nonce}")  # not a button of ours
+    assert entry.state is State.PENDING
+    press(qtbot, channel, nonce, f"approve.{nonce}")
     assert entry.state is State.APPROVED
-    assert entry.activity.answered_by == "notification"
+
+
+def test_review_and_deny_notification_cannot_approve(qtbot: QtBot, rules: tuple, clock: Clock) -> None:
+    book, channel, reviews = rules
+    many = tuple(Value(f"Owner {i}", f"person{i}@example.com") for i in range(12))
+    entry = book.ask(question(values=many))
+    ((nonce, note),) = channel.sent
+    assert note.actions == (REVIEW, DENY)
+    show_and_wait(qtbot, channel, clock, nonce)
+    press(qtbot, channel, nonce, f"approve.{nonce}")  # forged: not offered
+    assert entry.state is State.PENDING
+    press(qtbot, channel, nonce, f"review.{nonce}")
+    assert reviews == [1] and entry.state is State.PENDING
+    press(qtbot, channel, nonce, f"deny.{nonce}")
+    assert entry.state is State.DENIED
+
+
+def test_too_soon_or_never_shown_does_nothing(qtbot: QtBot, rules: tuple, clock: Clock) -> None:
+    book, channel, reviews = rules
+    entry = book.ask(question())
+    ((nonce, _),) = channel.sent
+    press(qtbot, channel, nonce, f"approve.{nonce}")  # the service never said it showed it
+    channel.shown.emit(nonce)
+    qtbot.wait(1)
+    clock.now += 0.5
+    press(qtbot, channel, nonce, f"deny.{nonce}")
+    press(qtbot, channel, nonce, f"approve.{nonce}")
+    assert entry.state is State.PENDING
+    press(qtbot, channel, nonce, f"review.{nonce}")  # Review only brings the dialog forward, even now
+    assert reviews == [1]
+    clock.now += 0.5
+    press(qtbot, channel, nonce, f"approve.{nonce}")
+    assert entry.state is State.APPROVED
+
+
+def test_a_press_is_bound_to_the_question_instance_not_its_fingerprint(
+    qtbot: QtBot, rules: tuple, clock: Clock
+) -> None:
+    """The same question asked again (after a deny, or reopened for a second waiting call) is a new
+    instance: the first one's notification must not answer it."""
+    book, channel, _ = rules
+    first = book.ask(question())
+    ((old, _),) = channel.sent
+    show_and_wait(qtbot, channel, clock, old)
+    assert book.answer(first.fingerprint, False, "dialog")
+    assert channel.withdrawn == [old]
+    again = book.ask(question())
+    assert again is not first and again.fingerprint == first.fingerprint
+    (new, _) = channel.sent[1]
+    show_and_wait(qtbot, channel, clock, new)
+    press(qtbot, channel, old, f"approve.{old}")  # the stale notification
+    assert again.state is State.PENDING
+    press(qtbot, channel, new, f"approve.{new}")
+    assert again.state is State.APPROVED
+
+
+def test_a_press_never_answers_another_instance_even_if_a_change_notice_was_missed(qtbot: QtBot, clock: Clock) -> None:
+    """Defence in depth: the Entry a notification was sent for must still be the book's open
+    question, even when the binding missed the book's word that it ended (say, a re-keyed book)."""
+    book = ApprovalBook()
+    channel = Recorder()
+    notes = ApprovalNotifications(book, channel, review=lambda: None, fit=LINUX, clock=clock)
+    first = book.ask(question())
+    ((old, _),) = channel.sent
+    show_and_wait(qtbot, channel, clock, old)
+    book.on_change.remove(notes._changed)  # the notice of this answer and of the next question is lost
+    assert book.answer(first.fingerprint, False, "dialog")
+    again = book.ask(question())
+    book.on_change.append(notes._changed)
+    press(qtbot, channel, old, f"approve.{old}")
+    assert again.state is State.PENDING and first.state is State.DENIED
     notes.close()
+    notes.deleteLater()
+
+
+def test_expired_and_cancelled_questions_withdraw_their_notification(qtbot: QtBot, clock: Clock) -> None:
+    now = [0.0]
+    book = ApprovalBook(clock=lambda: now[0], keep=10)
+    channel = Recorder()
+    notes = ApprovalNotifications(book, channel, review=lambda: None, fit=LINUX, clock=clock)
+    expiring = book.ask(question("https://a.example/"))
+    cancelled = book.ask(question("https://b.example/", request_id="cancel-me"))
+    (n1, _), (n2, _) = channel.sent
+    assert book.cancel("cancel-me")
+    now[0] = 11
+    book.expire()
+    assert channel.withdrawn == [n2, n1]
+    assert expiring.state is State.EXPIRED and cancelled.state is State.CANCELLED
+    show_and_wait(qtbot, channel, clock, n1)
+    press(qtbot, channel, n1, f"approve.{n1}")
+    assert expiring.state is State.EXPIRED
+    notes.close()
+    notes.deleteLater()
+
+
+# --- what fits ------------------------------------------------------------------------------
+
+
+def test_fit_counts_characters_lines_and_wrapped_lines() -> None:
+    assert Fit(400, 8).holds("a\n" * 7 + "a")
+    assert not Fit(400, 8).holds("a\n" * 8 + "a")
+    assert not Fit(10, 8).holds("a" * 11)
+    assert Fit(160, 4, 40).holds("a" * 79 + "\n" + "b" * 80)  # 2 + 2 shown lines, 160 characters
+    assert not Fit(160, 4, 40).holds("a" * 81 + "\n" + "b" * 41)  # 3 + 2 shown lines
+    assert not Fit(160, 4, 40).holds("a\nb\nc\nd\ne")
+
+
+def test_macos_and_windows_never_approve_a_question_they_would_cut() -> None:
+    """The server's shortest real question does not fit a macOS banner or a Windows toast unexpanded."""
+    from searchdesk_server.approval import question as server_question
+
+    q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/sitemap.xml")
+    entry = ApprovalBook().ask(question(what=q.what, values=tuple(Value(a, b) for a, b in q.values)))
+    for system in ("darwin", "win32"):
+        assert compose(entry, fit=FITS[system]).actions == (REVIEW, DENY), system
+    assert compose(entry, fit=FITS["linux"]).actions == (APPROVE, DENY)
+    assert compose(entry, fit=Fit(10_000, 100, 40)).body == question_text(entry)
+
+
+def test_compose_labels_the_demo() -> None:
+    short = compose(ApprovalBook().ask(question()), demo=True, fit=LINUX)
+    assert short.summary == "SearchDesk (Demo): approval needed"
+    assert short.actions == (APPROVE, DENY)
+
+
+# --- how each system knows the app -------------------------------------------------------------
+
+
+def test_every_system_knows_the_app_by_one_name() -> None:
+    """Linux: the notification's app name is the .desktop file's Name; Windows: the AppUserModelID
+    desktop-notifier registers is the one the uninstaller removes; macOS: permission is kept per bundle
+    identifier, which must never change."""
+    import sys
+    from pathlib import Path
+
+    packaging = Path(__file__).resolve().parents[2] / "packaging"
+    sys.path.insert(0, str(packaging))
+    try:
+        import build_linux
+        import spec_common
+    finally:
+        sys.path.remove(str(packaging))
+    entry = dict(line.split("=", 1) for line in build_linux.DESKTOP_ENTRY.splitlines() if "=" in line)
+    assert entry["Name"] == APP_NAME and entry["X-GNOME-UsesNotifications"] == "true"
+    nsi = (packaging / "installer.nsi").read_text(encoding="utf-8")
+    assert f'!define AUMID_KEY "Software\\Classes\\AppUserModelId\\{APP_NAME}"' in nsi
+    assert 'DeleteRegKey HKCU "${AUMID_KEY}"' in nsi
+    assert spec_common.BUNDLE_ID == "com.searchdesk.app"

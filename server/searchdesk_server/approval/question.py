@@ -25,9 +25,7 @@ from ..text import show_value
 
 #: The client's own dialog, gateways such as mcp-hub, and the token text take at most this much.
 MAX_ELICIT_BYTES = 4096
-VALUES_HEADING = (
-    "Check these details. They come from the program that asked (such as Claude) or from Google, not from SearchDesk:"
-)
+VALUES_HEADING = "From the program that asked (such as Claude) or from Google; check them:"
 UNKNOWN_ACCOUNT = "the Google account set in this server's settings"
 PROPERTY = "Property"
 SITEMAP = "Sitemap"
