@@ -190,7 +190,7 @@ def _notification() -> Any:
     from .icons import app_icon
     from .notify import FITS, LABELS, compose
 
-    q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml")
+    q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml", ACCOUNT)
     note = compose(ApprovalBook().ask(_request(q, "notification")), fit=FITS["linux"])
     bubble = QFrame()
     bubble.setObjectName("bubble")

@@ -383,16 +383,17 @@ def test_macos_and_windows_never_approve_a_question_they_would_cut() -> None:
     """The server's shortest real question does not fit a macOS banner or a Windows toast unexpanded."""
     from searchdesk_server.approval import question as server_question
 
-    q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/sitemap.xml")
+    q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/sitemap.xml", "a@b.example")
     entry = ApprovalBook().ask(question(what=q.what, values=tuple(Value(a, b) for a, b in q.values)))
     for system in ("darwin", "win32"):
         assert compose(entry, fit=FITS[system]).actions == (REVIEW, DENY), system
-    assert compose(entry, fit=FITS["linux"]).actions == (APPROVE, DENY)
+    short = ApprovalBook().ask(question(what="Remove it?", values=(Value("Property", "https://a.example/"),)))
+    assert compose(short, fit=FITS["linux"]).actions == (APPROVE, DENY)  # a question that fits 8 lines
     assert compose(entry, fit=Fit(10_000, 100, 40)).body == question_text(entry)
 
 
 def test_compose_labels_the_demo() -> None:
-    short = compose(ApprovalBook().ask(question()), demo=True, fit=LINUX)
+    short = compose(ApprovalBook().ask(question(requester=DEMO_SERVER)), demo=True, fit=LINUX)
     assert short.summary == "SearchDesk (Demo): approval needed"
     assert short.actions == (APPROVE, DENY)
 
