@@ -1,17 +1,28 @@
 """The native approval dialog, and the queue that shows waiting questions one at a time.
 
 Everything a caller or Google supplied is shown as plain text (``Qt.PlainText`` on every label), so
-no value can format, link or hide anything. Deny is the default button; Approve is armed only after
-a short delay (a click meant for another window cannot land on it) and needs a deliberate click or
-Tab then Space: Enter, Escape and closing the window all deny.
+no value can format, link or hide anything.
+
+Only a person who looked answers. The dialog appears without taking the keyboard from the window the
+person is typing in (``WA_ShowWithoutActivating``, no ``activateWindow`` on show; it stays on top).
+It is *armed* only once it has been on screen and active for ``ARM_DELAY_MS``; before that no key or
+click answers: both buttons are disabled, keys are swallowed, and closing the window only hides it
+(the question stays open, reachable from the tray, the main window's Review and the notification).
+So the click that activates an inactive dialog never answers it. Losing activation (or being hidden
+or minimised) disarms it; arming starts again at the next activation, so a click that brings the
+dialog back to the front cannot answer either.
+
+Once armed, today's rules: Deny is the default button; Approve needs a deliberate click or Tab then
+Space; Enter, Escape and closing the window all deny.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QFont, QKeyEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QFont, QHideEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFrame,
@@ -30,7 +41,11 @@ try:  # the server's own words, so the dialog, the notification and the client's
     from searchdesk_server.approval.question import VALUES_HEADING as VALUES_HEADING
 except ImportError:  # pragma: no cover (an older server package)
     VALUES_HEADING = "Supplied by the caller or by Google (check them; they are not SearchDesk's words):"
+#: How long the dialog must have been on screen and active before a key or click can answer it.
 ARM_DELAY_MS = 800
+ASKED_AGAIN = "Claude asked again after you said no"
+NOT_ARMED_HINT = "The buttons work once this window has been in front for a moment."
+ARMED_HINT = "Approve needs a click. Enter, Escape and closing this window all mean Deny."
 
 
 def plain_label(text: str, *, wrap: bool = True, selectable: bool = True) -> QLabel:
@@ -43,6 +58,13 @@ def plain_label(text: str, *, wrap: bool = True, selectable: bool = True) -> QLa
     if selectable:
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
+
+
+def first_sentence(text: str) -> str:
+    """The server's opening sentence, for a one-line mention of a question (main window, tray)."""
+    text = text.strip()
+    match = re.match(r".+?[.!?](?=\s|$)", text, re.DOTALL)
+    return match.group(0) if match else text
 
 
 def fit_height(window: QWidget) -> None:
@@ -61,9 +83,10 @@ def fit_height(window: QWidget) -> None:
 
 
 class ApprovalDialog(QDialog):
-    """One question. ``decided(fingerprint, approve)`` is emitted at most once."""
+    """One question. ``decided(fingerprint, approve)`` is emitted at most once, and only when armed."""
 
     decided = Signal(str, bool)
+    armed_changed = Signal(bool)
 
     def __init__(
         self,
@@ -77,9 +100,15 @@ class ApprovalDialog(QDialog):
         super().__init__(parent)
         self.fingerprint = entry.fingerprint
         self._done = False
+        self._armed = False
+        self._arm_timer = QTimer(self)
+        self._arm_timer.setSingleShot(True)
+        self._arm_timer.setInterval(max(arm_delay_ms, 0))
+        self._arm_timer.timeout.connect(self._arm)
         request = entry.request
         self.setWindowTitle(title(demo, "approval needed"))
         self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, True)
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, True)
         self.setWindowFlag(Qt.WindowType.WindowContextHelpButtonHint, False)
         self.setModal(False)
         self.setMinimumWidth(480)
@@ -139,30 +168,77 @@ class ApprovalDialog(QDialog):
         self.deny_button.setAutoDefault(True)
         self.approve_button.setAutoDefault(False)
         self.approve_button.setDefault(False)
-        self.approve_button.setEnabled(arm_delay_ms <= 0)
         buttons.addWidget(self.approve_button)
         buttons.addWidget(self.deny_button)
         layout.addLayout(buttons)
+        # Below the buttons: its text changes when the dialog arms, and nothing above may move then.
+        self.arm_hint = plain_label(NOT_ARMED_HINT, selectable=False)
+        layout.addWidget(self.arm_hint)
         self.deny_button.clicked.connect(lambda: self._decide(False))
         self.approve_button.clicked.connect(lambda: self._decide(True))
         self.setTabOrder(self.deny_button, self.approve_button)
-        self.deny_button.setFocus()
-        if arm_delay_ms > 0:
-            QTimer.singleShot(arm_delay_ms, self, self._arm)
+        self._set_buttons(False)
+
+    # --- arming ---
+    @property
+    def armed(self) -> bool:
+        return self._armed
+
+    @property
+    def arming(self) -> bool:
+        """On screen and active, waiting out the delay."""
+        return self._arm_timer.isActive()
+
+    def _set_buttons(self, armed: bool) -> None:
+        self.approve_button.setEnabled(armed)
+        self.deny_button.setEnabled(armed)
+        self.arm_hint.setText(ARMED_HINT if armed else NOT_ARMED_HINT)
+        if armed:
+            self.deny_button.setFocus()
+
+    def _in_front(self) -> bool:
+        return self.isVisible() and self.isActiveWindow() and not self.isMinimized()
+
+    def _update_arming(self) -> None:
+        """Arm after the delay while on screen and active; any loss of that disarms at once."""
+        if not self._in_front():
+            self._arm_timer.stop()
+            if self._armed:
+                self._armed = False
+                self._set_buttons(False)
+                self.armed_changed.emit(False)
+        elif not self._armed and not self._arm_timer.isActive():
+            self._arm_timer.start()
 
     def _arm(self) -> None:
-        self.approve_button.setEnabled(True)
+        if self._armed or self._done or not self._in_front():
+            return
+        self._armed = True
+        self._set_buttons(True)
+        self.armed_changed.emit(True)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.ActivationChange, QEvent.Type.WindowStateChange):
+            self._update_arming()
 
     def set_waiting_after(self, count: int) -> None:
         self.queue_label.setText(f"{count} more question(s) waiting after this one." if count else "")
         self.queue_label.setVisible(bool(count))
 
-    def showEvent(self, event: object) -> None:
-        super().showEvent(event)  # type: ignore[arg-type]
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
         fit_height(self)
-        self.deny_button.setFocus()
+        self._update_arming()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self._update_arming()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if not self._armed:  # a key meant for another window, or pressed before reading: nothing
+            event.accept()
+            return
         # Enter/Return anywhere, including on a focused Approve button, means the default: Deny.
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self._decide(False)
@@ -170,10 +246,12 @@ class ApprovalDialog(QDialog):
         super().keyPressEvent(event)
 
     def reject(self) -> None:  # Escape
-        self._decide(False)
+        if self._armed:
+            self._decide(False)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self._done:
+        # Armed: closing is a deny. Not armed: the window only hides; the question stays open.
+        if self._armed and not self._done:
             self._decide(False)
         event.accept()
 
@@ -183,7 +261,7 @@ class ApprovalDialog(QDialog):
         super().done(QDialog.DialogCode.Rejected)
 
     def _decide(self, approve: bool) -> None:
-        if self._done:
+        if self._done or not self._armed:
             return
         self._done = True
         self.decided.emit(self.fingerprint, approve)
@@ -191,7 +269,12 @@ class ApprovalDialog(QDialog):
 
 
 class ApprovalQueue(QObject):
-    """Shows the oldest open question; the next one appears when it is answered or withdrawn."""
+    """Shows the oldest open question; the next one appears when it is answered or withdrawn.
+
+    A dialog is shown without activating it; only ``bring_forward`` (the person's own click on Review,
+    in the tray, the main window or a notification) activates it. A dialog closed before it was armed
+    stays the current one, hidden, until Review or until another question arrives.
+    """
 
     current_changed = Signal()
 
@@ -209,6 +292,7 @@ class ApprovalQueue(QObject):
         self.arm_delay_ms = arm_delay_ms
         self.dialog: ApprovalDialog | None = None
         self._on_answer = on_answer or (lambda fp, ok: self.book.answer(fp, ok, "dialog"))
+        self._reshow = False  # a question arrived that the person has not seen yet
         book.on_change.append(self._book_changed)
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
@@ -216,6 +300,8 @@ class ApprovalQueue(QObject):
         self._ticker.start()
 
     def _book_changed(self, entry: Entry) -> None:
+        if entry.state is State.PENDING and (self.dialog is None or self.dialog.fingerprint != entry.fingerprint):
+            self._reshow = True
         QTimer.singleShot(0, self, self.refresh)
 
     def _tick(self) -> None:
@@ -242,7 +328,11 @@ class ApprovalQueue(QObject):
                 current.deleteLater()
             else:
                 current.set_waiting_after(len(waiting) - 1)
+                if self._reshow and not current.isVisible():  # hidden before arming; something new came
+                    current.show()
+                self._reshow = False
                 return
+        self._reshow = False
         if waiting:
             self.show(waiting[0], len(waiting) - 1)
         self.current_changed.emit()
@@ -252,17 +342,24 @@ class ApprovalQueue(QObject):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
         dialog.decided.connect(self._decided)
         self.dialog = dialog
-        dialog.show()
+        dialog.show()  # on top, but the keyboard stays where the person is typing
         dialog.raise_()
-        dialog.activateWindow()
 
     def bring_forward(self) -> None:
+        """The person asked to see the question: show it and make it the active window (it arms after
+        the delay, like any activation)."""
+        if self.dialog is None:
+            self.refresh()
         if self.dialog is not None:
             self.dialog.show()
             self.dialog.raise_()
             self.dialog.activateWindow()
-        else:
-            self.refresh()
+
+    def reconsider(self, fingerprint: str) -> None:
+        """ "Change my mind" about a deny: the question opens again and comes forward, to be answered
+        in the dialog once it is armed, like any other. Never an approve."""
+        if self.book.reconsider(fingerprint) is not None:
+            self.bring_forward()
 
     def _decided(self, fingerprint: str, approve: bool) -> None:
         self._on_answer(fingerprint, approve)

@@ -578,7 +578,10 @@ class AgentListener(QObject):
             self._finish(first, protocol.encode_result(first.rpc_id, ApprovalResult(_decision(decision), fp).to_json()))
 
     def _approval_status(self, conn: _Connection, rpc_id: Any, params: StatusParams) -> dict[str, Any]:
-        return StatusResult(decision=self.book.take(params.fingerprint)).to_json()
+        decision = self.book.take(params.fingerprint)
+        if decision == "deny":  # refused again without a dialog: the app tells the person it happened
+            self.book.note_asked_again(params.fingerprint)
+        return StatusResult(decision=decision).to_json()
 
     def _approval_cancel(self, conn: _Connection, rpc_id: Any, params: CancelParams) -> dict[str, Any]:
         # Every call waiting on the question ends with CANCELLED (through _entry_changed).
