@@ -45,7 +45,7 @@ except ImportError:  # pragma: no cover (an older server package)
 ARM_DELAY_MS = 800
 ASKED_AGAIN = "Claude asked again after you said no"
 NOT_ARMED_HINT = "The buttons work once this window has been in front for a moment."
-ARMED_HINT = "Approve needs a click. Enter, Escape and closing this window all mean Deny."
+ARMED_HINT = "Enter, Escape and closing this window all mean Deny."
 
 
 def plain_label(text: str, *, wrap: bool = True, selectable: bool = True) -> QLabel:
@@ -193,6 +193,8 @@ class ApprovalDialog(QDialog):
         self.approve_button.setEnabled(armed)
         self.deny_button.setEnabled(armed)
         self.arm_hint.setText(ARMED_HINT if armed else NOT_ARMED_HINT)
+        if self.isVisible():
+            fit_height(self)  # should the hint wrap differently: it is below the buttons, they stay put
         if armed:
             self.deny_button.setFocus()
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -254,6 +254,18 @@ class MainWindow(QMainWindow):
             self.asked_again_box.addWidget(
                 plain_label(f"And {more} more question(s) Claude asked again; they appear here in turn.")
             )
+        QTimer.singleShot(0, self, self._grow_to_fit)  # once the new rows are shown (Qt shows them next)
+
+    def _grow_to_fit(self) -> None:
+        """Taller by what newly shown lines need; never shorter (the person may have sized it)."""
+        central = self.centralWidget()
+        layout = central.layout() if central is not None else None
+        if central is None or layout is None or not self.isVisible():
+            return
+        layout.activate()
+        need = layout.totalHeightForWidth(central.width()) if layout.hasHeightForWidth() else layout.sizeHint().height()
+        if need > central.height():
+            self.resize(self.width(), self.height() + need - central.height())
 
     def status_lines(self) -> list[str]:
         """What the tray menu would show at a glance (tests read this)."""
