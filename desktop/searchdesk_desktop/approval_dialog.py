@@ -6,7 +6,7 @@ no value can format, link or hide anything.
 Only a person who looked answers. The dialog appears without taking the keyboard from the window the
 person is typing in (``WA_ShowWithoutActivating``, no ``activateWindow`` on show; it stays on top).
 It is *armed* only once it has been on screen and active for ``ARM_DELAY_MS``; before that no key or
-click answers: both buttons are disabled, keys are swallowed, and closing the window only hides it
+click answers: both buttons are disabled, Enter and Escape do nothing, and closing the window only hides it
 (the question stays open, reachable from the tray, the main window's Review and the notification).
 So the click that activates an inactive dialog never answers it. Losing activation (or being hidden
 or minimised) disarms it; arming starts again at the next activation, so a click that brings the
@@ -238,9 +238,6 @@ class ApprovalDialog(QDialog):
         self._update_arming()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if not self._armed:  # a key meant for another window, or pressed before reading: nothing
-            event.accept()
-            return
         # Enter/Return anywhere, including on a focused Approve button, means the default: Deny.
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self._decide(False)
@@ -248,13 +245,10 @@ class ApprovalDialog(QDialog):
         super().keyPressEvent(event)
 
     def reject(self) -> None:  # Escape
-        if self._armed:
-            self._decide(False)
+        self._decide(False)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        # Armed: closing is a deny. Not armed: the window only hides; the question stays open.
-        if self._armed and not self._done:
-            self._decide(False)
+        self._decide(False)  # armed: a deny; not armed: the window only hides, the question stays open
         event.accept()
 
     def close_silently(self) -> None:
@@ -263,6 +257,7 @@ class ApprovalDialog(QDialog):
         super().done(QDialog.DialogCode.Rejected)
 
     def _decide(self, approve: bool) -> None:
+        """Every answer passes here: nothing counts before the dialog is armed, and only once."""
         if self._done or not self._armed:
             return
         self._done = True
@@ -352,13 +347,18 @@ class ApprovalQueue(QObject):
         the delay, like any activation)."""
         if self.dialog is None:
             self.refresh()
-        if self.dialog is not None:
-            self.dialog.show()
-            self.dialog.raise_()
-            self.dialog.activateWindow()
+        dialog = self.dialog
+        if dialog is not None:
+            # Asked for by the person: this one show may take the keyboard (the window manager sees the
+            # click's time on the map, not "do not focus"); later shows go back to leaving it alone.
+            dialog.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, False)
+            dialog.show()
+            dialog.raise_()
+            dialog.activateWindow()
+            dialog.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, True)
 
     def reconsider(self, fingerprint: str) -> None:
-        """ "Change my mind" about a deny: the question opens again and comes forward, to be answered
+        """Change my mind about a deny: the question opens again and comes forward, to be answered
         in the dialog once it is armed, like any other. Never an approve."""
         if self.book.reconsider(fingerprint) is not None:
             self.bring_forward()
