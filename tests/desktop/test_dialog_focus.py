@@ -127,9 +127,9 @@ class Desk:
         )
         self.app.wait(
             lambda s: (
-                s["dialog"] is not None and s["dialog"]["fingerprint"] == q.fingerprint and s["dialog"]["visible"]
+                s["dialog"] is not None and s["dialog"]["fingerprint"] == q.fingerprint and s["dialog"]["exposed"]
             ),
-            "the dialog",
+            "the dialog on screen",
         )
         return q.fingerprint
 

@@ -109,6 +109,8 @@ def run_app(qapp: QApplication, socket_path: str) -> int:
             shown = {
                 "fingerprint": dialog.fingerprint,
                 "visible": dialog.isVisible(),
+                # Mapped and drawn where the window manager put it: only then can a click reach it.
+                "exposed": dialog.windowHandle() is not None and dialog.windowHandle().isExposed(),
                 "active": dialog.isActiveWindow(),
                 "armed": dialog.armed,
                 "approve": centre(dialog.approve_button),
