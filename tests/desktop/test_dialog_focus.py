@@ -42,12 +42,13 @@ class Driven:
     """One xcb_driver.py process: a JSON command a line in, a JSON answer a line out."""
 
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in stop())
         self.proc = subprocess.Popen(
             [sys.executable, str(DRIVER), *args],
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=tempfile.TemporaryFile(),  # noqa: SIM115 (closed with the process)
+            stderr=self._stderr,
             text=True,
         )
         self._lines: queue.Queue[str] = queue.Queue()
@@ -64,7 +65,9 @@ class Driven:
         self.proc.stdin.write(json.dumps({"cmd": cmd, **params}) + "\n")
         self.proc.stdin.flush()
         line = self._lines.get(timeout=WAIT)
-        assert line, f"{DRIVER.name} {self.proc.args[2]} ended"
+        if not line:
+            self._stderr.seek(0)
+            pytest.fail(f"{DRIVER.name} ended: {self._stderr.read().decode(errors='replace')[-2000:]}")
         return json.loads(line)
 
     def wait(self, condition: Callable[[Any], bool], what: str) -> Any:
@@ -86,20 +89,22 @@ class Driven:
             except Exception:
                 self.proc.kill()
                 self.proc.wait()
+        self._stderr.close()
 
 
 class Desk:
     """The desktop the tests work at."""
 
-    def __init__(self, display: str, app: Driven, editor: Driven, socket_path: str) -> None:
+    def __init__(self, display: str, xdotool: str, app: Driven, editor: Driven, socket_path: str) -> None:
         self.display = display
+        self.xdotool = xdotool
         self.app = app
         self.editor = editor
         self.socket_path = socket_path
         self.asked: list[str] = []  # request ids, withdrawn after each test
 
     def xdo(self, *args: str) -> None:
-        subprocess.run(["xdotool", *args], env={"DISPLAY": self.display}, check=True, timeout=WAIT)
+        subprocess.run([self.xdotool, *args], env={"DISPLAY": self.display}, check=True, timeout=WAIT)
 
     def click(self, point: list[int]) -> None:
         self.xdo("mousemove", str(point[0]), str(point[1]), "click", "1")
@@ -150,14 +155,16 @@ class Desk:
 
         return asyncio.run(go())
 
-    def counted(self, state: Any, name: str) -> int:
-        return int(state["counts"].get(name, 0))
+
+def counted(state: Any, name: str) -> int:
+    """How many clicks ("release:approve", "release:deny") or keys ("key:dialog") reached the dialog."""
+    return int(state["counts"].get(name, 0))
 
 
 @pytest.fixture(scope="module")
 def display_desk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desk]:
     xvfb, openbox = require("Xvfb", "xvfb xauth"), require("openbox", "openbox")
-    require("xdotool", "xdotool")
+    xdotool = require("xdotool", "xdotool")
     home = tmp_path_factory.mktemp("xcb-desk")
     sock_dir = Path(tempfile.mkdtemp(prefix="sdx-"))  # short: a socket path has a length limit
     server = Xvfb(xvfb)
@@ -176,7 +183,7 @@ def display_desk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desk]:
         editor = Driven(["editor"], env)
         started.append(editor)
         editor.wait(lambda s: s["active"], "the editor")
-        yield Desk(server.display, app, editor, str(sock_dir / "agent.sock"))
+        yield Desk(server.display, xdotool, app, editor, str(sock_dir / "agent.sock"))
     finally:
         for proc in reversed(started):
             proc.stop()
@@ -201,13 +208,13 @@ def test_the_dialog_appears_without_taking_the_keyboard(desk: Desk) -> None:
     state = desk.app.call("state")
     assert not state["dialog"]["active"]
     assert desk.editor.call("state")["active"]  # the person's window still has the keyboard
-    keys_before = desk.counted(state, "key:dialog")
+    keys_before = counted(state, "key:dialog")
     # The person goes on typing, Enter and Escape and Space included: it all goes to their window.
     desk.xdo("type", "--delay", "20", "still typing")
     desk.xdo("key", "Return", "Escape", "space")
     desk.editor.wait(lambda s: s["text"].endswith("still typing "), "the typed text in the editor")
     state = desk.app.call("state")
-    assert desk.counted(state, "key:dialog") == keys_before and state["dialog"]["visible"]
+    assert counted(state, "key:dialog") == keys_before and state["dialog"]["visible"]
     assert desk.status(fingerprint) == "pending"
 
 
@@ -217,21 +224,21 @@ def test_no_click_or_key_answers_before_arming_and_closing_only_hides(desk: Desk
     fingerprint = desk.ask()
     state = desk.app.call("state")
     # The first click, on Approve of the inactive dialog, only activates it.
-    released = desk.counted(state, "release:approve")
+    released = counted(state, "release:approve")
     desk.click(state["dialog"]["approve"])
     state = desk.app.wait(
-        lambda s: s["dialog"]["active"] and desk.counted(s, "release:approve") > released, "the click to land"
+        lambda s: s["dialog"]["active"] and counted(s, "release:approve") > released, "the click to land"
     )
     assert not state["dialog"]["armed"]
     assert desk.status(fingerprint) == "pending"
     # Active but not armed: keys and clicks reach the dialog and do nothing.
-    keys = desk.counted(state, "key:dialog")
+    keys = counted(state, "key:dialog")
     desk.xdo("key", "Return", "KP_Enter", "Escape", "space", "Tab", "Return")
-    state = desk.app.wait(lambda s: desk.counted(s, "key:dialog") >= keys + 6, "the keys to land")
-    released = desk.counted(state, "release:deny")
+    state = desk.app.wait(lambda s: counted(s, "key:dialog") >= keys + 6, "the keys to land")
+    released = counted(state, "release:deny")
     desk.click(state["dialog"]["deny"])
     desk.click(state["dialog"]["approve"])
-    state = desk.app.wait(lambda s: desk.counted(s, "release:deny") > released, "the clicks to land")
+    state = desk.app.wait(lambda s: counted(s, "release:deny") > released, "the clicks to land")
     assert state["dialog"]["visible"] and desk.status(fingerprint) == "pending"
     # Closing it (the window manager's Alt+F4) before it is armed hides it; the question stays open.
     desk.xdo("key", "alt+F4")
@@ -250,10 +257,10 @@ def test_after_arming_a_deliberate_click_approves(desk: Desk) -> None:
     desk.type_in_editor()
     fingerprint = desk.ask()
     state = desk.app.call("state")
-    released = desk.counted(state, "release:approve")
+    released = counted(state, "release:approve")
     desk.click(state["dialog"]["approve"])  # activates only
     state = desk.app.wait(
-        lambda s: s["dialog"]["active"] and desk.counted(s, "release:approve") > released, "the click to land"
+        lambda s: s["dialog"]["active"] and counted(s, "release:approve") > released, "the click to land"
     )
     assert desk.status(fingerprint) == "pending"
     desk.app.wait(lambda s: s["dialog"]["armed"], "the dialog to arm")
@@ -261,11 +268,9 @@ def test_after_arming_a_deliberate_click_approves(desk: Desk) -> None:
     desk.type_in_editor()
     state = desk.app.wait(lambda s: not s["dialog"]["armed"], "the dialog to disarm")
     # The click that brings it back to the front does not answer either.
-    released = desk.counted(state, "release:approve")
+    released = counted(state, "release:approve")
     desk.click(state["dialog"]["approve"])
-    desk.app.wait(
-        lambda s: s["dialog"]["active"] and desk.counted(s, "release:approve") > released, "the click to land"
-    )
+    desk.app.wait(lambda s: s["dialog"]["active"] and counted(s, "release:approve") > released, "the click to land")
     assert desk.status(fingerprint) == "pending"
     # Read, armed, clicked: approved, and the server picks the yes up once.
     state = desk.app.wait(lambda s: s["dialog"]["armed"], "the dialog to arm again")
