@@ -109,6 +109,7 @@ class DesktopApp(QObject):
         self.queue = ApprovalQueue(core.book, demo=core.demo, arm_delay_ms=arm_delay_ms)
         self.window = MainWindow(core, autostart=self.autostart, has_tray=has_tray)
         self.window.review = self.queue.bring_forward
+        self.window.change_my_mind = self.queue.reconsider
         self.window.restart_in_demo = self.restart_in_demo
         self.window.quit_requested.connect(self.quit)
         self.tray: Tray | None = None
@@ -117,6 +118,7 @@ class DesktopApp(QObject):
                 core,
                 open_window=self.window.bring_forward,
                 review=self.queue.bring_forward,
+                change_my_mind=self.queue.reconsider,
                 show_activity=self.window.show_activity,
                 show_settings=self.window.show_settings,
                 show_about=self.window.show_about,

@@ -1,17 +1,28 @@
 """The native approval dialog, and the queue that shows waiting questions one at a time.
 
 Everything a caller or Google supplied is shown as plain text (``Qt.PlainText`` on every label), so
-no value can format, link or hide anything. Deny is the default button; Approve is armed only after
-a short delay (a click meant for another window cannot land on it) and needs a deliberate click or
-Tab then Space: Enter, Escape and closing the window all deny.
+no value can format, link or hide anything.
+
+Only a person who looked answers. The dialog appears without taking the keyboard from the window the
+person is typing in (``WA_ShowWithoutActivating``, no ``activateWindow`` on show; it stays on top).
+It is *armed* only once it has been on screen and active for ``ARM_DELAY_MS``; before that no key or
+click answers: both buttons are disabled, Enter and Escape do nothing, and closing the window only hides it
+(the question stays open, reachable from the tray, the main window's Review and the notification).
+So the click that activates an inactive dialog never answers it. Losing activation (or being hidden
+or minimised) disarms it; arming starts again at the next activation, so a click that brings the
+dialog back to the front cannot answer either.
+
+Once armed, today's rules: Deny is the default button; Approve needs a deliberate click or Tab then
+Space; Enter, Escape and closing the window all deny.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QFont, QKeyEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QFont, QHideEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFrame,
@@ -30,7 +41,11 @@ from searchdesk_server.approval.question import describe_client
 from .approvals import ApprovalBook, Entry, Origin, State, origin
 from .titles import title
 
+#: How long the dialog must have been on screen and active before a key or click can answer it.
 ARM_DELAY_MS = 800
+ASKED_AGAIN = "Claude asked again after you said no"
+NOT_ARMED_HINT = "The buttons work once this window has been in front for a moment."
+ARMED_HINT = "Enter, Escape and closing this window all mean Deny."
 BANNERS = {
     Origin.DEMO: "DEMO: this question comes from the demo; nothing here touches a real Google account.",
     Origin.REAL_IN_DEMO_APP: "From a real SearchDesk server, not the demo: approving changes a real Google account.",
@@ -49,6 +64,13 @@ def plain_label(text: str, *, wrap: bool = True, selectable: bool = True) -> QLa
     return label
 
 
+def first_sentence(text: str) -> str:
+    """The server's opening sentence, for a one-line mention of a question (main window, tray)."""
+    text = text.strip()
+    match = re.match(r".+?[.!?](?=\s|$)", text, re.DOTALL)
+    return match.group(0) if match else text
+
+
 def fit_height(window: QWidget) -> None:
     """Make a window exactly as tall as its wrapped text needs at its present width.
 
@@ -65,9 +87,11 @@ def fit_height(window: QWidget) -> None:
 
 
 class ApprovalDialog(QDialog):
-    """One question. ``decided(key, approve)`` is emitted at most once (`key`: the book's entry key)."""
+    """One question. ``decided(key, approve)`` is emitted at most once, and only when armed (`key`: the
+    book's entry key: the fingerprint and who asked)."""
 
     decided = Signal(str, bool)
+    armed_changed = Signal(bool)
 
     def __init__(
         self,
@@ -81,10 +105,16 @@ class ApprovalDialog(QDialog):
         super().__init__(parent)
         self.key = entry.key  # the fingerprint and who asked
         self._done = False
+        self._armed = False
+        self._arm_timer = QTimer(self)
+        self._arm_timer.setSingleShot(True)
+        self._arm_timer.setInterval(max(arm_delay_ms, 0))
+        self._arm_timer.timeout.connect(self._arm)
         request = entry.request
         source = origin(request, demo_app=demo)
         self.setWindowTitle(title(source is Origin.DEMO, "approval needed"))
         self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, True)
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, True)
         self.setWindowFlag(Qt.WindowType.WindowContextHelpButtonHint, False)
         self.setModal(False)
         self.setMinimumWidth(480)
@@ -143,28 +173,74 @@ class ApprovalDialog(QDialog):
         self.deny_button.setAutoDefault(True)
         self.approve_button.setAutoDefault(False)
         self.approve_button.setDefault(False)
-        self.approve_button.setEnabled(arm_delay_ms <= 0)
         buttons.addWidget(self.approve_button)
         buttons.addWidget(self.deny_button)
         layout.addLayout(buttons)
+        # Below the buttons: its text changes when the dialog arms, and nothing above may move then.
+        self.arm_hint = plain_label(NOT_ARMED_HINT, selectable=False)
+        layout.addWidget(self.arm_hint)
         self.deny_button.clicked.connect(lambda: self._decide(False))
         self.approve_button.clicked.connect(lambda: self._decide(True))
         self.setTabOrder(self.deny_button, self.approve_button)
-        self.deny_button.setFocus()
-        if arm_delay_ms > 0:
-            QTimer.singleShot(arm_delay_ms, self, self._arm)
+        self._set_buttons(False)
+
+    # --- arming ---
+    @property
+    def armed(self) -> bool:
+        return self._armed
+
+    @property
+    def arming(self) -> bool:
+        """On screen and active, waiting out the delay."""
+        return self._arm_timer.isActive()
+
+    def _set_buttons(self, armed: bool) -> None:
+        self.approve_button.setEnabled(armed)
+        self.deny_button.setEnabled(armed)
+        self.arm_hint.setText(ARMED_HINT if armed else NOT_ARMED_HINT)
+        if self.isVisible():
+            fit_height(self)  # should the hint wrap differently: it is below the buttons, they stay put
+        if armed:
+            self.deny_button.setFocus()
+
+    def _in_front(self) -> bool:
+        return self.isVisible() and self.isActiveWindow() and not self.isMinimized()
+
+    def _update_arming(self) -> None:
+        """Arm after the delay while on screen and active; any loss of that disarms at once."""
+        if not self._in_front():
+            self._arm_timer.stop()
+            if self._armed:
+                self._armed = False
+                self._set_buttons(False)
+                self.armed_changed.emit(False)
+        elif not self._armed and not self._arm_timer.isActive():
+            self._arm_timer.start()
 
     def _arm(self) -> None:
-        self.approve_button.setEnabled(True)
+        if self._armed or self._done or not self._in_front():
+            return
+        self._armed = True
+        self._set_buttons(True)
+        self.armed_changed.emit(True)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.ActivationChange, QEvent.Type.WindowStateChange):
+            self._update_arming()
 
     def set_waiting_after(self, count: int) -> None:
         self.queue_label.setText(f"{count} more question(s) waiting after this one." if count else "")
         self.queue_label.setVisible(bool(count))
 
-    def showEvent(self, event: object) -> None:
-        super().showEvent(event)  # type: ignore[arg-type]
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
         fit_height(self)
-        self.deny_button.setFocus()
+        self._update_arming()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self._update_arming()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         # Enter/Return anywhere, including on a focused Approve button, means the default: Deny.
@@ -177,8 +253,7 @@ class ApprovalDialog(QDialog):
         self._decide(False)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self._done:
-            self._decide(False)
+        self._decide(False)  # armed: a deny; not armed: the window only hides, the question stays open
         event.accept()
 
     def close_silently(self) -> None:
@@ -187,7 +262,8 @@ class ApprovalDialog(QDialog):
         super().done(QDialog.DialogCode.Rejected)
 
     def _decide(self, approve: bool) -> None:
-        if self._done:
+        """Every answer passes here: nothing counts before the dialog is armed, and only once."""
+        if self._done or not self._armed:
             return
         self._done = True
         self.decided.emit(self.key, approve)
@@ -195,7 +271,12 @@ class ApprovalDialog(QDialog):
 
 
 class ApprovalQueue(QObject):
-    """Shows the oldest open question; the next one appears when it is answered or withdrawn."""
+    """Shows the oldest open question; the next one appears when it is answered or withdrawn.
+
+    A dialog is shown without activating it; only ``bring_forward`` (the person's own click on Review,
+    in the tray, the main window or a notification) activates it. A dialog closed before it was armed
+    stays the current one, hidden, until Review or until another question arrives.
+    """
 
     current_changed = Signal()
 
@@ -212,7 +293,8 @@ class ApprovalQueue(QObject):
         self.demo = demo
         self.arm_delay_ms = arm_delay_ms
         self.dialog: ApprovalDialog | None = None
-        self._on_answer = on_answer or (lambda fp, ok: self.book.answer(fp, ok, "dialog"))
+        self._on_answer = on_answer or (lambda key, ok: self.book.answer(key, ok, "dialog"))
+        self._reshow = False  # a question arrived that the person has not seen yet
         book.on_change.append(self._book_changed)
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
@@ -220,6 +302,8 @@ class ApprovalQueue(QObject):
         self._ticker.start()
 
     def _book_changed(self, entry: Entry) -> None:
+        if entry.state is State.PENDING and (self.dialog is None or self.dialog.key != entry.key):
+            self._reshow = True
         QTimer.singleShot(0, self, self.refresh)
 
     def _tick(self) -> None:
@@ -246,7 +330,11 @@ class ApprovalQueue(QObject):
                 current.deleteLater()
             else:
                 current.set_waiting_after(len(waiting) - 1)
+                if self._reshow and not current.isVisible():  # hidden before arming; something new came
+                    current.show()
+                self._reshow = False
                 return
+        self._reshow = False
         if waiting:
             self.show(waiting[0], len(waiting) - 1)
         self.current_changed.emit()
@@ -256,18 +344,30 @@ class ApprovalQueue(QObject):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
         dialog.decided.connect(self._decided)
         self.dialog = dialog
-        dialog.show()
+        dialog.show()  # on top, but the keyboard stays where the person is typing
         dialog.raise_()
-        dialog.activateWindow()
 
     def bring_forward(self) -> None:
-        if self.dialog is not None:
-            self.dialog.show()
-            self.dialog.raise_()
-            self.dialog.activateWindow()
-        else:
+        """The person asked to see the question: show it and make it the active window (it arms after
+        the delay, like any activation)."""
+        if self.dialog is None:
             self.refresh()
+        dialog = self.dialog
+        if dialog is not None:
+            # Asked for by the person: this one show may take the keyboard (the window manager sees the
+            # click's time on the map, not "do not focus"); later shows go back to leaving it alone.
+            dialog.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, False)
+            dialog.show()
+            dialog.raise_()
+            dialog.activateWindow()
+            dialog.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, True)
 
-    def _decided(self, fingerprint: str, approve: bool) -> None:
-        self._on_answer(fingerprint, approve)
+    def reconsider(self, key: str) -> None:
+        """Change my mind about a deny: the question opens again and comes forward, to be answered
+        in the dialog once it is armed, like any other. Never an approve."""
+        if self.book.reconsider(key) is not None:
+            self.bring_forward()
+
+    def _decided(self, key: str, approve: bool) -> None:
+        self._on_answer(key, approve)
         self.refresh()

@@ -6,6 +6,10 @@ is never collected by another; the first answer wins; an approve is spent by exa
 (handed to one waiting request, or returned once by ``approval/status``); nothing is approved by
 default, by timeout, by cancellation or by a crash (the book lives in memory only). A question stays
 open for 5 minutes; an answer is kept 5 minutes.
+
+A deny keeps refusing the same call for those 5 minutes, but not silently: when a server finds the
+deny and refuses again, the entry notes that Claude asked again, and the person may reconsider. That
+reopens the question (a new open entry, answered in the dialog like any other); nothing here approves.
 """
 
 from __future__ import annotations
@@ -82,6 +86,7 @@ class Entry:
     state: State = State.PENDING
     answered: float | None = None
     request_ids: set[str] = field(default_factory=set)
+    asked_again: int = 0  # times a server found this deny and was refused again
 
     @property
     def fingerprint(self) -> str:
@@ -123,6 +128,12 @@ class ApprovalBook:
     def open_entries(self) -> list[Entry]:
         self.expire()
         return sorted((e for e in self._entries.values() if e.is_open), key=lambda e: e.opened)
+
+    def asked_again_entries(self) -> list[Entry]:
+        """Denied questions that Claude asked again, the latest answer first."""
+        self.expire()
+        found = [e for e in self._entries.values() if e.state is State.DENIED and e.asked_again]
+        return sorted(found, key=lambda e: e.answered or 0.0, reverse=True)
 
     def by_request_id(self, request_id: str) -> Entry | None:
         self.expire()
@@ -197,6 +208,31 @@ class ApprovalBook:
                 self._changed(self._open(entry.request, set(entry.request_ids)))
             return "approve"
         return "none"
+
+    def note_asked_again(self, key: str) -> bool:
+        """A server asked again about a question the person denied, and was refused again: record it
+        so the app can say so. The deny stands. False when this is not a standing deny."""
+        entry = self.get(key)
+        if entry is None or entry.state is not State.DENIED:
+            return False
+        entry.asked_again += 1
+        entry.activity.decision = f"denied; asked again {entry.asked_again} time(s)"
+        self._changed(entry)
+        return True
+
+    def reconsider(self, key: str) -> Entry | None:
+        """The person changed their mind about a deny: the question opens again, as a new open entry
+        (a fresh 5 minutes), to be answered in the dialog. Never an approve. None when no deny stands.
+
+        Allowed past ``max_open``: only a person's click reopens a question, one at a time."""
+        entry = self.get(key)
+        if entry is None or entry.state is not State.DENIED:
+            return None
+        entry.activity.decision += ", then reopened"
+        del self._entries[key]
+        reopened = self._open(entry.request, set(entry.request_ids))
+        self._changed(reopened)
+        return reopened
 
     def cancel(self, request_id: str) -> bool:
         """Withdraw the question asked under ``request_id`` (open or answered): its dialog closes and

@@ -610,7 +610,10 @@ class AgentListener(QObject):
     def _approval_status(self, conn: _Connection, rpc_id: Any, params: StatusParams) -> dict[str, Any]:
         # An approve goes back only to the server and account that asked (an older server: by fingerprint).
         key = protocol.answer_key(params.fingerprint, params.requester)
-        return StatusResult(decision=self.book.take(key)).to_json()
+        decision = self.book.take(key)
+        if decision == "deny":  # refused again without a dialog: the app tells the person it happened
+            self.book.note_asked_again(key)
+        return StatusResult(decision=decision).to_json()
 
     def _approval_cancel(self, conn: _Connection, rpc_id: Any, params: CancelParams) -> dict[str, Any]:
         # Every call waiting on the question ends with CANCELLED (through _entry_changed).

@@ -11,10 +11,13 @@ from collections.abc import Callable
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from .approval_dialog import ASKED_AGAIN, first_sentence
 from .autostart import Autostart
 from .core import Core
 from .icons import tray_icon
 from .titles import app_name
+
+ASKED_AGAIN_ITEMS = 3
 
 
 class Tray(QSystemTrayIcon):
@@ -29,6 +32,7 @@ class Tray(QSystemTrayIcon):
         quit_app: Callable[[], None],
         autostart: Autostart | None = None,
         show_settings: Callable[[], None] | None = None,
+        change_my_mind: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__(tray_icon())
         self.core = core
@@ -38,6 +42,7 @@ class Tray(QSystemTrayIcon):
         self._show_activity = show_activity
         self._show_about = show_about
         self._show_settings = show_settings or (lambda: None)
+        self._change_my_mind = change_my_mind or (lambda fp: None)
         self._quit = quit_app
         self.menu = QMenu()
         self.menu.aboutToShow.connect(self.rebuild)
@@ -71,6 +76,14 @@ class Tray(QSystemTrayIcon):
         review.setEnabled(bool(waiting))
         review.triggered.connect(self._review)
         menu.addAction(review)
+        for entry in self.core.book.asked_again_entries()[:ASKED_AGAIN_ITEMS]:
+            sentence = first_sentence(entry.request.what)
+            if len(sentence) > 70:
+                sentence = sentence[:69] + "…"
+            label = f"{ASKED_AGAIN}: {sentence} Change my mind…".replace("&", "&&")  # & marks a shortcut
+            again = QAction(label, menu)
+            again.triggered.connect(lambda _checked=False, fp=entry.key: self._change_my_mind(fp))
+            menu.addAction(again)
         menu.addSeparator()
         for label, slot in (
             ("Open SearchDesk" + (" (Demo)" if self.core.demo else ""), self._open_window),

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QMainWindow,
     QMessageBox,
     QPlainTextEdit,
@@ -36,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from . import __version__
 from . import claude_config as cc
-from .approval_dialog import plain_label
+from .approval_dialog import ASKED_AGAIN, first_sentence, plain_label
 from .autostart import Autostart
 from .core import Account, Core
 from .settings_window import SettingsWindow
@@ -44,6 +45,7 @@ from .signin import NoOAuthClient, SignInError
 from .titles import app_name, title
 from .widgets import demo_banner
 
+ASKED_AGAIN_ROWS = 3  # the main window lists at most this many; the next appear as these go
 OK, TODO, PROBLEM, BUSY = "ok", "todo", "problem", "busy"
 MARKS = {OK: "✓", TODO: "○", PROBLEM: "!", BUSY: "…"}
 COLOURS = {OK: "#15803d", TODO: "#6b7280", PROBLEM: "#b45309", BUSY: "#2563eb"}
@@ -123,6 +125,10 @@ class MainWindow(QMainWindow):
         self.about_dialog: AboutDialog | None = None
         self.settings_window: SettingsWindow | None = None
         self.review: Callable[[], None] = lambda: None
+        #: "Change my mind" about a deny Claude asked again about: set by the app (ApprovalQueue.reconsider).
+        self.change_my_mind: Callable[[str], None] = lambda fp: None
+        self.asked_again_rows: list[tuple[str, QLabel, QPushButton]] = []
+        self._asked_again_shown: list[tuple[str, int]] = []
         #: "Try the demo": set by the app to restart itself on the demo (see DesktopApp.restart_in_demo).
         self.restart_in_demo: Callable[[], None] | None = None
         self.step_errors: dict[int, str] = {}
@@ -167,6 +173,8 @@ class MainWindow(QMainWindow):
         approvals.addWidget(self.approvals_label, 1)
         approvals.addWidget(self.review_button)
         layout.addLayout(approvals)
+        self.asked_again_box = QVBoxLayout()
+        layout.addLayout(self.asked_again_box)
 
         bottom = QHBoxLayout()
         self.autostart_box = QCheckBox("Start SearchDesk when I log in")
@@ -213,6 +221,54 @@ class MainWindow(QMainWindow):
             f"{waiting} approval question(s) waiting for you." if waiting else "No approval questions waiting."
         )
         self.review_button.setEnabled(bool(waiting))
+        self._show_asked_again()
+
+    def _show_asked_again(self) -> None:
+        """One line per deny that Claude asked about again, each with "Change my mind"."""
+        entries = self.core.book.asked_again_entries()
+        shown = [(e.key, e.asked_again) for e in entries]
+        if shown == self._asked_again_shown:
+            return
+        self._asked_again_shown = shown
+        while self.asked_again_box.count():
+            item = self.asked_again_box.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self.asked_again_rows = []
+        for entry in entries[:ASKED_AGAIN_ROWS]:
+            request = entry.request
+            text = f"{ASKED_AGAIN}: {first_sentence(request.what)}"
+            if request.values:
+                text += f"\n{request.values[0].label}: {request.values[0].value}"
+            row = QWidget()
+            line = QHBoxLayout(row)
+            line.setContentsMargins(0, 0, 0, 0)
+            label = plain_label(text)
+            button = QPushButton("Change my mind")
+            button.setAutoDefault(False)
+            button.clicked.connect(lambda _checked=False, fp=entry.key: self.change_my_mind(fp))
+            line.addWidget(label, 1)
+            line.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+            self.asked_again_box.addWidget(row)
+            self.asked_again_rows.append((entry.key, label, button))
+        more = len(entries) - ASKED_AGAIN_ROWS
+        if more > 0:
+            self.asked_again_box.addWidget(
+                plain_label(f"And {more} more question(s) Claude asked again; they appear here in turn.")
+            )
+        QTimer.singleShot(0, self, self._grow_to_fit)  # once the new rows are shown (Qt shows them next)
+
+    def _grow_to_fit(self) -> None:
+        """Taller by what newly shown lines need; never shorter (the person may have sized it)."""
+        central = self.centralWidget()
+        layout = central.layout() if central is not None else None
+        if central is None or layout is None or not self.isVisible():
+            return
+        layout.activate()
+        need = layout.totalHeightForWidth(central.width()) if layout.hasHeightForWidth() else layout.sizeHint().height()
+        if need > central.height():
+            self.resize(self.width(), self.height() + need - central.height())
 
     def show_notice(self, text: str, shown: bool) -> None:
         self.notice = text if shown else ""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
+from searchdesk_desktop.approval_dialog import ApprovalDialog
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.windows import MainWindow
 from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Requester, Value, fingerprint
@@ -42,6 +43,14 @@ def question(
 
 DEMO_SERVER = Requester(server="demo-server-1", account="demo.owner@example.com", demo=True)
 REAL_SERVER = Requester(server="real-server-1", account="owner@example.com", demo=False)
+
+
+def arm(qtbot: QtBot, dialog: ApprovalDialog | None) -> ApprovalDialog:
+    """What a person does before answering: bring the dialog to the front, and let it arm."""
+    assert dialog is not None
+    dialog.activateWindow()
+    qtbot.waitUntil(lambda: dialog.armed, timeout=5000)
+    return dialog
 
 
 # --- the app's core and main window, in a place of their own ------------------------------------

@@ -1,30 +1,60 @@
-"""The approval dialog: only a deliberate Approve approves; hostile text stays plain text; queueing."""
+"""The approval dialog: only a deliberate Approve approves; nothing answers before the dialog is armed
+(on screen and active for the arming delay); hostile text stays plain text; queueing.
+
+Offscreen, Qt activates every window it shows, so focus stealing itself is tested on a real X display
+with a window manager (test_dialog_focus.py); the arming rules are tested here.
+"""
 
 from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QLineEdit
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.approval_dialog import VALUES_HEADING, ApprovalDialog, ApprovalQueue
+from searchdesk_desktop.approval_dialog import (
+    ARMED_HINT,
+    NOT_ARMED_HINT,
+    VALUES_HEADING,
+    ApprovalDialog,
+    ApprovalQueue,
+)
 from searchdesk_desktop.approvals import ApprovalBook, State
 from searchdesk_server.agent.protocol import Value
-from tests.desktop.helpers import question
+from tests.desktop.helpers import arm, question
 
 HOSTILE = '<b>x</b> <a href="https://evil.example/">click</a> <img src=x> &amp;'
+NEVER = 600_000  # an arming delay no test outlasts: "before arming" stays before arming
 
 
-def make(qtbot: QtBot, *, arm: int = 0, **kw: object) -> tuple[ApprovalDialog, list[tuple[str, bool]]]:
+def make(
+    qtbot: QtBot, *, delay: int = 50, armed: bool = True, **kw: object
+) -> tuple[ApprovalDialog, list[tuple[str, bool]]]:
     book = ApprovalBook()
     entry = book.ask(question(**kw))  # type: ignore[arg-type]
-    dialog = ApprovalDialog(entry, arm_delay_ms=arm)
+    dialog = ApprovalDialog(entry, arm_delay_ms=delay)
     qtbot.addWidget(dialog)
     got: list[tuple[str, bool]] = []
     dialog.decided.connect(lambda fp, ok: got.append((fp, ok)))
     dialog.show()
     qtbot.waitExposed(dialog)
+    if armed:
+        arm(qtbot, dialog)
     return dialog, got
+
+
+def other_window(qtbot: QtBot) -> QLineEdit:
+    """The window the person is typing in."""
+    editor = QLineEdit()
+    qtbot.addWidget(editor)
+    editor.show()
+    qtbot.waitExposed(editor)
+    return editor
+
+
+def focus(qtbot: QtBot, window: QLineEdit | ApprovalDialog) -> None:
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
 
 
 def test_click_approve(qtbot: QtBot) -> None:
@@ -63,8 +93,6 @@ def test_enter_on_focused_approve_still_denies(qtbot: QtBot) -> None:
 
 def test_tab_then_space_approves(qtbot: QtBot) -> None:
     dialog, got = make(qtbot)
-    dialog.activateWindow()
-    qtbot.waitUntil(lambda: dialog.isActiveWindow())
     assert dialog.deny_button.hasFocus()
     qtbot.keyClick(dialog.deny_button, Qt.Key.Key_Tab)
     assert dialog.approve_button.hasFocus()
@@ -86,14 +114,60 @@ def test_only_one_decision(qtbot: QtBot) -> None:
     assert got == [(dialog.key, False)]
 
 
-def test_approve_is_armed_after_a_delay(qtbot: QtBot) -> None:
-    dialog, got = make(qtbot, arm=200)
-    assert not dialog.approve_button.isEnabled()
+def test_nothing_answers_before_the_dialog_is_armed(qtbot: QtBot) -> None:
+    dialog, got = make(qtbot, delay=NEVER, armed=False)
+    focus(qtbot, dialog)  # on screen and active, but not yet for the arming delay
+    assert dialog.arming and not dialog.armed
+    assert not dialog.approve_button.isEnabled() and not dialog.deny_button.isEnabled()
+    assert dialog.arm_hint.text() == NOT_ARMED_HINT
+    for button in (dialog.approve_button, dialog.deny_button):
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        button.click()  # even a programmatic click on the disabled button
+    for key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Escape, Qt.Key.Key_Space, Qt.Key.Key_Tab):
+        qtbot.keyClick(dialog, key)
+    dialog.reject()
+    assert got == [] and dialog.isVisible()
+
+
+def test_arms_after_the_delay_only_while_active(qtbot: QtBot) -> None:
+    editor = other_window(qtbot)
+    dialog, got = make(qtbot, delay=100, armed=False)
+    changes: list[bool] = []
+    dialog.armed_changed.connect(changes.append)
+    focus(qtbot, editor)  # the person is typing elsewhere: the dialog does not arm
+    assert not dialog.arming and not dialog.armed
+    focus(qtbot, dialog)
+    qtbot.waitUntil(lambda: dialog.armed, timeout=5000)
+    assert changes == [True]
+    assert dialog.approve_button.isEnabled() and dialog.deny_button.hasFocus()
+    assert dialog.arm_hint.text() == ARMED_HINT
+    # Losing activation disarms at once: the click that brings the dialog back lands on a disarmed one.
+    focus(qtbot, editor)
+    assert changes == [True, False] and not dialog.arming and not dialog.approve_button.isEnabled()
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     assert got == []
-    qtbot.waitUntil(dialog.approve_button.isEnabled, timeout=2000)
+    focus(qtbot, dialog)  # arming starts again from the beginning
+    qtbot.waitUntil(lambda: dialog.armed, timeout=5000)
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     assert got == [(dialog.key, True)]
+
+
+def test_hiding_or_minimising_disarms(qtbot: QtBot) -> None:
+    dialog, got = make(qtbot, delay=50)
+    dialog.showMinimized()
+    qtbot.waitUntil(lambda: not dialog.armed)
+    dialog.showNormal()
+    arm(qtbot, dialog)
+    dialog.hide()
+    assert not dialog.armed and not dialog.arming
+    assert got == []
+
+
+def test_closing_before_armed_hides_without_answering(qtbot: QtBot) -> None:
+    dialog, got = make(qtbot, delay=NEVER, armed=False)
+    focus(qtbot, dialog)
+    dialog.close()
+    assert got == [] and not dialog.isVisible()
 
 
 def test_hostile_text_is_shown_literally(qtbot: QtBot) -> None:
@@ -121,7 +195,7 @@ def test_hostile_text_is_shown_literally(qtbot: QtBot) -> None:
 
 def test_queue_shows_one_at_a_time(qtbot: QtBot) -> None:
     book = ApprovalBook()
-    queue = ApprovalQueue(book, arm_delay_ms=0)
+    queue = ApprovalQueue(book, arm_delay_ms=50)
     a = book.ask(question("https://a.example/"))
     b = book.ask(question("https://b.example/"))
     c = book.ask(question("https://c.example/"))
@@ -129,14 +203,14 @@ def test_queue_shows_one_at_a_time(qtbot: QtBot) -> None:
     first = queue.dialog
     assert first is not None and first.key == a.key
     assert "2 more" in first.queue_label.text()
+    arm(qtbot, first)
     qtbot.mouseClick(first.approve_button, Qt.MouseButton.LeftButton)
     assert a.state is State.APPROVED
     qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog.key == b.key)
     # The third is withdrawn by its caller while the second is on screen: the count follows.
     assert book.cancel(next(iter(c.request_ids)))
     qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog.queue_label.text() == "")
-    second = queue.dialog
-    assert second is not None
+    second = arm(qtbot, queue.dialog)
     second.close()
     assert b.state is State.DENIED and c.state is State.CANCELLED
     qtbot.waitUntil(lambda: queue.dialog is None)
@@ -146,7 +220,7 @@ def test_queue_shows_one_at_a_time(qtbot: QtBot) -> None:
 
 def test_answer_elsewhere_closes_dialog(qtbot: QtBot) -> None:
     book = ApprovalBook()
-    queue = ApprovalQueue(book, arm_delay_ms=0)
+    queue = ApprovalQueue(book, arm_delay_ms=50)
     entry = book.ask(question())
     qtbot.waitUntil(lambda: queue.dialog is not None)
     dialog = queue.dialog
@@ -158,4 +232,25 @@ def test_answer_elsewhere_closes_dialog(qtbot: QtBot) -> None:
     assert closed  # closed without a decision of its own
     assert not book.answer(entry.fingerprint, True, "dialog")  # the first answer won
     assert entry.state is State.DENIED
+    queue.close()
+
+
+def test_closed_before_armed_stays_open_and_review_brings_it_back(qtbot: QtBot) -> None:
+    book = ApprovalBook()
+    queue = ApprovalQueue(book, arm_delay_ms=NEVER)
+    entry = book.ask(question("https://a.example/"))
+    qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog.isVisible())
+    dialog = queue.dialog
+    assert dialog is not None
+    dialog.close()  # before it was armed: hidden, not answered
+    assert not dialog.isVisible() and entry.state is State.PENDING and queue.dialog is dialog
+    queue.bring_forward()  # Review, in the tray or the main window
+    qtbot.waitUntil(dialog.isActiveWindow)
+    assert dialog.isVisible() and not dialog.armed  # it must arm again before any answer
+    # Hidden again, then another question arrives: the dialog comes back to show there is more.
+    dialog.close()
+    book.ask(question("https://b.example/"))
+    qtbot.waitUntil(dialog.isVisible)
+    assert queue.dialog is dialog and "1 more" in dialog.queue_label.text()
+    assert entry.state is State.PENDING
     queue.close()

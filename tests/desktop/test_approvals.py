@@ -103,3 +103,36 @@ def test_bounds_and_request_id_reuse() -> None:
     c.ask(question("https://1.example/", request_id="same"))
     with pytest.raises(RequestIdReused):
         c.ask(question("https://2.example/", request_id="same"))
+
+
+def test_asked_again_is_noted_only_for_a_standing_deny() -> None:
+    b, clock = book()
+    e = b.ask(question())
+    assert not b.note_asked_again(e.fingerprint)  # still open: nothing to note
+    b.answer(e.fingerprint, False, "dialog")
+    assert b.asked_again_entries() == []  # a deny alone is not news
+    assert b.note_asked_again(e.fingerprint) and b.note_asked_again(e.fingerprint)
+    assert b.asked_again_entries() == [e] and e.asked_again == 2
+    assert e.activity.decision == "denied; asked again 2 time(s)"
+    assert b.take(e.fingerprint) == "deny"  # the deny still stands
+    clock.now += 300  # kept as long as the deny is
+    assert b.asked_again_entries() == [] and not b.note_asked_again(e.fingerprint)
+
+
+def test_reconsider_reopens_the_question_and_never_approves() -> None:
+    b, clock = book(max_open=1)
+    e = b.ask(question(request_id="1"))
+    b.answer(e.fingerprint, False, "dialog")
+    b.note_asked_again(e.fingerprint)
+    b.ask(question("https://other.example/", request_id="2"))  # the queue is full now
+    clock.now += 100
+    reopened = b.reconsider(e.fingerprint)
+    assert reopened is not None and reopened is not e
+    assert reopened.state is State.PENDING and reopened.opened == clock.now  # a fresh 5 minutes
+    assert b.take(e.fingerprint) == "pending"  # open again, not approved
+    assert b.asked_again_entries() == []
+    assert e.activity.decision == "denied; asked again 1 time(s), then reopened"
+    assert [a.decision for a in b.activity] == [e.activity.decision, "waiting", "waiting"]
+    assert b.reconsider(e.fingerprint) is None  # nothing to reconsider while it is open
+    assert b.answer(e.fingerprint, True, "dialog") and b.take(e.fingerprint) == "approve"
+    assert b.reconsider("0" * 64) is None

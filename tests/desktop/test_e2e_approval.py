@@ -16,6 +16,7 @@ from searchdesk_desktop.approvals import ApprovalBook
 from searchdesk_desktop.listener import AgentListener
 from searchdesk_desktop.tokens import DemoTokens
 from tests.desktop.agent_helpers import Background
+from tests.desktop.helpers import arm
 from tests.server.stdio import connect, text_of
 
 SITE = "sc-domain:example.com"
@@ -26,7 +27,7 @@ FEED = "https://www.example.com/old/sitemap.xml"
 def app(qtbot: QtBot) -> Iterator[tuple[ApprovalQueue, str]]:
     folder = Path(tempfile.mkdtemp(prefix="sde-"))
     book = ApprovalBook()
-    queue = ApprovalQueue(book, demo=True, arm_delay_ms=0)
+    queue = ApprovalQueue(book, demo=True, arm_delay_ms=50)
     tokens = DemoTokens()
     listener = AgentListener(book, lambda: tokens, path=str(folder / "agent.sock"))
     path = listener.start()
@@ -60,11 +61,11 @@ def test_guarded_tool_acts_only_after_approve_in_the_dialog(qtbot: QtBot, app: t
     shown = [v.text() for _, v in dialog.value_labels]
     assert FEED in shown
     assert dialog.client_label.text() == "Asked by a program that did not give its name."  # the SDK's "mcp"
+    arm(qtbot, dialog)  # the person brings it to the front and reads it
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     # The same call again is a new question (one yes, one action): this time the person denies.
     qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog is not dialog, timeout=30_000)
-    second = queue.dialog
-    assert second is not None
+    second = arm(qtbot, queue.dialog)
     qtbot.keyClick(second, Qt.Key.Key_Escape)
     first_text, first_error, second_text, second_error, listing = call.wait(qtbot, timeout=60_000)
     assert first_error == "False", first_text

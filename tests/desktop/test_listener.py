@@ -22,7 +22,7 @@ from searchdesk_server.agent import client as agent_client
 from searchdesk_server.agent import paths
 from searchdesk_server.agent.protocol import ClientInfo, Value
 from tests.desktop.agent_helpers import Background, in_background
-from tests.desktop.helpers import question
+from tests.desktop.helpers import arm, question
 
 WM_RO = "https://www.googleapis.com/auth/webmasters.readonly"
 
@@ -41,7 +41,7 @@ def sock_dir() -> Iterator[Path]:
 class Setup:
     def __init__(self, qtbot: QtBot, folder: Path, provider: TokenProvider | None) -> None:
         self.book = ApprovalBook()
-        self.queue = ApprovalQueue(self.book, arm_delay_ms=0)
+        self.queue = ApprovalQueue(self.book, arm_delay_ms=50)
 
         def get() -> TokenProvider:
             if provider is None:
@@ -129,8 +129,7 @@ async def _token(path: str) -> object:
 def test_approval_round_trip_clicked(setup: Setup, qtbot: QtBot) -> None:
     call = Background(lambda: ask(setup.path))
     qtbot.waitUntil(lambda: setup.queue.dialog is not None and setup.queue.dialog.isVisible())
-    dialog = setup.queue.dialog
-    assert dialog is not None
+    dialog = arm(qtbot, setup.queue.dialog)
     assert dialog.value_labels[0][1].text() == "https://example.com/"
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     assert call.wait(qtbot) == "approve"
@@ -149,7 +148,7 @@ def test_approval_round_trip_clicked(setup: Setup, qtbot: QtBot) -> None:
 def test_deny_round_trip(setup: Setup, qtbot: QtBot) -> None:
     call = Background(lambda: ask(setup.path))
     qtbot.waitUntil(lambda: setup.queue.dialog is not None)
-    qtbot.keyClick(setup.queue.dialog, Qt.Key.Key_Escape)
+    qtbot.keyClick(arm(qtbot, setup.queue.dialog), Qt.Key.Key_Escape)
     assert call.wait(qtbot) == "deny"
 
 
@@ -164,6 +163,7 @@ def test_pending_then_picked_up_once(setup: Setup, qtbot: QtBot) -> None:
             return await c.approval_status(fp)
 
     assert in_background(qtbot, status) == "pending"
+    arm(qtbot, dialog)
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     assert in_background(qtbot, status) == "approve"
     assert in_background(qtbot, status) == "none"  # an approve is spent once
@@ -327,8 +327,7 @@ def test_values_reach_dialog_as_sent(setup: Setup, qtbot: QtBot) -> None:
 
     call = Background(go)
     qtbot.waitUntil(lambda: setup.queue.dialog is not None)
-    dialog = setup.queue.dialog
-    assert dialog is not None
+    dialog = arm(qtbot, setup.queue.dialog)
     assert dialog.value_labels[0][1].text() == "<b>https://x.example/</b>"
     assert dialog.value_labels[0][1].textFormat() == Qt.TextFormat.PlainText
     assert "says it is <i>Claude</i> (version 1)" in dialog.client_label.text()
