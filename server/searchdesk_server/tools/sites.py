@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..accounts import names
 from ..google.http import Api
 from ..result import Output, ToolFailure
 from ..runtime import Call, plural
@@ -20,8 +23,8 @@ PERMISSIONS = {
 FIELDS = (("site", "siteUrl", sh.text), ("permission", "permissionLevel", sh.text))
 
 
-async def fetch_sites(call: Call) -> list[dict[str, str]]:
-    raw = await call.google(Api.SEARCHCONSOLE, "GET", SITES, retry=True)
+def site_entries(raw: object) -> list[dict[str, str]]:
+    """Google's site list as {site, permission} rows (an entry without a site is left out)."""
     out = []
     for entry in sh.records(raw, "siteEntry"):
         picked = sh.pick(entry, FIELDS)
@@ -30,24 +33,76 @@ async def fetch_sites(call: Call) -> list[dict[str, str]]:
     return out
 
 
-async def list_sites(call: Call) -> Output:
-    sites = await fetch_sites(call)
-    allowed = call.config.allowed_sites
-    if allowed:
-        from ..properties import covers
+async def fetch_sites(call: Call) -> list[dict[str, str]]:
+    return site_entries(await call.google(Api.SEARCHCONSOLE, "GET", SITES, retry=True))
 
-        sites = [s for s in sites if any(covers(a, s["site"]) for a in allowed)]
+
+def _permission(code: str) -> str:
+    return PERMISSIONS.get(code, code)
+
+
+async def list_sites(call: Call) -> Output:
+    if len(call.accounts) > 1:
+        return await _every_account(call)
+    sites = _allowed(call, await fetch_sites(call))
+    account = call.account
     return listing(
         entries=sites,
         headers=["Property", "Permission"],
-        row=lambda s: [
-            sh.cell(s["site"]),
-            sh.cell(PERMISSIONS.get(s.get("permission", ""), s.get("permission"))),
-        ],
+        row=lambda s: [sh.cell(s["site"]), sh.cell(_permission(s.get("permission", "")))],
         intro=f"{plural(len(sites), 'property', 'properties')} this account can see:",
         key="sites",
         narrow="Use get_site for one property.",
         noun="properties",
+        extra={} if account is None else {"accounts": [{**account.describe(), "properties": len(sites)}]},
+    )
+
+
+def _allowed(call: Call, sites: list[dict[str, str]]) -> list[dict[str, str]]:
+    allowed = call.config.allowed_sites
+    if not allowed:
+        return sites
+    from ..properties import covers
+
+    return [s for s in sites if any(covers(a, s["site"]) for a in allowed)]
+
+
+async def _every_account(call: Call) -> Output:
+    """Every account's list, merged: a property several accounts see is listed once, with the account
+    a call about it goes to. An account that cannot be read is named; the others are listed anyway."""
+    from ..accounts import RANK, choose
+
+    seen = await call.runtime.directory.seen(call.accounts, "sites", refresh=True)
+    readable = [s for s in seen if s.error is None]
+    if not readable:
+        raise seen[0].error or AssertionError("no account")  # nothing to list: say why, as one account would
+    who: dict[str, list[tuple[int, Any]]] = {}
+    for s in readable:
+        for site, permission in s.entries.items():
+            who.setdefault(site, []).append((RANK.get(permission, 0), s.account))
+    rows = []
+    for site, candidates in who.items():
+        account = choose(candidates, call.accounts)
+        assert account is not None
+        permission = next(s.entries[site] for s in readable if s.account.key == account.key)
+        rows.append({"site": site, "permission": permission, "account": account.name or ""})
+    rows = _allowed(call, rows)
+    failed = [f"{s.account.label} could not be read: {s.error}" for s in seen if s.error is not None]
+    accounts = [
+        {**s.account.describe(), "properties": len(s.entries), **({"error": str(s.error)} if s.error else {})}
+        for s in seen
+    ]
+    return listing(
+        entries=rows,
+        headers=["Property", "Permission", "Account"],
+        row=lambda s: [sh.cell(s["site"]), sh.cell(_permission(s["permission"])), sh.cell(s["account"])],
+        intro=f"{plural(len(rows), 'property', 'properties')} the Google accounts {names(call.accounts)} can see, "
+        "each listed once with the account SearchDesk uses for it:",
+        key="sites",
+        narrow="Use get_site for one property.",
+        noun="properties",
+        extra={"accounts": accounts},
+        footer="\n".join(failed),
     )
 
 
