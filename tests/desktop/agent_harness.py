@@ -186,8 +186,9 @@ class DesktopListener:
 
     def set_script(self, script: Script) -> None:
         self.script = script
-        if self.book is not None:
-            self._on_thread(lambda: setattr(self.book, "keep", script.keep_s))
+        if self.book is not None and self.listener is not None:
+            book, listener = self.book, self.listener
+            self._on_thread(lambda: (setattr(book, "keep", script.keep_s), setattr(listener, "demo", script.demo)))
 
     def answer(self, key: str, decision: str) -> bool:
         """As the person answers the dialog of `key` (an answer key, or a fingerprint with one open question)."""
