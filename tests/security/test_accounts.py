@@ -173,8 +173,9 @@ async def test_the_indexing_and_verification_tools_go_to_the_owner_of_the_url_or
         async with server(two, witness, folder) as served:
             status = await served.client.call_tool("get_indexing_status", {"url": f"{WWW}jobs/store-manager-portland"})
             mine = await served.client.call_tool("get_verified_site", {"site": CLIENT})
-            theirs = await served.client.call_tool("get_verified_site", {"site": WWW})
-    assert not status.is_error and not mine.is_error and not theirs.is_error, [text_of(status), text_of(mine)]
+            # Verified by the demo account, yet no Search Console property of anyone's: found all the same.
+            theirs = await served.client.call_tool("get_verified_site", {"site": "https://docs.example.com/"})
+    assert not status.is_error and not mine.is_error and not theirs.is_error, [text_of(status), text_of(theirs)]
     assert to_google(two, "GET", "/v3/urlNotifications/metadata") == [DEMO]  # owner of www, not the default
     assert to_google(two, "GET", "/siteVerification/v1/webResource/https") == [AGENCY, DEMO]
 
