@@ -336,13 +336,10 @@ class Core(QObject):
             raise SignedOut()  # signed in with another build's client: sign in again
         return client
 
-    def _forget_provider(self, key: str | None = None) -> None:
-        """Tokens of `key` (None: every account) are made afresh next time."""
+    def _forget_provider(self, key: str) -> None:
+        """The tokens of this account are made afresh next time (from its new record or key file)."""
         with self._provider_lock:
-            if key is None:
-                self._providers.clear()
-            else:
-                self._providers.pop(key, None)
+            self._providers.pop(key, None)
 
     @Slot(str, str)
     def _token_error(self, kind: str, account: str) -> None:

@@ -55,7 +55,7 @@ from searchdesk_server.agent.protocol import (
 from . import __version__
 from .approvals import ApprovalBook, Entry, QueueFull, RequestIdReused, State
 from .keystore import KeyringLocked, KeystoreError, NoSecureKeyring
-from .signin import RefreshFailed, RefreshRevoked
+from .signin import RefreshRevoked, SignInError
 from .tokens import ScopeNotGranted, TokenProvider
 
 log = logging.getLogger(__name__)
@@ -588,7 +588,7 @@ class AgentListener(QObject):
             return protocol.encode_error(rpc_id, ErrorCode.REFRESH_FAILED, str(err))
         except (KeyringLocked, NoSecureKeyring) as err:
             return protocol.encode_error(rpc_id, ErrorCode.KEYRING_LOCKED, str(err))
-        except (RefreshFailed, KeystoreError) as err:
+        except (SignInError, KeystoreError) as err:  # RefreshFailed, or a key file that cannot be read
             return protocol.encode_error(rpc_id, ErrorCode.INTERNAL_ERROR, str(err))
         except Exception:
             log.exception("token minting failed")

@@ -42,6 +42,7 @@ KIND_WORDS: Mapping[str, str] = {
     "oauth": "Google sign-in",
     "service_account": "service account",
     "demo": "the demo",
+    "app": "the SearchDesk app's account",
     "none": "none",
 }
 Listing = Literal["sites", "verified"]
@@ -114,7 +115,7 @@ class Directory:
     # --- the accounts -------------------------------------------------------------------------
 
     async def accounts(self) -> tuple[Account, ...]:
-        """The accounts Claude may use now, the default first among equals (the app's order kept)."""
+        """The accounts Claude may use now, in the app's order (or the environment's one account)."""
         cred = self._rt.config.credential
         if cred.kind != "desktop":
             return (self._environment_account(),)
@@ -148,7 +149,7 @@ class Directory:
         try:
             hello = await agent.app_hello()
             if not hello.serves_accounts:
-                return (Account(None, "oauth"),)  # an app from before accounts: its one account
+                return (Account(None, "app"),)  # an app from before accounts: its one account, not named
             listed = await agent.accounts(Requester(self._rt.server_id, None, demo=False))
         except AgentError as exc:
             raise agent_failure(exc) from None
@@ -188,7 +189,7 @@ class Directory:
         if name is None:
             return default
         for account in accounts:
-            if account.name is not None and account.name.casefold() == name.strip().casefold():
+            if account.name is not None and account.key == name.strip().casefold():
                 return account
         if len(accounts) == 1 and accounts[0].name is None:
             raise ToolFailure(
@@ -211,10 +212,10 @@ class Directory:
                 return found
             if fetched_all:
                 break  # everything was just read from Google: reading it again says the same
-        failures = [f"{s.account.label} could not be read ({s.error.summary.rstrip('.')})" for s in seen if s.error]
+        unread = [f"{s.account.label} could not be read ({s.error.summary.rstrip('.')})" for s in seen if s.error]
         raise ToolFailure(
             f"No Google account Claude may use in SearchDesk sees {what}; tried {names(accounts)}"
-            + (f" ({'; '.join(failures)})" if failures else "")
+            + (f" ({'; '.join(unread)})" if unread else "")
             + ". Check the address (list_sites shows every property with its account), or add the Google "
             "account that manages it in the SearchDesk app."
         )
@@ -257,6 +258,31 @@ class Directory:
         if account is not None:
             for slot in [s for s in self._cache if s[1] == account.key]:
                 del self._cache[slot]
+
+
+def merge(seen: Sequence[Seen], order: Sequence[Account]) -> list[tuple[str, Account, Any]]:
+    """Every account's entries (properties, or verified sites) merged: each once, as (its key, the account
+    a call about it goes to, that account's entry). Raises the first error when no account could be read."""
+    readable = [s for s in seen if s.error is None]
+    if not readable:
+        raise next(s.error for s in seen if s.error is not None)
+    merged = []
+    for key in dict.fromkeys(k for s in readable for k in s.entries):
+        holders = [s for s in readable if key in s.entries]
+        best = choose([(_rank(s.entries[key]), s.account) for s in holders], order)
+        winner = next(s for s in holders if best is not None and s.account.key == best.key)
+        merged.append((key, winner.account, winner.entries[key]))
+    return merged
+
+
+def failures(seen: Sequence[Seen]) -> list[str]:
+    """A line for each account that could not be read, naming it."""
+    return [f"{s.account.label} could not be read: {s.error}" for s in seen if s.error is not None]
+
+
+def _rank(entry: Any) -> int:
+    """A site list's entry is its permission; a verified site's is its resource (its owner's rank)."""
+    return RANK.get(entry, 0) if isinstance(entry, str) else OWNER_RANK
 
 
 def _candidates(seen: Seen, listing: Listing, key: str, url: str) -> list[tuple[int, Account]]:

@@ -241,14 +241,12 @@ class Call:
         limit: Limit | None = None,
         retry: bool = False,
         deadline: float | None = None,
-        account: Account | None = None,
     ) -> Any:
-        """Call Google as this call's account (or `account`, for a tool that asks each one); a guarded
-        tool's request is sent exactly once (no retry, no resend after a 401)."""
+        """Call Google as this call's account; a guarded tool's request is sent exactly once (no retry,
+        no resend after a 401)."""
         from .google.http import Limit
 
         client = await self.runtime.client()
-        who = account or self.account
         return await client.call(
             api,
             method,
@@ -260,7 +258,7 @@ class Call:
             retry=retry and not self.spec.guarded,
             deadline=deadline,
             once=self.spec.guarded,
-            account=who.token_name if who is not None else None,
+            account=self.account.token_name if self.account is not None else None,
         )
 
     async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:

@@ -148,9 +148,9 @@ def _accounts(report: CheckReport, accounts: object) -> list[str]:
     failed = []
     report.lines.append("")
     for entry in accounts:
-        if not isinstance(entry, dict):
+        if not isinstance(entry, dict) or not entry.get("account"):
             continue
-        name = str(entry.get("account") or "the account set in the server's environment")
+        name = str(entry["account"])
         kind = kinds.get(str(entry.get("kind")), str(entry.get("kind")))
         error = entry.get("error")
         if error:

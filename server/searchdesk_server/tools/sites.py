@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..accounts import names
+from ..accounts import failures, merge, names
 from ..google.http import Api
 from ..result import Output, ToolFailure
 from ..runtime import Call, plural
@@ -54,7 +52,9 @@ async def list_sites(call: Call) -> Output:
         key="sites",
         narrow="Use get_site for one property.",
         noun="properties",
-        extra={} if account is None else {"accounts": [{**account.describe(), "properties": len(sites)}]},
+        extra={}
+        if account is None or account.name is None
+        else {"accounts": [{**account.describe(), "properties": len(sites)}]},
     )
 
 
@@ -70,24 +70,9 @@ def _allowed(call: Call, sites: list[dict[str, str]]) -> list[dict[str, str]]:
 async def _every_account(call: Call) -> Output:
     """Every account's list, merged: a property several accounts see is listed once, with the account
     a call about it goes to. An account that cannot be read is named; the others are listed anyway."""
-    from ..accounts import RANK, choose
-
     seen = await call.runtime.directory.seen(call.accounts, "sites", refresh=True)
-    readable = [s for s in seen if s.error is None]
-    if not readable:
-        raise seen[0].error or AssertionError("no account")  # nothing to list: say why, as one account would
-    who: dict[str, list[tuple[int, Any]]] = {}
-    for s in readable:
-        for site, permission in s.entries.items():
-            who.setdefault(site, []).append((RANK.get(permission, 0), s.account))
-    rows = []
-    for site, candidates in who.items():
-        account = choose(candidates, call.accounts)
-        assert account is not None
-        permission = next(s.entries[site] for s in readable if s.account.key == account.key)
-        rows.append({"site": site, "permission": permission, "account": account.name or ""})
-    rows = _allowed(call, rows)
-    failed = [f"{s.account.label} could not be read: {s.error}" for s in seen if s.error is not None]
+    merged = merge(seen, call.accounts)
+    rows = _allowed(call, [{"site": site, "permission": perm, "account": who.name or ""} for site, who, perm in merged])
     accounts = [
         {**s.account.describe(), "properties": len(s.entries), **({"error": str(s.error)} if s.error else {})}
         for s in seen
@@ -102,7 +87,7 @@ async def _every_account(call: Call) -> Output:
         narrow="Use get_site for one property.",
         noun="properties",
         extra={"accounts": accounts},
-        footer="\n".join(failed),
+        footer="\n".join(failures(seen)),
     )
 
 

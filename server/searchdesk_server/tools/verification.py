@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..accounts import failures, merge, names
 from ..google.http import Api
 from ..properties import verification_id
 from ..result import Output, ToolFailure
@@ -68,19 +69,8 @@ async def list_verified_sites(call: Call) -> Output:
 async def _every_account(call: Call) -> Output:
     """Every account's verified sites, merged: a site several accounts verified is listed once, with the
     account a call about it goes to (the default first). An account that cannot be read is named."""
-    from ..accounts import OWNER_RANK, choose, names
-
     seen = await call.runtime.directory.seen(call.accounts, "verified", refresh=True)
-    readable = [s for s in seen if s.error is None]
-    if not readable:
-        raise seen[0].error or AssertionError("no account")
-    rows = []
-    for ident in dict.fromkeys(i for s in readable for i in s.entries):
-        account = choose([(OWNER_RANK, s.account) for s in readable if ident in s.entries], call.accounts)
-        assert account is not None
-        entry = next(s.entries[ident] for s in readable if s.account.key == account.key)
-        rows.append({**entry, "account": account.name or ""})
-    failed = [f"{s.account.label} could not be read: {s.error}" for s in seen if s.error is not None]
+    rows = [{**entry, "account": who.name or ""} for _, who, entry in merge(seen, call.accounts)]
     return listing(
         entries=rows,
         headers=["Site", "Type", "Owners", "Account"],
@@ -96,7 +86,7 @@ async def _every_account(call: Call) -> Output:
         narrow="Use get_verified_site for one site.",
         noun="sites",
         extra={"accounts": [{**s.account.describe(), **({"error": str(s.error)} if s.error else {})} for s in seen]},
-        footer="\n".join(failed),
+        footer="\n".join(failures(seen)),
     )
 
 
