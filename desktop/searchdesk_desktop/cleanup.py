@@ -4,7 +4,7 @@ Only the app holds the Google refresh token, so only the app can revoke it. In o
 
 1. ask a running copy to quit (through the single-instance channel), so it hands out no more tokens
    and writes nothing while we clean up;
-2. sign out: revoke the token at Google, then delete the keyring entry;
+2. sign out of every account: revoke each token at Google, then delete its keyring entry;
 3. turn off start at login;
 4. remove SearchDesk's entry from every Claude Desktop settings file (everything else stays).
 
@@ -18,11 +18,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from . import claude_config as cc
+from .accounts import AccountStore
 from .autostart import Autostart
-from .keystore import CorruptRecord, KeyStore
+from .keystore import CorruptRecord, KeyStore, SignInRecord
 from .settings import AppSettings
 from .signin import REVOKE_URI, http_client, revoke
 
@@ -62,37 +64,64 @@ def quit_running(name: str | None = None, timeout: float = 5.0) -> str:
         del app  # held until here: an unreferenced application object could be destroyed at once
 
 
-def sign_out(keystore: KeyStore, revoke_uri: str = REVOKE_URI) -> str:
-    """Revoke at Google first (while the token is still at hand), then forget it here regardless."""
-    try:
-        record = keystore.load()
-    except CorruptRecord:
-        keystore.delete()  # not ours to read, but under our name: an uninstall still clears it
-        return "removed an unreadable sign-in record from the keyring (nothing to revoke)"
-    if record is None:
-        return "nobody was signed in"
-    revoked = False
-    try:
-        with http_client(timeout=REVOKE_TIMEOUT) as http:
-            revoked = revoke(record.refresh_token, revoke_uri=revoke_uri, http=http)
-    finally:
-        keystore.delete()
-    if not revoked:
+def sign_out(keystore: KeyStore, settings_path: Path | None = None, revoke_uri: str = REVOKE_URI) -> str:
+    """Every sign-in (the account list's, and an earlier version's single one): revoked at Google first
+    (while the token is still at hand), then forgotten here regardless."""
+    store = AccountStore(keystore, AppSettings.load(settings_path), settings_path)
+    entries: list[tuple[Callable[[], SignInRecord | None], Callable[[], None]]] = [
+        (keystore.load_legacy, keystore.delete_legacy),
+    ]
+    for ref in store.refs:
+        if ref.kind == "oauth":
+            entries.append((partial(keystore.load, ref.email), partial(keystore.delete, ref.email)))
+    done, unreadable, unconfirmed = 0, 0, 0
+    for load, delete in entries:
+        try:
+            record = load()
+        except CorruptRecord:
+            delete()  # not ours to read, but under our name: an uninstall still clears it
+            unreadable += 1
+            continue
+        if record is None:
+            continue
+        revoked = False
+        try:
+            with http_client(timeout=REVOKE_TIMEOUT) as http:
+                revoked = revoke(record.refresh_token, revoke_uri=revoke_uri, http=http)
+        finally:
+            delete()
+        done += 1
+        unconfirmed += not revoked
+    if unconfirmed:
         raise RuntimeError(
-            "the sign-in was removed from the keyring, but Google did not confirm the revocation; "
-            "remove SearchDesk at https://myaccount.google.com/permissions"
+            f"{_sign_ins(done)} removed from the keyring, but Google did not confirm the revocation of "
+            f"{unconfirmed}; remove SearchDesk at https://myaccount.google.com/permissions"
         )
-    return "revoked at Google and removed from the keyring"
+    if unreadable and not done:
+        return "removed an unreadable sign-in record from the keyring (nothing to revoke)"
+    if not done:
+        return "nobody was signed in"
+    return f"{'' if done == 1 else _sign_ins(done) + ' '}revoked at Google and removed from the keyring"
+
+
+def _sign_ins(n: int) -> str:
+    return "the sign-in was" if n == 1 else f"{n} sign-ins were"
 
 
 def forget_key_file(settings_path: Path | None) -> str:
-    """A service-account key stays in the person's own file; we only stop pointing at it."""
+    """A service-account key stays in the person's own file; we only stop pointing at it. The account
+    list goes too (its sign-ins were removed from the keyring by the step before)."""
     settings = AppSettings.load(settings_path)
-    if not settings.service_account_file:
+    files = sum(a.get("kind") == "service_account" for a in settings.accounts if isinstance(a, dict))
+    files += bool(settings.service_account_file)
+    if not files and not settings.accounts:
         return "no key file in use"
     settings.service_account_file = ""
+    settings.accounts, settings.default_account, settings.withheld_accounts = [], "", []
     settings.save(settings_path)
-    return "stopped using the service-account key file"
+    if not files:
+        return "no key file in use"
+    return "stopped using the service-account key file" if files == 1 else f"stopped using {files} key files"
 
 
 def remove_from_claude(paths: Sequence[Path]) -> str:
@@ -122,7 +151,7 @@ def run(
     outcome = Outcome()
     steps: list[tuple[str, Callable[[], str]]] = [
         ("quit the running app", lambda: quit_running(instance_name, quit_timeout)),
-        ("sign out", lambda: sign_out(keystore or KeyStore(), revoke_uri)),
+        ("sign out", lambda: sign_out(keystore or KeyStore(), settings_path, revoke_uri)),
         ("service-account key", lambda: forget_key_file(settings_path)),
         ("start at login", lambda: _autostart_off(autostart or Autostart())),
         ("Claude Desktop", lambda: remove_from_claude(cc.every_location() if claude_paths is None else claude_paths)),

@@ -1,8 +1,9 @@
 """The app's state and actions, shared by the tray, the main window and the headless check.
 
-One object owns the sign-in, the agent listener, the approval book and the Claude Desktop entry;
-windows only show its state (``changed``) and call its actions. Slow work (the keyring, Google, the
-self-check) runs on worker threads and comes back through queued signals.
+One object owns the Google accounts, the agent listener, the approval book and the Claude Desktop
+entry; windows only show its state (``changed``, and the ``accounts`` list model) and call its
+actions. Slow work (the keyring, Google, the self-check) runs on worker threads and comes back
+through queued signals.
 """
 
 from __future__ import annotations
@@ -17,16 +18,19 @@ import webbrowser
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from searchdesk_server.agent.protocol import AccountInfo, client_project
+
 from . import claude_config as cc
 from . import extension
+from .account_list import Account, AccountRow, AccountsModel
+from .accounts import AccountRef, AccountStore
 from .approvals import ApprovalBook, Entry, State
-from .keystore import KeyringLocked, KeyStore, KeystoreError, NoSecureKeyring, SignInRecord
+from .keystore import KeyStore, KeystoreError, SignInRecord
 from .listener import AgentListener, SignedOut
 from .settings import AppSettings
 from .signin import (
@@ -49,17 +53,10 @@ TESTING_LIFETIME = 7 * 24 * 3600
 TESTING_WARN_BEFORE = 2 * 24 * 3600
 
 
-class Account(Enum):
-    DEMO = "demo"
-    SIGNED_OUT = "signed_out"
-    SIGNED_IN = "signed_in"
-    SERVICE_ACCOUNT = "service_account"
-    EXPIRED = "expired"
-    KEYRING = "keyring_problem"
-
-
 @dataclass(frozen=True)
 class AccountStatus:
+    """The default account at a glance (the main window's first step and the tray)."""
+
     state: Account
     account: str = ""
     detail: str = ""  # one plain sentence for the UI
@@ -141,14 +138,18 @@ class Core(QObject):
         self._open_file = open_file
         self.bundle_opened = False  # this session handed the .mcpb to Claude Desktop
         self.book = ApprovalBook()
-        self.listener = AgentListener(self.book, self.provider, demo=demo, path=socket_path)
+        #: The Google accounts: the list (settings) and their sign-ins (keyring), and the rows the windows show.
+        self.store = AccountStore(self.keystore, self.settings, settings_path)
+        self.accounts = AccountsModel()
+        self.listener = AgentListener(self.book, self, demo=demo, path=socket_path)
         self.listener_error = ""
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="searchdesk-core")
-        self._provider: TokenProvider | None = None
+        self._providers: dict[str, TokenProvider] = {}  # by account key, made on a server's first request
         self._provider_lock = threading.Lock()
-        self._record: SignInRecord | None = None
+        self._records: dict[str, SignInRecord] = {}  # the sign-ins as last read, by account key
+        self._expired: set[str] = set()  # account keys whose sign-in Google refused to refresh
+        self._problem: AccountStatus | None = None  # the keyring could not be read at all
         self._account = AccountStatus(Account.DEMO if demo else Account.SIGNED_OUT)
-        self._expired = False
         self._signin: LoopbackSignIn | None = None
         self.last_check: Any = None
         self._call_main.connect(self._run_main)
@@ -179,40 +180,61 @@ class Core(QObject):
     def _later(self, fn: Callable[[], None]) -> None:
         self._call_main.emit(fn)
 
-    # --- account ----------------------------------------------------------------------------
+    # --- accounts ---------------------------------------------------------------------------
     @property
     def account(self) -> AccountStatus:
+        """The default account (what the first step of the main window and the tray show)."""
         return self._account
 
     def refresh_account(self) -> None:
+        """Read the accounts again (moving an earlier version's sign-in into the list first)."""
+        self._problem = None
+        if not self.demo:
+            try:
+                self.store.migrate()
+            except KeystoreError as exc:
+                self._problem = AccountStatus(Account.KEYRING, detail=str(exc))
+        self.accounts.set_rows([] if self.demo else [self._row(ref) for ref in self.store.refs])
         self._account = self._compute_account()
         self.changed.emit()
 
-    def _compute_account(self) -> AccountStatus:
-        if self.demo:
-            return AccountStatus(Account.DEMO, "demo", "The demo answers with made-up data; no Google account is used.")
-        if self.settings.service_account_file:
+    def _row(self, ref: AccountRef) -> AccountRow:
+        default = self.store.default
+        common: dict[str, Any] = {
+            "default": default is not None and default.key == ref.key,
+            "for_claude": self.store.for_claude(ref),
+        }
+        if ref.kind == "service_account":
             try:
-                key = load_service_account_file(Path(self.settings.service_account_file))
+                key = load_service_account_file(Path(ref.key_file))
             except SignInError as exc:
-                return AccountStatus(Account.SIGNED_OUT, detail=f"The service-account key file cannot be used: {exc}")
-            return AccountStatus(
-                Account.SERVICE_ACCOUNT, key.client_email, f"Using the service-account key in {key.path}."
+                detail = f"The service-account key file cannot be used: {exc}"
+                return AccountRow(
+                    ref.email, ref.kind, Account.SIGNED_OUT, detail=detail, key_file=ref.key_file, **common
+                )
+            return AccountRow(
+                ref.email,
+                ref.kind,
+                Account.SERVICE_ACCOUNT,
+                detail=f"Using the service-account key in {key.path}.",
+                key_file=ref.key_file,
+                quota_project=key.info.get("project_id", ""),
+                **common,
             )
         try:
             store = self.keystore.backend_name
-            record = self.keystore.load()
-        except (NoSecureKeyring, KeyringLocked, KeystoreError) as exc:
-            return AccountStatus(Account.KEYRING, detail=str(exc))
-        self._record = record
+            record = self.keystore.load(ref.email)
+        except KeystoreError as exc:
+            return AccountRow(ref.email, ref.kind, Account.KEYRING, detail=str(exc), **common)
         if record is None:
-            return AccountStatus(
-                Account.SIGNED_OUT, detail="Sign in with Google so Claude can read your data.", store=store
-            )
-        if self._expired:
-            return AccountStatus(
-                Account.EXPIRED, record.account, "Google no longer accepts this sign-in. Sign in again.", store=store
-            )
+            self._records.pop(ref.key, None)
+            detail = "This sign-in is no longer in your keyring. Sign in again, or remove the account."
+            return AccountRow(ref.email, ref.kind, Account.EXPIRED, detail=detail, **common)
+        self._records[ref.key] = record
+        project = client_project(record.client_id)
+        if ref.key in self._expired:
+            detail = "Google no longer accepts this sign-in. Sign in again."
+            return AccountRow(ref.email, ref.kind, Account.EXPIRED, detail=detail, quota_project=project, **common)
         warning, due = "", False
         if self._testing(record):
             ends = record.issued_at + TESTING_LIFETIME
@@ -222,14 +244,41 @@ class Core(QObject):
                 f"began: around {when}. Sign in again then."
             )
             due = ends - time.time() <= TESTING_WARN_BEFORE
-        return AccountStatus(
+        return AccountRow(
+            ref.email,
+            ref.kind,
             Account.SIGNED_IN,
-            record.account,
-            f"Your sign-in is kept in {store}.",
+            detail=f"Your sign-in is kept in {store}.",
             warning=warning,
-            store=store,
             warning_due=due,
+            quota_project=project,
+            **common,
         )
+
+    def _compute_account(self) -> AccountStatus:
+        if self.demo:
+            return AccountStatus(Account.DEMO, "demo", "The demo answers with made-up data; no Google account is used.")
+        if self._problem is not None:
+            return self._problem
+        default = self.store.default
+        row = self.accounts.find(default.email) if default is not None else None
+        if row is None:
+            if self.settings.service_account_file:  # an earlier version's key file that cannot be read now
+                try:
+                    load_service_account_file(Path(self.settings.service_account_file))
+                except SignInError as exc:
+                    return AccountStatus(
+                        Account.SIGNED_OUT, detail=f"The service-account key file cannot be used: {exc}"
+                    )
+            try:
+                store = self.keystore.backend_name
+            except KeystoreError as exc:
+                return AccountStatus(Account.KEYRING, detail=str(exc))
+            return AccountStatus(
+                Account.SIGNED_OUT, detail="Sign in with Google so Claude can read your data.", store=store
+            )
+        store = "" if row.kind == "service_account" else self.keystore.backend_name
+        return AccountStatus(row.state, row.email, row.detail, row.warning, store, row.warning_due)
 
     def _testing(self, record: SignInRecord) -> bool:
         if record.client_kind == "own":
@@ -239,22 +288,45 @@ class Core(QObject):
         except SignInError:
             return False
 
-    def provider(self) -> TokenProvider:
-        """For the listener (called on a worker thread): what hands out access tokens now."""
+    def usable(self) -> list[AccountInfo]:
+        """For the listener (on the Qt thread): the accounts Claude may use, the default marked."""
+        if self.demo:
+            return [AccountInfo(DemoTokens.account, "oauth", default=True)]
+        default = self.store.claude_default()
+        return [
+            AccountInfo(
+                row.email,
+                row.kind,
+                default=default is not None and default.key == row.email.casefold(),
+                quota_project=row.quota_project,
+            )
+            for row in self.accounts.rows
+            if row.for_claude
+        ]
+
+    def provider(self, account: str | None = None) -> TokenProvider:
+        """For the listener (on a worker thread): what hands out access tokens for `account` (one of
+        `usable`; None: Claude's default). Made on first use, from the key file or the keyring."""
         with self._provider_lock:
-            if self._provider is not None:
-                return self._provider
             if self.demo:
-                self._provider = DemoTokens()
-            elif self.settings.service_account_file:
-                key = load_service_account_file(Path(self.settings.service_account_file))
-                self._provider = ServiceAccountTokens(key, token_uri=self._endpoints["token_uri"])
+                return self._providers.setdefault("demo", DemoTokens())
+            ref = self.store.find(account) if account is not None else self.store.claude_default()
+            if ref is None:
+                raise SignedOut()
+            cached = self._providers.get(ref.key)
+            if cached is not None:
+                return cached
+            provider: TokenProvider
+            if ref.kind == "service_account":
+                key = load_service_account_file(Path(ref.key_file))
+                provider = ServiceAccountTokens(key, token_uri=self._endpoints["token_uri"])
             else:
-                record = self.keystore.load()
+                record = self.keystore.load(ref.email)
                 if record is None:
                     raise SignedOut()
-                self._provider = OAuthTokens(self._client_for(record), record, token_uri=self._endpoints["token_uri"])
-            return self._provider
+                provider = OAuthTokens(self._client_for(record), record, token_uri=self._endpoints["token_uri"])
+            self._providers[ref.key] = provider
+            return provider
 
     def _client_for(self, record: SignInRecord) -> OAuthClient:
         if record.client_kind == "own":
@@ -264,16 +336,41 @@ class Core(QObject):
             raise SignedOut()  # signed in with another build's client: sign in again
         return client
 
-    def _forget_provider(self) -> None:
+    def _forget_provider(self, key: str) -> None:
+        """The tokens of this account are made afresh next time (from its new record or key file)."""
         with self._provider_lock:
-            self._provider = None
+            self._providers.pop(key, None)
 
-    @Slot(str)
-    def _token_error(self, kind: str) -> None:
-        if kind == "RefreshRevoked" and not self._expired:
-            self._expired = True
-            self._forget_provider()
+    @Slot(str, str)
+    def _token_error(self, kind: str, account: str) -> None:
+        key = account.casefold()
+        if kind == "RefreshRevoked" and key and key not in self._expired:
+            self._expired.add(key)
+            self._forget_provider(key)
             self.refresh_account()
+
+    def remove_account(self, email: str) -> None:
+        """Forget an account: a sign-in is revoked at Google (in the background) and leaves the keyring;
+        a key file is simply no longer used. The others are untouched; the next call goes to them."""
+        record = self.store.remove(email)
+        if record is not None:
+            self._pool.submit(revoke, record.refresh_token, revoke_uri=self._endpoints["revoke_uri"])
+        key = email.casefold()
+        self._expired.discard(key)
+        self._records.pop(key, None)
+        self._forget_provider(key)
+        self.refresh_account()
+        log.info("removed an account")
+
+    def set_default_account(self, email: str) -> None:
+        self.store.set_default(email)
+        self.refresh_account()
+
+    def set_claude_may_use(self, email: str, allowed: bool) -> None:
+        """Settings: whether Claude may use this account (a withheld one is not listed to servers and
+        gets no token)."""
+        self.store.set_for_claude(email, allowed)
+        self.refresh_account()
 
     # --- sign-in ----------------------------------------------------------------------------
     def scopes(self) -> tuple[str, ...]:
@@ -309,9 +406,10 @@ class Core(QObject):
         self._pool.submit(self._finish_sign_in, flow)
         return url
 
-    def sign_in_again(self) -> str:
-        """One click: the same OAuth client as the sign-in that expired (or the build's)."""
-        record = self._record
+    def sign_in_again(self, email: str | None = None) -> str:
+        """One click: the same OAuth client as the sign-in of `email` (default: the default account's)."""
+        ref = self.store.find(email) if email is not None else self.store.default
+        record = self._records.get(ref.key) if ref is not None else None
         if record is not None and record.client_kind == "own":
             return self.sign_in(OAuthClient(record.client_id, record.client_secret, "own", testing=True))
         return self.sign_in()
@@ -320,9 +418,9 @@ class Core(QObject):
         return self.sign_in(load_client_file(path, "own"))
 
     def _finish_sign_in(self, flow: LoopbackSignIn) -> None:
+        record: SignInRecord | None = None
         try:
-            record = flow.wait()
-            self.keystore.save(record)
+            record = self.store.save_sign_in(flow.wait())
             message = ""
         except (SignInError, KeystoreError) as exc:
             message = str(exc)
@@ -333,11 +431,10 @@ class Core(QObject):
         def done() -> None:
             if self._signin is flow:
                 self._signin = None
-            if not message:
-                self._expired = False
-                self.settings.service_account_file = ""
-                self.settings.save(self.settings_path)
-                self._forget_provider()
+            if record is not None:  # a new account, or a fresh sign-in of one already here
+                ref = self.store.add_sign_in(record)
+                self._expired.discard(ref.key)
+                self._forget_provider(ref.key)
                 log.info("sign-in finished")
             self.refresh_account()
             self.signin_done.emit(message)
@@ -353,27 +450,25 @@ class Core(QObject):
         return self._signin is not None
 
     def use_service_account(self, path: Path) -> None:
-        """Validate and remember a service-account key file (its path; the key stays in that file)."""
-        key = load_service_account_file(path)
-        self.settings.service_account_file = str(key.path.absolute())
-        self.settings.save(self.settings_path)
-        self._forget_provider()
+        """Add a service-account key file as an account (its path; the key stays in that file).
+        Raises SignInError when the file is not a service-account key."""
+        ref = self.store.add_key_file(path)
+        self._forget_provider(ref.key)
         self.refresh_account()
 
     def sign_out(self) -> None:
-        """Revoke at Google (best effort, in the background) and forget the sign-in here."""
-        record = self._record
-        if record is not None:
-            self._pool.submit(revoke, record.refresh_token, revoke_uri=self._endpoints["revoke_uri"])
+        """Sign out of the default account (revoked at Google in the background, gone from the keyring),
+        or clear what an earlier version left that cannot be used."""
+        default = self.store.default
+        if default is not None:
+            self.remove_account(default.email)
+            return
         try:
-            self.keystore.delete()
+            self.keystore.delete_legacy()  # an unreadable record under our name
         except KeystoreError as exc:
             log.warning("could not delete the sign-in: %s", type(exc).__name__)
         self.settings.service_account_file = ""
         self.settings.save(self.settings_path)
-        self._record = None
-        self._expired = False
-        self._forget_provider()
         self.refresh_account()
         log.info("signed out")
 
@@ -436,7 +531,8 @@ class Core(QObject):
         """Scopes the chosen tools need that the present Google sign-in did not grant."""
         from .tokens import covered
 
-        record = self._record
+        default = self.store.default
+        record = self._records.get(default.key) if default is not None else None
         if self.demo or record is None or self._account.state is not Account.SIGNED_IN:
             return []
         return covered(record.scopes, self.scopes())

@@ -1,14 +1,14 @@
-"""The one secret the app keeps: a Google refresh token, in the OS keyring and nowhere else.
+"""The one kind of secret the app keeps: Google refresh tokens, in the OS keyring and nowhere else.
 
 Why an allowlist instead of ``keyring.get_keyring()``: keyring silently prefers whatever backend
 is installed, and with ``keyrings.alt`` present that is a base64 "plaintext" file. We accept only
 backends that hand the secret to the operating system's own store, and otherwise refuse with a
 message that says how to fix it. There is no fallback.
 
-Why one compact record: Windows Credential Manager caps a credential blob at 2,560 bytes, and
-keyring stores the text as UTF-16, so a record must stay under 1,280 characters. The record holds
-the refresh token and a few small facts the UI needs (account, which OAuth client, when it was
-issued), never a credentials JSON.
+Why one compact record per account: Windows Credential Manager caps a credential blob at 2,560
+bytes, and keyring stores the text as UTF-16, so a record must stay under 1,280 characters however
+many accounts there are. A record holds one refresh token and a few small facts the UI needs
+(account, which OAuth client, when it was issued), never a credentials JSON.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 SERVICE = "searchdesk"
+#: The one sign-in of versions before several accounts; migrated to its account's entry on start.
 ENTRY = "google-sign-in"
 #: keyring's Windows backend stores text as UTF-16; the credential blob limit is 2,560 bytes.
 MAX_RECORD_BYTES_UTF16 = 2560
@@ -105,7 +106,7 @@ class SignInRecord:
         return text
 
     @classmethod
-    def decode(cls, text: str) -> SignInRecord:
+    def decode(cls, text: str, entry: str = ENTRY) -> SignInRecord:
         try:
             data = json.loads(text)
             if not isinstance(data, dict) or data.get("v") != 1:
@@ -124,7 +125,7 @@ class SignInRecord:
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise CorruptRecord(
-                f"The keyring entry '{SERVICE}/{ENTRY}' is not a SearchDesk sign-in record "
+                f"The keyring entry '{SERVICE}/{entry}' is not a SearchDesk sign-in record "
                 f"({len(text)} characters). Sign out and sign in again to replace it."
             ) from exc
 
@@ -184,18 +185,33 @@ class KeyStore:
         """What the UI shows as 'where your sign-in is kept'."""
         return ALLOWED_BACKENDS[backend_id(self.backend)]
 
-    def load(self) -> SignInRecord | None:
-        text = self._call("get_password", SERVICE, ENTRY)
-        return None if text is None else SignInRecord.decode(text)
+    def load(self, account: str) -> SignInRecord | None:
+        """The sign-in of `account` (its e-mail address), or None when there is none."""
+        return self._load(entry_for(account))
 
     def save(self, record: SignInRecord) -> None:
-        self._call("set_password", SERVICE, ENTRY, record.encode())
+        """Store a sign-in under its own account's entry: no other account's record is touched."""
+        self._call("set_password", SERVICE, entry_for(record.account), record.encode())
 
-    def delete(self) -> None:
+    def delete(self, account: str) -> None:
+        self._delete(entry_for(account))
+
+    def load_legacy(self) -> SignInRecord | None:
+        """The single sign-in an earlier version kept (to be migrated)."""
+        return self._load(ENTRY)
+
+    def delete_legacy(self) -> None:
+        self._delete(ENTRY)
+
+    def _load(self, entry: str) -> SignInRecord | None:
+        text = self._call("get_password", SERVICE, entry)
+        return None if text is None else SignInRecord.decode(text, entry)
+
+    def _delete(self, entry: str) -> None:
         from keyring.errors import PasswordDeleteError
 
         try:
-            self._call("delete_password", SERVICE, ENTRY)
+            self._call("delete_password", SERVICE, entry)
         except PasswordDeleteError:
             pass  # nothing stored: already signed out
 
@@ -215,6 +231,11 @@ class KeyStore:
             raise KeystoreError(f"The keyring refused the request ({type(exc).__name__}). Try again.") from exc
         except RuntimeError as exc:  # e.g. the D-Bus session went away after the backend was chosen
             raise NoSecureKeyring(type(exc).__name__) from exc
+
+
+def entry_for(account: str) -> str:
+    """One keyring entry per Google account: `google-sign-in:<e-mail>` (lower-case, as Google compares it)."""
+    return f"{ENTRY}:{account.casefold()}"
 
 
 def now() -> int:

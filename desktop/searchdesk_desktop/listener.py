@@ -24,16 +24,19 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal, Slot
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from searchdesk_server.agent import paths, protocol, winpipe
 from searchdesk_server.agent.protocol import (
+    AccountInfo,
+    AccountList,
+    AccountsParams,
     ApprovalRequest,
     ApprovalResult,
     CancelParams,
@@ -52,7 +55,7 @@ from searchdesk_server.agent.protocol import (
 from . import __version__
 from .approvals import ApprovalBook, Entry, QueueFull, RequestIdReused, State
 from .keystore import KeyringLocked, KeystoreError, NoSecureKeyring
-from .signin import RefreshFailed, RefreshRevoked
+from .signin import RefreshRevoked, SignInError
 from .tokens import ScopeNotGranted, TokenProvider
 
 log = logging.getLogger(__name__)
@@ -70,6 +73,37 @@ class SignedOut(Exception):
 
 
 ProviderGetter = Callable[[], TokenProvider]
+
+
+@runtime_checkable
+class AccountDirectory(Protocol):
+    """Whoever holds the Google accounts (the Core): which ones Claude may use, and their tokens."""
+
+    def usable(self) -> Sequence[AccountInfo]:
+        """The accounts Claude may use, in order, at most one marked default (called on the Qt thread)."""
+        ...
+
+    def provider(self, account: str | None) -> TokenProvider:
+        """Tokens for `account` (one of `usable`), or for the default when None (on a worker thread)."""
+        ...
+
+
+class OneAccount:
+    """A single token provider as an account directory (the demo, the tests of one account)."""
+
+    def __init__(self, get: ProviderGetter) -> None:
+        self._get = get
+
+    def usable(self) -> list[AccountInfo]:
+        try:
+            provider = self._get()
+        except SignedOut:
+            return []
+        kind = "service_account" if provider.kind == "service_account" else "oauth"
+        return [AccountInfo(provider.account, kind, default=True)] if provider.account else []
+
+    def provider(self, account: str | None) -> TokenProvider:
+        return self._get()
 
 
 class _Reply(Exception):
@@ -313,13 +347,14 @@ class AgentListener(QObject):
 
     token_done = Signal(object)
     activity = Signal()  # something worth showing changed (a token was handed out, say)
-    token_error = Signal(str)  # the class name of what went wrong (RefreshRevoked: sign-in expired)
+    #: What went wrong (its class name; RefreshRevoked: the sign-in expired) and for which account ("": default).
+    token_error = Signal(str, str)
     _pipe_connected = Signal(object)  # Windows: a connected pipe handle, from the acceptor's thread
 
     def __init__(
         self,
         book: ApprovalBook,
-        provider: ProviderGetter,
+        accounts: AccountDirectory | ProviderGetter,
         *,
         demo: bool = False,
         path: str | None = None,
@@ -330,7 +365,7 @@ class AgentListener(QObject):
         super().__init__()
         self._recorder = recorder
         self.book = book
-        self._provider = provider
+        self.accounts = accounts if isinstance(accounts, AccountDirectory) else OneAccount(accounts)
         self.demo = demo  # a demo app refuses real servers: it holds no real account to approve for
         self.path = path
         self.max_connections = max_connections
@@ -465,6 +500,7 @@ class AgentListener(QObject):
                 protocol.APPROVAL_REQUEST: self._approval_request,
                 protocol.APPROVAL_STATUS: self._approval_status,
                 protocol.APPROVAL_CANCEL: self._approval_cancel,
+                protocol.ACCOUNTS_LIST: self._accounts_list,
             }[request.method]
             result = handler(conn, rpc_id, params)
         except ProtocolError as err:
@@ -501,32 +537,47 @@ class AgentListener(QObject):
                 "This SearchDesk app is running the demo; start SearchDesk normally to use a Google account.",
             )
 
-    # tokens
+    # accounts and tokens
+    def _accounts_list(self, conn: _Connection, rpc_id: Any, params: AccountsParams) -> dict[str, Any]:
+        self._refuse_real_server_in_demo(params.requester)
+        return AccountList(tuple(self.accounts.usable())).to_json()
+
     def _token(self, conn: _Connection, rpc_id: Any, params: TokenParams) -> None:
         self._refuse_real_server_in_demo(params.requester)
+        usable = self.accounts.usable()
+        if params.account is None:  # an older server, or one with a single account: the default
+            account = next((a.account for a in usable if a.default), None)
+        else:  # only an account Claude may use, by its own spelling
+            account = next((a.account for a in usable if protocol.same_account(a.account, params.account)), None)
+            if account is None:
+                raise _Reply(
+                    ErrorCode.UNKNOWN_ACCOUNT,
+                    "That Google account is not one Claude may use in SearchDesk: it was removed, or SearchDesk's "
+                    "Settings keep it from Claude.",
+                )
         conn.in_flight += 1
-        future = self._pool.submit(self._mint, params)
-        future.add_done_callback(lambda f: self.token_done.emit((conn, rpc_id, f)))
+        future = self._pool.submit(self._mint, params, account)
+        future.add_done_callback(lambda f: self.token_done.emit((conn, rpc_id, account, f)))
         return None
 
-    def _mint(self, params: TokenParams) -> Token:
-        provider = self._provider()
+    def _mint(self, params: TokenParams, account: str | None) -> Token:
+        provider = self.accounts.provider(account)
         token = provider.access_token(params.scopes, force_refresh=params.force_refresh)
         kind = "service_account" if token.kind == "service_account" else "oauth"
         return Token(access_token=token.token, expires_in=token.expires_in(), kind=kind, account=token.account)
 
     @Slot(object)
-    def _token_finished(self, item: tuple[_Connection, Any, Future[Token]]) -> None:
-        conn, rpc_id, future = item
+    def _token_finished(self, item: tuple[_Connection, Any, str | None, Future[Token]]) -> None:
+        conn, rpc_id, account, future = item
         conn.in_flight -= 1
         if conn.open:
-            conn.send(self._token_answer(rpc_id, future))
+            conn.send(self._token_answer(rpc_id, account, future))
         conn.maybe_finish()
 
-    def _token_answer(self, rpc_id: Any, future: Future[Token]) -> bytes:
+    def _token_answer(self, rpc_id: Any, account: str | None, future: Future[Token]) -> bytes:
         failure = future.exception()
         if failure is not None:
-            self.token_error.emit(type(failure).__name__)
+            self.token_error.emit(type(failure).__name__, account or "")
         try:
             token = future.result()
         except SignedOut as err:
@@ -537,7 +588,7 @@ class AgentListener(QObject):
             return protocol.encode_error(rpc_id, ErrorCode.REFRESH_FAILED, str(err))
         except (KeyringLocked, NoSecureKeyring) as err:
             return protocol.encode_error(rpc_id, ErrorCode.KEYRING_LOCKED, str(err))
-        except (RefreshFailed, KeystoreError) as err:
+        except (SignInError, KeystoreError) as err:  # RefreshFailed, or a key file that cannot be read
             return protocol.encode_error(rpc_id, ErrorCode.INTERNAL_ERROR, str(err))
         except Exception:
             log.exception("token minting failed")

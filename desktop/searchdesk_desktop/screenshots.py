@@ -29,13 +29,16 @@ class _EmptyKeyring:
 
     backend_name = "your system keyring"
 
-    def load(self) -> None:
+    def load(self, account: str) -> None:
+        return None
+
+    def load_legacy(self) -> None:
         return None
 
     def save(self, record: Any) -> None:
         raise RuntimeError("screenshots never store anything")
 
-    def delete(self) -> None:
+    def delete(self, account: str) -> None:
         return None
 
 

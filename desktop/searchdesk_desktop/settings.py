@@ -1,7 +1,8 @@
 """The app's own settings (nothing secret): a small JSON file in the user's config folder.
 
-Secrets never come here: the refresh token is in the OS keyring, and a service-account key stays in
-the file the person chose (we remember its path, not its contents).
+Secrets never come here: refresh tokens are in the OS keyring, and a service-account key stays in the
+file the person chose (we remember its path, not its contents). The list of Google accounts is here:
+their e-mail addresses, kinds and key-file paths.
 """
 
 from __future__ import annotations
@@ -29,8 +30,14 @@ class AppSettings:
     groups: list[str] = field(default_factory=list)
     site_url: str = ""
     allowed_sites: list[str] = field(default_factory=list)
+    #: Before several accounts: the one service-account key file (moved into `accounts` on start).
     service_account_file: str = ""
     first_run_done: bool = False
+    #: The Google accounts, in order: {"email", "kind", "key_file"} (accounts.AccountStore reads them).
+    accounts: list[dict[str, str]] = field(default_factory=list)
+    default_account: str = ""
+    #: Accounts Claude may not use (Settings); every other one it may, a newly added one included.
+    withheld_accounts: list[str] = field(default_factory=list)
 
     def server_settings(self, *, demo: bool = False, agent_socket: str = "") -> ServerSettings:
         return ServerSettings(

@@ -28,6 +28,11 @@ WRITE_CAPABLE_SCOPES: Final = frozenset({SCOPE_WM, SCOPE_SV, SCOPE_SV_VERIFY, SC
 
 Service = Literal["searchconsole", "siteVerification", "indexing", "none"]
 Kind = Literal["read", "write", "guarded"]
+#: Which Google account a call goes to when the SearchDesk app holds several (accounts.py):
+#: "property" the account that sees its property best in Search Console; "verified" one that verified
+#: it; "url" one that sees a property containing its URL, owner first; "named" the `account` argument,
+#: else the default; "every" each account (the handler merges); "none" no Google call.
+Route = Literal["property", "verified", "url", "named", "every", "none"]
 
 GROUPS: Final = (
     "essential",
@@ -60,6 +65,7 @@ class ToolSpec:
     optional_scopes: tuple[str, ...] = ()
     #: Registered only with MCP_DIAGNOSTICS=true; never part of groups or presets.
     diagnostic: bool = False
+    route: Route = "property"
 
     @property
     def write(self) -> bool:
@@ -110,6 +116,7 @@ URL: Final = SITE
 FEEDPATH: Final = URL
 LANG: Final = SITE
 TOKEN: Final = SITE
+ACCOUNT: Final = SITE  # a Google account's e-mail, as list_sites shows it
 DIMENSIONS: Final = ("date", "query", "page", "country", "device", "searchAppearance", "hour")
 PERIODS: Final = (
     "today",
@@ -146,6 +153,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "List properties",
         "Properties this account can see, with permission level.",
         essential=True,
+        route="every",
     ),
     ToolSpec(
         "get_site",
@@ -168,8 +176,9 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         (SCOPE_WM,),
         "Add property",
         "Add a property (unverified until verify_site).",
-        {"site": SITE_REQ},
+        {"site": SITE_REQ, "account": ACCOUNT},
         ("site",),
+        route="named",
     ),
     ToolSpec(
         "delete_site",
@@ -341,6 +350,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "job-posting and livestream pages; 200 a day; needs Owner.",
         {"url": URL, "type": {"enum": ["URL_UPDATED", "URL_DELETED"]}},
         ("url",),
+        route="url",
     ),
     ToolSpec(
         "get_indexing_status",
@@ -353,6 +363,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Last Indexing API notifications for a URL.",
         {"url": URL},
         ("url",),
+        route="url",
     ),
     # --- verification -----------------------------------------------------------------------
     ToolSpec(
@@ -364,6 +375,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         (SCOPE_SV,),
         "List verified sites",
         "Sites and domains this account has verified, with owners.",
+        route="every",
     ),
     ToolSpec(
         "get_verified_site",
@@ -376,6 +388,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "One verified site's owners.",
         {"site": SITE_REQ},
         ("site",),
+        route="verified",
     ),
     ToolSpec(
         "get_verification_token",
@@ -387,8 +400,9 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Get verification token",
         "The token to place for verify_site. Domain properties: DNS only (default); URL prefix: "
         "META (default) or FILE.",
-        {"site": SITE_REQ, "method": {"enum": list(VERIFY_METHODS)}},
+        {"site": SITE_REQ, "method": {"enum": list(VERIFY_METHODS)}, "account": ACCOUNT},
         ("site",),
+        route="named",
     ),
     ToolSpec(
         "verify_site",
@@ -399,8 +413,9 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         (SCOPE_SV_VERIFY,),
         "Verify site",
         "Check the placed token and become a verified owner.",
-        {"site": SITE_REQ, "method": {"enum": list(VERIFY_METHODS)}},
+        {"site": SITE_REQ, "method": {"enum": list(VERIFY_METHODS)}, "account": ACCOUNT},
         ("site",),
+        route="named",
     ),
     ToolSpec(
         "unverify_site",
@@ -413,6 +428,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Give up verified ownership: the site's properties lose access." + GUARD_NOTE,
         {"site": SITE_REQ, "confirm_token": TOKEN},
         ("site",),
+        route="verified",
     ),
     ToolSpec(
         "update_site_owners",
@@ -434,6 +450,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             "confirm_token": TOKEN,
         },
         ("site", "owners"),
+        route="verified",
     ),
     ToolSpec(
         "setup_site",
@@ -444,9 +461,10 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         (SCOPE_WM_RO,),
         "Set up property",
         "Where a property stands (ready / needs property / needs verification) and the exact next steps.",
-        {"site": SITE_REQ},
+        {"site": SITE_REQ, "account": ACCOUNT},
         ("site",),
         optional_scopes=(SCOPE_SV_VERIFY,),
+        route="named",
     ),
     # --- reports (tools/reports/: arithmetic done here over every row Google returns) ---------
     ToolSpec(
@@ -517,6 +535,7 @@ DIAGNOSTIC_TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Describe connection",
         "How this server is set up and how a destructive call would ask a person right now.",
         diagnostic=True,
+        route="none",
     ),
 )
 

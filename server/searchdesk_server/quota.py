@@ -1,7 +1,8 @@
 """Daily quotas Google enforces, counted locally so a tool can say what is left and refuse politely.
 
-Google allows 200 Indexing API publish requests a day (per Cloud project; we count per credential
-account, the closest thing the server can see) and 2,000 URL inspections a day per property. Going
+Google allows 200 Indexing API publish requests a day per Google Cloud project (the OAuth client's
+or the service account's; every account signed in through one client shares it) and 2,000 URL
+inspections a day per property (whichever account asks). Going
 past either only earns a 429 and burns trust, so every spend is counted here, in a small JSON file
 in the user data folder that survives restarts and is shared by every server process the user runs.
 
@@ -31,7 +32,7 @@ log = logging.getLogger(__name__)
 
 
 class QuotaKind(StrEnum):
-    INDEXING = "indexing"  # key: the credential's account
+    INDEXING = "indexing"  # key: the Google Cloud project ("project:<id>"), else the account
     INSPECTION = "inspection"  # key: the property (siteUrl)
 
 

@@ -20,6 +20,7 @@ from .result import ToolFailure
 if TYPE_CHECKING:
     import httpx
 
+    from .accounts import Account, Directory
     from .agent.client import AgentClient
     from .agent.protocol import Requester
     from .approval.question import Question
@@ -50,6 +51,7 @@ class Runtime:
         self._tokens = tokens
         self._states = states
         self._shown: ShownBook | None = None
+        self._directory: Directory | None = None
         self._lock = asyncio.Lock()
         #: This process, as the app knows it: an approve is handed back only to the server that asked.
         self.server_id = uuid.uuid4().hex
@@ -114,10 +116,19 @@ class Runtime:
             self._agent = AgentClient(self.config.agent_socket, version=__version__)
         return self._agent
 
+    @property
+    def directory(self) -> Directory:
+        """The Google accounts this server may act as, and which call goes to which (accounts.py)."""
+        if self._directory is None:
+            from .accounts import Directory
+
+            self._directory = Directory(self)
+        return self._directory
+
     async def account(self) -> str | None:
-        """The Google account the server acts as; None when it cannot be known (an OAuth refresh token
-        from the environment carries no e-mail address). With the app's sign-in, asking the app for a
-        token tells it (and raises GoogleError when the app cannot hand one out)."""
+        """The one Google account the server acts as; None when it cannot be known (an OAuth refresh
+        token from the environment carries no e-mail address). With the app's sign-in, asking the app
+        for a token tells it (and raises GoogleError when the app cannot hand one out)."""
         cred = self.config.credential
         if cred.kind == "service_account":
             return str(cred.info.get("client_email", "")) or None
@@ -131,12 +142,6 @@ class Runtime:
             await self._source.token(self.config.scopes)
             return getattr(self._source, "account", None)
         return None
-
-    async def requester(self) -> Requester:
-        """Who this server is to the app: its process id, its Google account, whether it is the demo."""
-        from .agent.protocol import Requester
-
-        return Requester(server=self.server_id, account=await self.account(), demo=self.config.demo)
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -156,6 +161,32 @@ class Call:
     ctx: Any = None  # the SDK's request context, for what only the request knows (protocol, capabilities)
     #: A guarded call's question once a person said yes to it: the handler acts on its targets only.
     approved: Question | None = None
+    #: The Google account this call acts as, once routed (None: the only one, or the app has none).
+    account: Account | None = None
+    #: The accounts Claude may use, as they were when this call was routed.
+    accounts: tuple[Account, ...] = ()
+    routed: bool = False
+
+    async def route(self) -> None:
+        """Fix the account this call acts as (accounts.py); a call is routed once. Raises ToolFailure
+        or GoogleError."""
+        if not self.routed and self.spec.route != "none":
+            directory = self.runtime.directory
+            self.accounts = await directory.accounts()
+            self.account = await directory.route(self, self.accounts)
+            self.routed = True
+
+    async def account_name(self) -> str | None:
+        """The Google account this call acts as, as its question names it and its answer is bound to."""
+        if self.account is not None and self.account.name:
+            return self.account.name
+        return await self.runtime.account()  # the one account, named by its token (as before accounts)
+
+    async def requester(self) -> Requester:
+        """Who asks the app: this server process, this call's Google account, whether it is the demo."""
+        from .agent.protocol import Requester
+
+        return Requester(server=self.runtime.server_id, account=await self.account_name(), demo=self.config.demo)
 
     @property
     def question(self) -> Question:
@@ -211,7 +242,8 @@ class Call:
         retry: bool = False,
         deadline: float | None = None,
     ) -> Any:
-        """Call Google; a guarded tool's request is sent exactly once (no retry, no resend after a 401)."""
+        """Call Google as this call's account; a guarded tool's request is sent exactly once (no retry,
+        no resend after a 401)."""
         from .google.http import Limit
 
         client = await self.runtime.client()
@@ -226,6 +258,7 @@ class Call:
             retry=retry and not self.spec.guarded,
             deadline=deadline,
             once=self.spec.guarded,
+            account=self.account.token_name if self.account is not None else None,
         )
 
     async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:

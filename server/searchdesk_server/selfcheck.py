@@ -103,6 +103,10 @@ async def _exercise(client: Any, report: CheckReport) -> None:
         listed = (sites.structured_content or {}).get("sites", [])
         props = [str(s["site"]) for s in listed if isinstance(s, dict) and isinstance(s.get("site"), str)]
         report.properties = len(props)
+        failed = _accounts(report, (sites.structured_content or {}).get("accounts"))
+        if not props and failed:
+            report.verdict = _unreadable(props, failed)
+            return
         if not props:
             report.verdict = "Signed in, but this account has no Search Console properties; add one in Search Console."
             return
@@ -120,6 +124,39 @@ async def _exercise(client: Any, report: CheckReport) -> None:
             if insp.is_error:
                 report.verdict = _problem(insp)
                 return
-        report.ok = True
         noun = "property" if len(props) == 1 else "properties"
+        if failed:
+            report.verdict = _unreadable(props, failed)
+            return
+        report.ok = True
         report.verdict = f"Claude can see {len(props)} {noun} through SearchDesk."
+
+
+def _unreadable(props: list[str], failed: list[str]) -> str:
+    noun = "property" if len(props) == 1 else "properties"
+    return (
+        f"Claude can see {len(props)} {noun}, but the Google account {' and '.join(failed)} could not be read "
+        "(see above): sign in with it again in SearchDesk, or remove it there."
+    )
+
+
+def _accounts(report: CheckReport, accounts: object) -> list[str]:
+    """One line per Google account the server checked, named; the names of those that failed."""
+    if not isinstance(accounts, list):
+        return []
+    kinds = {"oauth": "Google sign-in", "service_account": "service account", "demo": "demo"}
+    failed = []
+    report.lines.append("")
+    for entry in accounts:
+        if not isinstance(entry, dict) or not entry.get("account"):
+            continue
+        name = str(entry["account"])
+        kind = kinds.get(str(entry.get("kind")), str(entry.get("kind")))
+        error = entry.get("error")
+        if error:
+            failed.append(name)
+            report.lines.append(f"Google account {name} ({kind}): could not be read: {error}")
+        else:
+            count = entry.get("properties", 0)
+            report.lines.append(f"Google account {name} ({kind}): {count} {'property' if count == 1 else 'properties'}")
+    return failed

@@ -13,10 +13,11 @@ for tests that run it beside a server subprocess. Pytest fixtures: tests/agentre
 
 from __future__ import annotations
 
-from .agent import ApprovalScript, Recorded, ReferenceAgent, Script, TokenScript
+from .agent import AccountScript, ApprovalScript, Recorded, ReferenceAgent, Script, TokenScript
 from .harness import AgentProcess, AgentThread, ListenerHarness
 
 __all__ = [
+    "AccountScript",
     "AgentProcess",
     "AgentThread",
     "ApprovalScript",

@@ -63,6 +63,19 @@ class TokenScript:
 
 
 @dataclass
+class AccountScript:
+    """One of several accounts (Script.accounts): its e-mail, kind, token, whether it is the default, and
+    `error` (as TokenScript's) for every token asked for it."""
+
+    account: str
+    access_token: str = "ya29.reference-token"
+    kind: str = "oauth"
+    default: bool = False
+    error: str | None = None
+    quota_project: str = ""
+
+
+@dataclass
 class ApprovalScript:
     """How a new dialog is answered: approve | deny | pending (never, unless a test answers), after `delay` s."""
 
@@ -79,18 +92,45 @@ class Script:
     hello_protocol: int = protocol.PROTOCOL_VERSION  # what hello claims (to test the client's mismatch check)
     features: list[str] = field(default_factory=lambda: list(protocol.FEATURES))  # [] acts as an older app
     demo: bool = False  # act as the demo app: refuse real servers (DEMO_APP)
+    #: Several accounts (the first marked default, or the first, is the default); None: the one of `token`.
+    accounts: list[AccountScript] | None = None
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Script:
         obj = dict(obj)
+        accounts = obj.pop("accounts", None)
         return cls(
             token=TokenScript(**obj.pop("token", {})),
             approval=ApprovalScript(**obj.pop("approval", {})),
+            accounts=None if accounts is None else [AccountScript(**a) for a in accounts],
             **obj,
         )
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def account_list(self) -> list[protocol.AccountInfo]:
+        """What `accounts/list` answers: the scripted accounts, or the one of `token` (none when signed out)."""
+        if self.accounts is None:
+            t = self.token
+            if t.error == "signed_out" or not t.account:
+                return []
+            return [protocol.AccountInfo(t.account, t.kind, default=True)]  # type: ignore[arg-type]
+        default = next((a for a in self.accounts if a.default), self.accounts[0] if self.accounts else None)
+        return [
+            protocol.AccountInfo(a.account, a.kind, default=a is default, quota_project=a.quota_project)  # type: ignore[arg-type]
+            for a in self.accounts
+        ]
+
+    def account_for(self, name: str | None) -> AccountScript | None:
+        """The scripted account a token request names (None: the default); None when it names no such one."""
+        if self.accounts is None:
+            return None
+        listed = self.account_list()
+        wanted = next(
+            (i.account for i in listed if (i.default if name is None else protocol.same_account(i.account, name))), None
+        )
+        return next((a for a in self.accounts if a.account == wanted), None)
 
 
 @dataclass(frozen=True)
@@ -242,6 +282,9 @@ class ReferenceAgent:
             return self._approval_status(params)
         if method == protocol.APPROVAL_CANCEL:
             return self._approval_cancel(params)
+        if method == protocol.ACCOUNTS_LIST:
+            self._refuse_real_in_demo(params.requester)
+            return protocol.AccountList(tuple(self.script.account_list())).to_json()
         raise Refusal(ErrorCode.METHOD_NOT_FOUND, "No such method.")
 
     def _hello(self, params: protocol.HelloParams) -> dict[str, Any]:
@@ -261,7 +304,11 @@ class ReferenceAgent:
 
     def _token(self, params: protocol.TokenParams) -> dict[str, Any]:
         self._refuse_real_in_demo(params.requester)
+        if self.script.accounts is not None:
+            return self._account_token(params)
         t = self.script.token
+        if params.account is not None and not protocol.same_account(params.account, t.account):
+            raise Refusal(ErrorCode.UNKNOWN_ACCOUNT, "That account is not one Claude may use.")
         error = t.refresh_error if params.force_refresh and t.refresh_error else t.error
         if error:
             code, message = _TOKEN_ERRORS[error]
@@ -280,6 +327,23 @@ class ReferenceAgent:
             self._current_token = t.refreshed_token + suffix
         token = self._current_token or t.access_token
         return protocol.Token(access_token=token, expires_in=t.expires_in, kind=t.kind, account=t.account).to_json()  # type: ignore[arg-type]
+
+    def _account_token(self, params: protocol.TokenParams) -> dict[str, Any]:
+        account = self.script.account_for(params.account)
+        if account is None:
+            if params.account is None:
+                code, message = _TOKEN_ERRORS["signed_out"]
+                raise Refusal(code, message)
+            raise Refusal(ErrorCode.UNKNOWN_ACCOUNT, "That account is not one Claude may use.")
+        if account.error:
+            code, message = _TOKEN_ERRORS[account.error]
+            raise Refusal(code, message)
+        return protocol.Token(
+            access_token=account.access_token,
+            expires_in=3599,
+            kind=account.kind,
+            account=account.account,  # type: ignore[arg-type]
+        ).to_json()
 
     def _now(self) -> float:
         return asyncio.get_running_loop().time()

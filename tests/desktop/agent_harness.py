@@ -2,7 +2,8 @@
 
 The listener (the real `AgentListener`, with the real `ApprovalBook`) runs on a QThread with its own
 event loop, so the suite's synchronous tests and asyncio clients can drive it from the main thread.
-Tokens come from the suite's `TokenScript` through a scripted `TokenProvider`; the person's answer is
+Accounts and tokens come from the suite's `Script` (its `accounts`, or its `TokenScript`) through a
+scripted account directory, as the Core serves them; the person's answer is
 given exactly as the dialog gives it (`book.answer(fingerprint, approve, "dialog")`). The dialog
 widgets themselves are tested with qtbot in tests/desktop (widgets live on the GUI thread only).
 """
@@ -23,7 +24,54 @@ from searchdesk_desktop.keystore import KeyringLocked
 from searchdesk_desktop.listener import AgentListener, SignedOut
 from searchdesk_desktop.signin import RefreshRevoked
 from searchdesk_desktop.tokens import AccessToken, ScopeNotGranted, TokenKind
-from tests.agentref import Recorded, Script
+from searchdesk_server.agent.protocol import AccountInfo
+from tests.agentref import AccountScript, Recorded, Script
+
+
+def _raise(error: str | None) -> None:
+    """A scripted token error, as the app's own exception (the listener maps it to its code)."""
+    if error == "signed_out":
+        raise SignedOut()
+    if error == "refresh_failed":
+        raise RefreshRevoked()
+    if error == "keyring_locked":
+        raise KeyringLocked()
+    if error:
+        raise RuntimeError("scripted failure")
+
+
+class ScriptedAccounts:
+    """The Core's part for the listener (an AccountDirectory), as the suite's Script says: its accounts
+    (Script.accounts), or the one account of its TokenScript."""
+
+    def __init__(self, holder: DesktopListener) -> None:
+        self.holder = holder
+        self.single = ScriptedTokens(holder)
+
+    def usable(self) -> list[AccountInfo]:
+        return self.holder.script.account_list()
+
+    def provider(self, account: str | None) -> ScriptedTokens | AccountTokens:
+        script = self.holder.script
+        if script.accounts is None:
+            return self.single
+        found = script.account_for(account)
+        if found is None:
+            raise SignedOut()
+        return AccountTokens(found)
+
+
+class AccountTokens:
+    """A TokenProvider for one scripted account of several."""
+
+    def __init__(self, script: AccountScript) -> None:
+        self.script = script
+        self.kind: TokenKind = "service_account" if script.kind == "service_account" else "oauth"
+        self.account = script.account
+
+    def access_token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> AccessToken:
+        _raise(self.script.error)
+        return AccessToken(self.script.access_token, time.time() + 3599, self.kind, self.account)
 
 
 class ScriptedTokens:
@@ -39,15 +87,7 @@ class ScriptedTokens:
 
     def access_token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> AccessToken:
         t = self.holder.script.token
-        error = t.refresh_error if force_refresh and t.refresh_error else t.error
-        if error == "signed_out":
-            raise SignedOut()
-        if error == "refresh_failed":
-            raise RefreshRevoked()
-        if error == "keyring_locked":
-            raise KeyringLocked()
-        if error:
-            raise RuntimeError("scripted failure")
+        _raise(t.refresh_error if force_refresh and t.refresh_error else t.error)
         if t.granted_scopes is not None:
             missing = [s for s in scopes if s not in t.granted_scopes]
             if missing:
@@ -89,9 +129,8 @@ class _Worker(QThread):
     def run(self) -> None:
         owner = self.owner
         book = ApprovalBook(keep=owner.script.keep_s)
-        tokens = ScriptedTokens(owner)
         listener = AgentListener(
-            book, lambda: tokens, demo=owner.script.demo, path=self.socket_path, recorder=owner._record
+            book, ScriptedAccounts(owner), demo=owner.script.demo, path=self.socket_path, recorder=owner._record
         )
         try:
             listener.start()
@@ -147,8 +186,9 @@ class DesktopListener:
 
     def set_script(self, script: Script) -> None:
         self.script = script
-        if self.book is not None:
-            self._on_thread(lambda: setattr(self.book, "keep", script.keep_s))
+        if self.book is not None and self.listener is not None:
+            book, listener = self.book, self.listener
+            self._on_thread(lambda: (setattr(book, "keep", script.keep_s), setattr(listener, "demo", script.demo)))
 
     def answer(self, key: str, decision: str) -> bool:
         """As the person answers the dialog of `key` (an answer key, or a fingerprint with one open question)."""

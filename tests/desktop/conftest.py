@@ -178,10 +178,19 @@ def keyring_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Keyrin
 def real_keyring(keyring_session: KeyringSession, monkeypatch: pytest.MonkeyPatch) -> KeyringSession:
     """Point this test's process at the private bus (the Secret Service backend reads it per call)."""
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", keyring_session.bus_address)
-    from searchdesk_desktop.keystore import KeyStore
-
-    KeyStore().delete()
+    wipe_keyring()
     return keyring_session
+
+
+def wipe_keyring() -> None:
+    """Remove every SearchDesk entry: each account's sign-in, and an earlier version's single one."""
+    import keyring.backends.SecretService as ss
+
+    from searchdesk_desktop.keystore import SERVICE
+
+    backend = ss.Keyring()
+    for item in backend.get_preferred_collection().search_items({"service": SERVICE}):
+        item.delete()
 
 
 @pytest.fixture

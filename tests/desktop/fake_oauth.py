@@ -35,6 +35,7 @@ def unsigned_id_token(email: str) -> str:
 @dataclass
 class FakeOAuth:
     base: str = ""
+    email: str = EMAIL  # the Google account the person signs in with in the browser
     deny: bool = False
     grant_scopes: list[str] | None = None  # None: grant what was asked
     codes: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -105,7 +106,7 @@ class FakeOAuth:
                 "refresh_token": refresh,
                 "scope": " ".join(scopes),
                 "token_type": "Bearer",
-                "id_token": unsigned_id_token(EMAIL),
+                "id_token": unsigned_id_token(self.email),
             }
         if grant == "refresh_token":
             refresh = f.get("refresh_token", "")

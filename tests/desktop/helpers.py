@@ -8,8 +8,11 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
+from searchdesk_desktop.accounts import AccountStore
 from searchdesk_desktop.approval_dialog import ApprovalDialog
 from searchdesk_desktop.core import Core
+from searchdesk_desktop.keystore import KeyStore, SignInRecord
+from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.windows import MainWindow
 from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Requester, Value, fingerprint
 
@@ -68,6 +71,13 @@ def app_env(tmp_path: Path, **extra: str) -> dict[str, str]:
         "XDG_STATE_HOME": str(tmp_path / "state"),
         **extra,
     }
+
+
+def plant_sign_in(place: dict[str, object], record: SignInRecord) -> None:
+    """A sign-in the app holds before it starts: its keyring record, and its line in the settings file."""
+    path = Path(place["settings_path"])  # type: ignore[arg-type]
+    store = AccountStore(KeyStore(), AppSettings.load(path), path)
+    store.add_sign_in(store.save_sign_in(record))
 
 
 def make_core(place: dict[str, object], **kw: object) -> Core:

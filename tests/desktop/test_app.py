@@ -72,7 +72,10 @@ def test_service_account_file(qtbot: QtBot, place: dict, tmp_path: Path, real_ke
     window.use_service_account(key)
     assert window.step1.state == OK
     assert window.step1.status.text() == "Service account bot@proj.iam.gserviceaccount.com"
-    assert json.loads(Path(place["settings_path"]).read_text())["service_account_file"] == str(key)
+    saved = json.loads(Path(place["settings_path"]).read_text())
+    assert saved["accounts"] == [
+        {"email": "bot@proj.iam.gserviceaccount.com", "kind": "service_account", "key_file": str(key)}
+    ]
     window.sign_out()
     assert core.account.state is Account.SIGNED_OUT
     finish(core)
@@ -98,7 +101,7 @@ def test_sign_in_with_own_client_then_token_hand_off(
         assert window.step1.status.text() == f"Signed in as {EMAIL}"
         assert "Secret Service" in window.step1.detail.text()
         assert "Testing" in window.step1.detail.text()  # an own client: the 7-day warning
-        assert KeyStore().load() is not None
+        assert KeyStore().load(EMAIL) is not None
         # A server asks the app for a token: minted from the stored refresh token at "Google".
 
         async def token() -> object:
@@ -128,7 +131,7 @@ def test_sign_in_with_own_client_then_token_hand_off(
         # Sign out revokes at Google and forgets the token here.
         window.sign_out()
         qtbot.waitUntil(lambda: bool(fake.revoked), timeout=5000)
-        assert KeyStore().load() is None
+        assert KeyStore().load(EMAIL) is None
         with pytest.raises(agent_client.SignedOut):
             in_background(qtbot, token)
         finish(core)

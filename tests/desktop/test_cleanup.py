@@ -14,8 +14,9 @@ import pytest
 
 from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop import cleanup
+from searchdesk_desktop.accounts import AccountStore
 from searchdesk_desktop.autostart import Autostart
-from searchdesk_desktop.keystore import KeyStore, SignInRecord, now
+from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.settings import AppSettings
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, fake_oauth_server
 
@@ -40,7 +41,10 @@ def test_cleanup_revokes_forgets_and_removes(
     settings = tmp_path / "settings.json"
     AppSettings(site_url="https://www.example.com/", service_account_file="/keys/sa.json").save(settings)
     with fake_oauth_server() as fake:
-        KeyStore().save(SignInRecord("1//refresh-to-revoke", EMAIL, "own", CLIENT_ID, CLIENT_SECRET, (), now()))
+        store = AccountStore(KeyStore(), AppSettings.load(settings), settings)
+        store.add_sign_in(
+            store.save_sign_in(SignInRecord("1//refresh-to-revoke", EMAIL, "own", CLIENT_ID, CLIENT_SECRET))
+        )
         outcome = cleanup.run(
             keystore=KeyStore(),
             autostart=autostart,
@@ -53,11 +57,12 @@ def test_cleanup_revokes_forgets_and_removes(
     assert outcome.ok, outcome.steps
     assert outcome.detail("quit the running app") == "none was running"
     assert outcome.detail("sign out") == "revoked at Google and removed from the keyring"
-    assert KeyStore().load() is None
+    assert KeyStore().load(EMAIL) is None
     assert not autostart.is_enabled()
     assert json.loads(claude.read_text()) == {"globalShortcut": "Ctrl+Space", "mcpServers": {"other": OTHER}}
     kept = AppSettings.load(settings)
     assert kept.service_account_file == "" and kept.site_url == "https://www.example.com/"
+    assert kept.accounts == [] and kept.default_account == ""
     assert capfd.readouterr().out == ""
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from keyring.backend import KeyringBackend
 
@@ -45,13 +47,24 @@ class PlaintextLike(KeyringBackend):
 def test_round_trip_in_real_secret_service(real_keyring: object) -> None:
     store = KeyStore()
     assert store.backend_name == "Secret Service"
-    assert store.load() is None
+    assert store.load(RECORD.account) is None
     store.save(RECORD)
-    again = KeyStore().load()
+    again = KeyStore().load("Owner@Example.com")  # Google compares addresses without regard to case
     assert again == RECORD
-    store.delete()
-    assert KeyStore().load() is None
-    store.delete()  # signing out twice is fine
+    store.delete(RECORD.account)
+    assert KeyStore().load(RECORD.account) is None
+    store.delete(RECORD.account)  # signing out twice is fine
+
+
+def test_each_account_has_its_own_record(real_keyring: object) -> None:
+    other = replace(RECORD, account="agency@example.net", refresh_token="1//0g-other-" + "y" * 80)
+    store = KeyStore()
+    store.save(RECORD)
+    store.save(other)
+    assert (store.load(RECORD.account), store.load(other.account)) == (RECORD, other)
+    assert store.load_legacy() is None  # the single entry of earlier versions is not written
+    store.delete(other.account)
+    assert (store.load(RECORD.account), store.load(other.account)) == (RECORD, None)
 
 
 def test_refresh_token_not_in_repr() -> None:
@@ -74,7 +87,7 @@ def test_plaintext_backend_refused() -> None:
 def test_no_bus_is_a_clear_error(no_dbus: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
     with pytest.raises(NoSecureKeyring) as info:
-        KeyStore().load()
+        KeyStore().load(RECORD.account)
     text = str(info.value)
     assert "Secret Service provider" in text
     assert "never falls back" in text
@@ -85,7 +98,7 @@ def test_locked_keyring_says_unlock(fresh_keyring: object) -> None:
     store.save(RECORD)
     fresh_keyring.lock()  # type: ignore[attr-defined]
     with pytest.raises(KeyringLocked, match=r"[Uu]nlock your keyring"):
-        KeyStore().load()
+        KeyStore().load(RECORD.account)
     with pytest.raises(KeyringLocked):
         KeyStore().save(RECORD)
 
@@ -95,5 +108,5 @@ def test_foreign_entry_is_reported_not_guessed(real_keyring: object) -> None:
 
     ss.Keyring().set_password(SERVICE, ENTRY, "not json at all, but secret-ish")
     with pytest.raises(CorruptRecord) as info:
-        KeyStore().load()
+        KeyStore().load_legacy()
     assert "secret-ish" not in str(info.value)

@@ -16,12 +16,12 @@ from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop.core import Core
-from searchdesk_desktop.keystore import KeyStore, SignInRecord, now
+from searchdesk_desktop.keystore import SignInRecord, now
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.settings_window import SettingsWindow, parse_properties
 from searchdesk_server import config as server_config
 from searchdesk_server.catalogue import GROUPS, SCOPE_WM_RO
-from tests.desktop.helpers import finish, make_core
+from tests.desktop.helpers import finish, make_core, plant_sign_in
 
 
 def open_settings(qtbot: QtBot, core: Core) -> SettingsWindow:
@@ -157,7 +157,7 @@ def test_unreadable_claude_file_keeps_the_settings_and_says_so(qtbot: QtBot, pla
 
 def test_turning_read_only_off_asks_for_a_new_sign_in(qtbot: QtBot, place: dict, real_keyring: object) -> None:
     AppSettings(read_only=True).save(place["settings_path"])
-    KeyStore().save(SignInRecord("1//rt", "owner@example.com", "own", "cid", "cs", (SCOPE_WM_RO,), now()))
+    plant_sign_in(place, SignInRecord("1//rt", "owner@example.com", "own", "cid", "cs", (SCOPE_WM_RO,), now()))
     core = make_core(place)
     window = open_settings(qtbot, core)
     assert window.read_only.isChecked()

@@ -71,7 +71,7 @@ def test_sign_in_with_pkce_lands_in_real_keyring(fake: FakeOAuth, real_keyring: 
     assert pages and "close this tab" in pages[0].text
     # Into the real keyring and back.
     KeyStore().save(record)
-    stored = KeyStore().load()
+    stored = KeyStore().load(EMAIL)
     assert stored == record
     # Refresh, cached reuse, force_refresh, then revoke.
     tokens = OAuthTokens(CLIENT, stored, token_uri=fake.token_uri)

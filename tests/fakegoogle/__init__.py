@@ -97,6 +97,7 @@ class FakeGoogle:
                 self.oauth_info["client_id"], self.oauth_info["client_secret"], self.oauth_info["refresh_token"]
             ),
         )
+        self._today = today
         self.backend.api = api or default_api(today, self.backend.scopes_for_token)
         self._stop = threading.Event()
         self._tls = TLSServer(self.backend, self.pki.cert_pem, self.pki.key_pem, self._stop)
@@ -199,9 +200,51 @@ class FakeGoogle:
         with self.backend._lock:
             self.backend.faults.clear()
 
-    def mint_token(self, scopes: Iterable[str] = ALL_SCOPES) -> str:
-        """An access token the fake accepts for ``scopes`` (what the desktop app would hand out)."""
-        return self.backend.mint_token(scopes)
+    def mint_token(self, scopes: Iterable[str] = ALL_SCOPES, account: str | None = None) -> str:
+        """An access token the fake accepts for ``scopes`` (what the desktop app would hand out), for
+        ``account`` (one added with add_account) or, by default, the demo's own account."""
+        return self.backend.mint_token(scopes, account)
+
+    def add_account(self, name: str, sites: Mapping[str, str], verified: Iterable[str] = ()) -> None:
+        """Another Google account with a Search Console of its own: ``sites`` maps each property it sees
+        to its permission level (siteOwner, siteFullUser, siteRestrictedUser, siteUnverifiedUser);
+        ``verified`` lists the sites (URL prefixes, or dns://domain) it is a verified owner of. Its
+        tokens come from mint_token(account=name), or from the token endpoint for a service account of
+        that e-mail (add_service_account)."""
+        from searchdesk_server.demo import DemoGoogle
+        from searchdesk_server.demo.state import WebResource
+
+        def scopes(token: str) -> set[str]:
+            return set(self.backend.scopes_for_token(token) or ())
+
+        api = DemoGoogle(self._today, scopes_for_token=scopes)
+        api.state.user = name
+        api.state.sites = dict(sites)
+        api.state.resources = {
+            ident: WebResource(
+                ident,
+                "INET_DOMAIN" if ident.startswith("dns://") else "SITE",
+                ident.removeprefix("dns://"),
+                [name],
+            )
+            for ident in verified
+        }
+        with self.backend._lock:
+            self.backend.accounts[name] = api
+
+    def add_service_account(self, email: str, project_id: str) -> dict[str, str]:
+        """Another service account the token endpoint accepts (its tokens act as the account of that
+        e-mail when one was added); returns the overrides for service_account_file()."""
+        kid = secrets.token_hex(20)
+        with self.backend._lock:
+            self.backend.service_account_keys[kid] = (email, self.backend.service_account_public_pem)
+        return {"client_email": email, "private_key_id": kid, "project_id": project_id}
+
+    def account_of(self, token: str | None) -> str:
+        """Whose access token it is: an added account's name, else the demo's own account."""
+        from searchdesk_server.demo import DEMO_ACCOUNT
+
+        return self.backend.account_of(token) or DEMO_ACCOUNT
 
     def revoke_tokens(self) -> None:
         self.backend.revoke_tokens()

@@ -169,6 +169,11 @@ class Backend:
     token_requests: list[TokenRequest] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
     tokens: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: Further Google accounts, each with its own Search Console (FakeGoogle.add_account): name -> API.
+    accounts: dict[str, Callable[[httpx.Request], httpx.Response]] = field(default_factory=dict)
+    token_accounts: dict[str, str] = field(default_factory=dict)  # access token -> account, when not the default
+    #: Further service accounts the token endpoint accepts: key id -> (client_email, public key PEM).
+    service_account_keys: dict[str, tuple[str, str]] = field(default_factory=dict)
     disabled_services: set[str] = field(default_factory=set)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _api_lock: threading.Lock = field(default_factory=threading.Lock)  # the demo is not thread-safe
@@ -181,11 +186,19 @@ class Backend:
             self.faults.append(fault)
         return fault
 
-    def mint_token(self, scopes: Iterable[str] = ALL_SCOPES) -> str:
+    def mint_token(self, scopes: Iterable[str] = ALL_SCOPES, account: str | None = None) -> str:
+        """A token for `account` (one added with FakeGoogle.add_account); None: the default account."""
         token = f"ya29.fake-{next(self._counter)}-{secrets.token_urlsafe(18)}"
         with self._lock:
             self.tokens[token] = frozenset(scopes)
+            if account is not None:
+                self.token_accounts[token] = account
         return token
+
+    def account_of(self, token: str | None) -> str | None:
+        """Whose token it is: an added account's name, or None for the default account."""
+        with self._lock:
+            return self.token_accounts.get(token or "")
 
     def revoke_tokens(self) -> None:
         """Every access token issued so far stops working (the next call gets a 401)."""
@@ -237,7 +250,9 @@ class Backend:
             if not accepted & scopes:
                 return FakeResponse.json(403, bodies.scope_insufficient(service))
         url = f"https://{request.host}{request.path}" + (f"?{request.query}" if request.query else "")
-        upstream = self.api(httpx.Request(request.method, url, headers=dict(request.headers), content=request.body))
+        account = self.account_of(token)
+        api = self.accounts[account] if account is not None else self.api  # each account its own Search Console
+        upstream = api(httpx.Request(request.method, url, headers=dict(request.headers), content=request.body))
         body = upstream.read()
         headers = [(k, v) for k, v in upstream.headers.items() if k.lower() in ("content-type", "retry-after")]
         return FakeResponse(upstream.status_code, headers, [body])
@@ -255,8 +270,8 @@ class Backend:
             return self._refresh_grant(form)
         return FakeResponse.json(400, bodies.token_error("unsupported_grant_type", "Invalid grant_type."))
 
-    def _issue(self, grant: str, scopes: frozenset[str]) -> FakeResponse:
-        token = self.mint_token(scopes)
+    def _issue(self, grant: str, scopes: frozenset[str], account: str | None = None) -> FakeResponse:
+        token = self.mint_token(scopes, account if account in self.accounts else None)
         with self._lock:
             self.token_requests.append(TokenRequest(grant, tuple(sorted(scopes)), True))
         return FakeResponse.json(
@@ -277,22 +292,21 @@ class Backend:
     def _jwt_grant(self, assertion: str) -> FakeResponse:
         from google.auth import exceptions, jwt
 
+        keys = {self.service_account_kid: (self.service_account_email, self.service_account_public_pem)}
+        keys.update(self.service_account_keys)
         try:
-            claims = jwt.decode(
-                assertion,
-                certs={self.service_account_kid: self.service_account_public_pem},
-                audience=TOKEN_URL,
-            )
+            claims = jwt.decode(assertion, certs={kid: pem for kid, (_, pem) in keys.items()}, audience=TOKEN_URL)
+            kid = jwt.decode_header(assertion).get("kid")
         except (exceptions.GoogleAuthError, ValueError):
             return self._refuse("jwt-bearer", (), 400, "invalid_grant", "Invalid JWT Signature.")
         scopes = frozenset(str(claims.get("scope", "")).split())
-        if claims.get("iss") != self.service_account_email:
+        if kid not in keys or claims.get("iss") != keys[kid][0]:
             return self._refuse("jwt-bearer", scopes, 400, "invalid_grant", "Invalid issuer.")
         if not scopes:
             return self._refuse("jwt-bearer", scopes, 400, "invalid_scope", "Empty or missing scope not allowed.")
         if int(claims.get("exp", 0)) - int(claims.get("iat", 0)) > 3600 or claims["exp"] < time.time():
             return self._refuse("jwt-bearer", scopes, 400, "invalid_grant", "Invalid JWT: bad exp/iat.")
-        return self._issue("jwt-bearer", scopes)
+        return self._issue("jwt-bearer", scopes, str(claims["iss"]))
 
     def _refresh_grant(self, form: Mapping[str, str]) -> FakeResponse:
         client = self.oauth

@@ -36,7 +36,7 @@ from tests.agentref import Script
 from tests.desktop.agent_harness import DesktopListener
 from tests.desktop.agent_helpers import in_background
 from tests.desktop.conftest import collect_on_main_thread, keyring_session, place, real_keyring  # noqa: F401
-from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, FakeOAuth, fake_oauth_server
+from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, FakeOAuth, fake_oauth_server
 from tests.desktop.helpers import finish, make_core, question
 from tests.security.conftest import Planted, Witness
 
@@ -440,7 +440,7 @@ def test_desktop_log_holds_no_refresh_or_access_token(
             with qtbot.waitSignal(core.signin_done, timeout=15_000) as done:
                 core.sign_in(oauth_client)
             assert done.args == [""]
-            signed = KeyStore().load()
+            signed = KeyStore().load(EMAIL)
             assert signed is not None and signed.refresh_token in fake.refresh_tokens
             witness.secret("desktop sign-in refresh token", signed.refresh_token)
             # 2. Replace it in the keyring with the planted one; the app reads it from there.

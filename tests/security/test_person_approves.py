@@ -643,7 +643,7 @@ async def test_an_older_servers_question_is_served_without_a_new_error_code(fold
             answer = await raw.call("approval/request", old)
             status = await raw.call("approval/status", {"fingerprint": "b" * 64})
         request = protocol.ApprovalRequest.from_json(asked(app)[0])
-    assert hello["result"]["features"] == ["requester"]
+    assert hello["result"]["features"] == ["requester", "accounts"]
     assert answer["result"]["decision"] == "pending" and status["result"]["decision"] == "pending"
     assert origin(request, demo_app=demo_app) is (Origin.REAL_IN_DEMO_APP if demo_app else Origin.REAL)
 

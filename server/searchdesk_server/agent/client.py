@@ -20,6 +20,9 @@ from typing import Any, Final, TypeVar
 
 from . import paths, protocol
 from .protocol import (
+    AccountInfo,
+    AccountList,
+    AccountsParams,
     AgentError,
     ApprovalRequest,
     ApprovalResult,
@@ -105,6 +108,10 @@ class KeyringLocked(AgentRemoteError):
     """The OS keyring is locked or unusable."""
 
 
+class UnknownAccount(AgentRemoteError):
+    """The named account is not one Claude may use in the app (removed, or withheld in Settings)."""
+
+
 class ProtocolMismatch(AgentRemoteError):
     """The app speaks another major version of the agent protocol."""
 
@@ -130,6 +137,7 @@ _REMOTE_ERRORS: Final[Mapping[int, type[AgentRemoteError]]] = {
     ErrorCode.SCOPE_NOT_GRANTED: ScopeNotGranted,
     ErrorCode.REFRESH_FAILED: RefreshFailed,
     ErrorCode.KEYRING_LOCKED: KeyringLocked,
+    ErrorCode.UNKNOWN_ACCOUNT: UnknownAccount,
     ErrorCode.PROTOCOL_MISMATCH: ProtocolMismatch,
     ErrorCode.BUSY: AgentBusy,
     ErrorCode.QUEUE_FULL: QueueFull,
@@ -322,12 +330,25 @@ class AgentClient:
         return self._checked_hello(result)
 
     async def token(
-        self, scopes: Sequence[str], force_refresh: bool = False, requester: Requester | None = None
+        self,
+        scopes: Sequence[str],
+        force_refresh: bool = False,
+        requester: Requester | None = None,
+        account: str | None = None,
     ) -> Token:
-        """A short-lived access token for `scopes`; `force_refresh` after Google said 401."""
-        params = TokenParams(scopes=tuple(scopes), force_refresh=force_refresh, requester=requester).to_json()
+        """A short-lived access token for `scopes`; `force_refresh` after Google said 401. `account`
+        names the Google account (only to an app that serves accounts); None: the default one."""
+        params = TokenParams(
+            scopes=tuple(scopes), force_refresh=force_refresh, requester=requester, account=account
+        ).to_json()
         result = await self._call(protocol.TOKEN, params, self._token_timeout, resend=True)
         return _parse(Token.from_json, result)
+
+    async def accounts(self, requester: Requester | None = None) -> tuple[AccountInfo, ...]:
+        """The Google accounts Claude may use, as the app lists them (e-mails and kinds, no tokens)."""
+        params = AccountsParams(requester=requester).to_json()
+        result = await self._call(protocol.ACCOUNTS_LIST, params, self._timeout, resend=True)
+        return _parse(AccountList.from_json, result).accounts
 
     async def app_hello(self) -> Hello:
         """What the app said about itself in `hello` (connecting first if needed): its features."""

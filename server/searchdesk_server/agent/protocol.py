@@ -55,11 +55,16 @@ TOKEN: Final = "credentials/token"  # noqa: S105  (a method name, not a secret)
 APPROVAL_REQUEST: Final = "approval/request"
 APPROVAL_STATUS: Final = "approval/status"
 APPROVAL_CANCEL: Final = "approval/cancel"
+ACCOUNTS_LIST: Final = "accounts/list"
 #: What an app announces in `hello` when it enforces it; a server needs "requester" before it asks.
 FEATURE_REQUESTER: Final = "requester"
-FEATURES: Final = (FEATURE_REQUESTER,)
+#: The app holds several Google accounts: `accounts/list`, and `account` in `credentials/token`.
+FEATURE_ACCOUNTS: Final = "accounts"
+FEATURES: Final = (FEATURE_REQUESTER, FEATURE_ACCOUNTS)
 MAX_FEATURES: Final = 32
-METHODS: Final = frozenset({HELLO, TOKEN, APPROVAL_REQUEST, APPROVAL_STATUS, APPROVAL_CANCEL})
+MAX_ACCOUNTS: Final = 100
+MAX_QUOTA_PROJECT_CHARS: Final = 200
+METHODS: Final = frozenset({HELLO, TOKEN, APPROVAL_REQUEST, APPROVAL_STATUS, APPROVAL_CANCEL, ACCOUNTS_LIST})
 
 Decision: TypeAlias = Literal["approve", "deny", "pending"]
 StatusDecision: TypeAlias = Literal["approve", "deny", "pending", "none"]
@@ -84,6 +89,7 @@ class ErrorCode(IntEnum):
     SCOPE_NOT_GRANTED = -32002
     REFRESH_FAILED = -32003
     KEYRING_LOCKED = -32004
+    UNKNOWN_ACCOUNT = -32005
     PROTOCOL_MISMATCH = -32010
     TOO_LARGE = -32020
     BUSY = -32021
@@ -103,6 +109,7 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.SCOPE_NOT_GRANTED: "Signed in without a requested scope (see data.missing): sign in again.",
     ErrorCode.REFRESH_FAILED: "Google refused to refresh the sign-in (revoked or expired): sign in again.",
     ErrorCode.KEYRING_LOCKED: "The OS keyring is locked or unusable, so no token can be read: unlock it.",
+    ErrorCode.UNKNOWN_ACCOUNT: "The named account is not one Claude may use (removed, or withheld in Settings).",
     ErrorCode.PROTOCOL_MISMATCH: "hello named another protocol version; data.supported lists the listener's.",
     ErrorCode.TOO_LARGE: "A message was over 64 KiB. Answered with id null, then the connection is closed.",
     ErrorCode.BUSY: "Too many connections or requests in flight; the listener may close. Retry later.",
@@ -369,6 +376,11 @@ class Hello:
     def binds_requester(self) -> bool:
         return FEATURE_REQUESTER in self.features
 
+    @property
+    def serves_accounts(self) -> bool:
+        """The app lists its accounts and hands out a token for the one named (an older app: one account)."""
+        return FEATURE_ACCOUNTS in self.features
+
 
 @dataclass(frozen=True)
 class Requester:
@@ -405,27 +417,36 @@ def _requester(r: _Reader) -> Requester | None:
 
 @dataclass(frozen=True)
 class TokenParams:
-    """`credentials/token` params: full scope URLs; `force_refresh` after a 401 mints a new token."""
+    """`credentials/token` params: full scope URLs; `force_refresh` after a 401 mints a new token.
+    `account` names the Google account (an app that serves accounts); absent: the default account."""
 
     scopes: tuple[str, ...]
     force_refresh: bool = False
     requester: Requester | None = None
+    account: str | None = None
 
     def __post_init__(self) -> None:
         _check_scopes(list(self.scopes), "params.scopes", InvalidParams)
+        if self.account is not None:
+            check_text(self.account, "params.account", max_chars=MAX_ACCOUNT_CHARS)
 
     @classmethod
     def from_json(cls, obj: object) -> TokenParams:
         r = _Reader(obj, "params")
         scopes = r.items("scopes", min_items=1, max_items=MAX_SCOPES)
         return cls(
-            scopes=tuple(scopes), force_refresh=r.boolean("force_refresh", default=False), requester=_requester(r)
+            scopes=tuple(scopes),
+            force_refresh=r.boolean("force_refresh", default=False),
+            requester=_requester(r),
+            account=r.text("account", max_chars=MAX_ACCOUNT_CHARS) if "account" in r.obj else None,
         )
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"scopes": list(self.scopes), "force_refresh": self.force_refresh}
         if self.requester is not None:
             out["requester"] = self.requester.to_json()
+        if self.account is not None:
+            out["account"] = self.account
         return out
 
 
@@ -462,6 +483,98 @@ class Token:
             "kind": self.kind,
             "account": self.account,
         }
+
+
+def client_project(client_id: str) -> str:
+    """`quota_project` for an OAuth client: its id starts with its Google Cloud project's number
+    (123456789012-abc.apps.googleusercontent.com); an id of another form stands for itself."""
+    head = client_id.split("-", 1)[0]
+    return head if head.isdigit() else client_id
+
+
+def same_account(a: str | None, b: str | None) -> bool:
+    """Google treats an e-mail address without regard to case; so do both ends of the socket."""
+    return a is not None and b is not None and a.casefold() == b.casefold()
+
+
+@dataclass(frozen=True)
+class AccountsParams:
+    """`accounts/list` params: who asks (a demo app refuses a real server, as for tokens)."""
+
+    requester: Requester | None = None
+
+    @classmethod
+    def from_json(cls, obj: object) -> AccountsParams:
+        return cls(requester=_requester(_Reader(obj, "params")))
+
+    def to_json(self) -> dict[str, Any]:
+        return {} if self.requester is None else {"requester": self.requester.to_json()}
+
+
+@dataclass(frozen=True)
+class AccountInfo:
+    """One account Claude may use: its e-mail address, its kind, whether it is the default, and the
+    Google Cloud project its calls are counted against (an OAuth client's or a service account's;
+    "" when unknown). Never a token."""
+
+    account: str
+    kind: TokenKind
+    default: bool = False
+    quota_project: str = ""
+
+    def __post_init__(self) -> None:
+        # The app validates what it sends, as the server validates its questions.
+        check_text(self.account, "account", max_chars=MAX_ACCOUNT_CHARS)
+        check_text(self.quota_project, "quota_project", max_chars=MAX_QUOTA_PROJECT_CHARS, min_chars=0)
+        if self.kind not in TOKEN_KINDS:
+            raise InvalidParams(f"kind must be one of {', '.join(TOKEN_KINDS)}.")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"account": self.account, "kind": self.kind, "default": self.default}
+        if self.quota_project:
+            out["quota_project"] = self.quota_project
+        return out
+
+
+@dataclass(frozen=True)
+class AccountList:
+    """`accounts/list` result: the accounts Claude may use, in the app's order, at most one default."""
+
+    accounts: tuple[AccountInfo, ...]
+
+    def __post_init__(self) -> None:
+        _check_accounts(self.accounts, InvalidParams)
+
+    @classmethod
+    def from_json(cls, obj: object, error: type[InvalidParams] = InvalidParams) -> AccountList:
+        r = _Reader(obj, "result", error)
+        accounts = []
+        for i, item in enumerate(r.items("accounts", max_items=MAX_ACCOUNTS)):
+            a = _Reader(item, f"result.accounts[{i}]", error)
+            accounts.append(
+                AccountInfo(
+                    account=a.text("account", max_chars=MAX_ACCOUNT_CHARS),
+                    kind=cast(TokenKind, a.choice("kind", TOKEN_KINDS)),
+                    default=a.boolean("default"),
+                    quota_project=a.text(
+                        "quota_project", max_chars=MAX_QUOTA_PROJECT_CHARS, min_chars=0, required=False
+                    ),
+                )
+            )
+        _check_accounts(accounts, error)
+        return cls(accounts=tuple(accounts))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"accounts": [a.to_json() for a in self.accounts]}
+
+
+def _check_accounts(accounts: Sequence[AccountInfo], error: type[InvalidParams]) -> None:
+    if len(accounts) > MAX_ACCOUNTS:
+        raise error(f"result.accounts must hold at most {MAX_ACCOUNTS} accounts, not {len(accounts)}.")
+    if sum(a.default for a in accounts) > 1:
+        raise error("result.accounts names more than one default account.")
+    if len({a.account.casefold() for a in accounts}) != len(accounts):
+        raise error("result.accounts names an account twice.")
 
 
 @dataclass(frozen=True)
@@ -646,6 +759,7 @@ PARAMS: Final[Mapping[str, Any]] = {
     APPROVAL_REQUEST: ApprovalRequest.from_json,
     APPROVAL_STATUS: StatusParams.from_json,
     APPROVAL_CANCEL: CancelParams.from_json,
+    ACCOUNTS_LIST: AccountsParams.from_json,
 }
 
 

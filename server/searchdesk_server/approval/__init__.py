@@ -90,7 +90,7 @@ async def build_question(call: Call) -> Question:
 
     name = call.spec.name
     site = call.site()
-    account = await call.runtime.account()
+    account = await call.account_name()
     if name == "delete_site":
         return q.delete_site(site, account, await _owner_facts(call, site))
     if name == "delete_sitemap":
@@ -140,6 +140,7 @@ async def run_guarded(call: Call, ctx: Any, params: types.CallToolRequestParams)
 
     tool = call.spec.name
     try:
+        await call.route()  # the account is fixed here: the question names it, the answer is bound to it
         question = await build_question(call)
     except ToolFailure as exc:
         return error_result(str(exc), decision="refused")
@@ -150,6 +151,9 @@ async def run_guarded(call: Call, ctx: Any, params: types.CallToolRequestParams)
         if not isinstance(outcome, Approved):
             return outcome
         try:
+            moved = await _routed_elsewhere(call)
+            if moved is not None:
+                return moved
             now = await build_question(call)  # just before acting: has Google's side changed?
         except (ToolFailure, GoogleError) as exc:
             return _preparing_failed(tool, exc)
@@ -163,6 +167,25 @@ async def run_guarded(call: Call, ctx: Any, params: types.CallToolRequestParams)
     return error_result(
         f"{tool} did nothing: what it would change kept changing at Google while a person was being asked. "
         "Try again in a few minutes.",
+        decision="refused",
+    )
+
+
+async def _routed_elsewhere(call: Call) -> types.CallToolResult | None:
+    """A refusal when this call would now go to another Google account than the one its question named
+    (an account was removed or added in the app since): that yes is not for this account. Raises
+    ToolFailure or GoogleError when nobody could act now."""
+    if call.account is None:
+        return None
+    directory = call.runtime.directory
+    now = await directory.route(call, await directory.accounts())
+    if now is not None and now.key == call.account.key:
+        return None
+    tool = call.spec.name
+    instead = f", but {now.label} would make it now" if now is not None else ""
+    return error_result(
+        f"{tool} did nothing: the question named the Google account {call.account.label}{instead} (the accounts "
+        f"in SearchDesk changed in the meantime). Call {tool} again to be asked about the account it would use.",
         decision="refused",
     )
 
@@ -190,7 +213,7 @@ async def guard(
     call was made twice while nobody could be asked); anything else is the result to send back."""
     tool = call.spec.name
     rt = call.runtime
-    requester = await rt.requester()
+    requester = await call.requester()
 
     token = call.args.get("confirm_token")
     if token is not None:

@@ -101,6 +101,7 @@ def resource_id(site_url: str) -> str:
 @dataclass
 class DemoState:
     clock: DemoClock
+    user: str = DEMO_USER  # the Google account this Search Console belongs to
     sites: dict[str, str] = field(default_factory=dict)  # property -> permission when not verified
     sitemaps: dict[str, dict[str, Sitemap]] = field(default_factory=dict)  # property -> path -> sitemap
     resources: dict[str, WebResource] = field(default_factory=dict)
@@ -112,12 +113,12 @@ class DemoState:
         if base is None:
             return None
         resource = self.resources.get(resource_id(site_url))
-        if resource is not None and DEMO_USER in resource.owners:
+        if resource is not None and self.user in resource.owners:
             return OWNER
         return base
 
     def owned_resources(self) -> list[WebResource]:
-        return [r for r in self.resources.values() if DEMO_USER in r.owners]
+        return [r for r in self.resources.values() if self.user in r.owners]
 
     def notify_time(self) -> str:
         """Each publish is a second after the previous one, from the demo's now: stable, ordered."""

@@ -15,7 +15,7 @@ from .call import Call
 from .errors import GoogleFault, bad_request
 from .prng import hexdigest, token
 from .scope import domain_covers, host_of, is_valid_domain
-from .state import CONTROLLED_DOMAINS, DEMO_USER, DemoState, WebResource
+from .state import CONTROLLED_DOMAINS, DemoState, WebResource
 
 SITE = "SITE"
 DOMAIN = "INET_DOMAIN"
@@ -73,7 +73,7 @@ def _controlled(kind: str, identifier: str) -> bool:
 
 def _owned(state: DemoState, resource_id: str) -> WebResource:
     resource = state.resources.get(resource_id)
-    if resource is None or DEMO_USER not in resource.owners:
+    if resource is None or state.user not in resource.owners:
         if not (resource_id.startswith("dns://") or host_of(resource_id)):
             raise bad_request("The id is not a verified site: use a site URL or dns://domain.")
         raise GoogleFault(403, NOT_AN_OWNER)
@@ -128,8 +128,8 @@ def insert(state: DemoState, call: Call) -> object:
     if resource is None:
         resource = WebResource(resource_id, kind, identifier, [])
         state.resources[resource_id] = resource
-    if DEMO_USER not in resource.owners:
-        resource.owners.insert(0, DEMO_USER)
+    if state.user not in resource.owners:
+        resource.owners.insert(0, state.user)
     return resource.to_json()
 
 

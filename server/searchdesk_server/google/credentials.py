@@ -39,11 +39,12 @@ MAX_EXPIRES_IN = 86400
 
 
 class TokenSource(Protocol):
-    """Hands out access tokens for a set of scopes; raises GoogleError when it cannot."""
+    """Hands out access tokens for a set of scopes; raises GoogleError when it cannot. `account` names
+    the Google account when the source holds several (the app); a source of one account ignores it."""
 
     kind: str
 
-    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> str: ...
+    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False, account: str | None = None) -> str: ...
 
 
 def _expires_in(value: object) -> float:
@@ -64,7 +65,7 @@ class _Cached:
         self._cache: dict[frozenset[str], tuple[str, float]] = {}
         self._lock = anyio.Lock()
 
-    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> str:
+    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False, account: str | None = None) -> str:
         from searchdesk_server.google.http import usable_token
 
         key = frozenset(scopes)
@@ -253,27 +254,40 @@ class DesktopSource:
         self._server_id = server_id
         self.account: str | None = None
 
-    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> str:
+    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False, account: str | None = None) -> str:
         from searchdesk_server.google.http import usable_token
 
-        raw, _lifetime = await self._fetch(sorted(set(scopes)), force_refresh)
+        raw, _lifetime = await self._fetch(sorted(set(scopes)), force_refresh, account)
         return usable_token(raw)
 
-    async def _fetch(self, scopes: list[str], force_refresh: bool) -> tuple[object, float]:
+    async def _fetch(self, scopes: list[str], force_refresh: bool, account: str | None) -> tuple[object, float]:
         # After a 401 the app must mint a new token, not hand back its own cached one.
         from searchdesk_server.agent import client as agent_client
-        from searchdesk_server.agent.protocol import AgentError, Requester
+        from searchdesk_server.agent.protocol import AgentError, Requester, same_account
 
         if self._agent is None:
             self._agent = agent_client.AgentClient()
         # A demo app refuses a real server (DEMO_APP) instead of handing it the demo's stand-in token.
         requester = Requester(self._server_id, None, demo=False) if self._server_id else None
         try:
-            answer = await self._agent.token(scopes, force_refresh=force_refresh, requester=requester)
+            if account is None:  # as before accounts: an older app would not understand the name
+                answer = await self._agent.token(scopes, force_refresh=force_refresh, requester=requester)
+            else:
+                answer = await self._agent.token(
+                    scopes, force_refresh=force_refresh, requester=requester, account=account
+                )
         except AgentError as exc:
-            raise _agent_failure(exc) from None
-        account = _field(answer, "account")
-        self.account = account if isinstance(account, str) and account else None
+            raise agent_failure(exc, account) from None
+        given = _field(answer, "account")
+        given = given if isinstance(given, str) and given else None
+        if account is not None and not same_account(given, account):
+            # Never act for an account other than the one the call was routed (and a person asked) for.
+            raise GoogleError(
+                ErrorKind.AUTH,
+                f"The SearchDesk app handed out access for another Google account than {account}; it was not "
+                "used and nothing was sent to Google. Update SearchDesk, then try again.",
+            )
+        self.account = given
         return _field(answer, "access_token"), _expires_in(_field(answer, "expires_in"))
 
     async def aclose(self) -> None:
@@ -281,22 +295,31 @@ class DesktopSource:
             await self._agent.aclose()
 
 
-def _agent_failure(exc: Exception) -> GoogleError:
-    """Say what the app's refusal means for this call; its own words follow, cleaned and short."""
+def agent_failure(exc: Exception, account: str | None = None) -> GoogleError:
+    """Say what the app's refusal means for this call (naming the account when the app holds several);
+    its own words follow, cleaned and short."""
     from searchdesk_server.agent import client as agent_client
 
     reason = _agent_reason(exc)
+    whose = "sign-in" if account is None else f"sign-in of {account}"
     if isinstance(exc, agent_client.RefreshFailed):
         return GoogleError(
             ErrorKind.AUTH,
-            "Google refused to refresh the SearchDesk app's sign-in: the sign-in was revoked or expired; "
-            "sign in again in the SearchDesk app.",
+            f"Google refused to refresh the SearchDesk app's {whose}: the sign-in was revoked or expired; "
+            "sign in again in the SearchDesk app" + ("." if account is None else " with that account."),
         )
     if isinstance(exc, agent_client.ScopeNotGranted):
         return GoogleError(
             ErrorKind.MISSING_SCOPE,
-            "The SearchDesk app's sign-in lacks a permission this server needs. Sign in again in the "
+            f"The SearchDesk app's {whose} lacks a permission this server needs. Sign in again in the "
             "SearchDesk app and allow every permission it asks for.",
+        )
+    if isinstance(exc, agent_client.UnknownAccount):
+        return GoogleError(
+            ErrorKind.NOT_CONFIGURED,
+            f"The Google account {account or 'asked for'} is no longer one Claude may use in the SearchDesk app "
+            "(it was removed, or the app's Settings keep it from Claude). Call again: SearchDesk then uses "
+            "an account it still has.",
         )
     if isinstance(exc, agent_client.DemoApp):
         return GoogleError(
@@ -338,7 +361,7 @@ class DemoSource:
 
     kind = "demo"
 
-    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> str:
+    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False, account: str | None = None) -> str:
         return DEMO_TOKEN
 
 
@@ -355,7 +378,7 @@ class NoSource:
 
     kind = "none"
 
-    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> str:
+    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False, account: str | None = None) -> str:
         raise GoogleError(ErrorKind.NOT_CONFIGURED, SETUP_HELP)
 
 

@@ -512,12 +512,14 @@ class GoogleClient:
         retry: bool = False,
         deadline: float | None = None,
         once: bool = False,
+        account: str | None = None,
     ) -> Any:
         """One API call; returns the decoded JSON (an empty 2xx body is {}), raises GoogleError.
 
         ``retry`` must be False for anything that is not safe to repeat. ``once`` (every guarded
         call) sends the request exactly once: not even a 401 is answered by a refresh and a resend,
-        since a person's yes is spent by one request reaching Google."""
+        since a person's yes is spent by one request reaching Google. ``account`` is the Google
+        account whose token is used (the app holds several); None: the only or default one."""
         if method.upper() not in _METHODS:
             raise ValueError(f"unsupported HTTP method {method!r}")
         url = build_url(api, path, path_params)
@@ -529,7 +531,7 @@ class GoogleClient:
             headers["content-type"] = "application/json; charset=utf-8"
 
         async def build(force_refresh: bool) -> httpx.Request:
-            token = usable_token(await self._tokens.token(self._scopes, force_refresh=force_refresh))
+            token = usable_token(await self._tokens.token(self._scopes, force_refresh=force_refresh, account=account))
             used.append(token)
             return self._http.build_request(
                 method.upper(),

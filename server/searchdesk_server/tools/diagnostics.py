@@ -26,6 +26,24 @@ async def _app_state(call: Call) -> tuple[str, str]:
     return "ok", f"running ({hello.app} {hello.version})"
 
 
+async def _accounts(call: Call) -> tuple[list[dict[str, Any]], str]:
+    """The Google accounts Claude may use (e-mails and kinds, never a token), and them in words."""
+    from ..accounts import KIND_WORDS
+    from ..google.errors import GoogleError
+
+    try:
+        accounts = await call.runtime.directory.accounts()
+    except GoogleError:
+        return [], "not known now (the SearchDesk app could not be asked)"
+    if not accounts:
+        return [], "none (sign in with Google in the SearchDesk app)"
+    words = [
+        f"{a.label} ({KIND_WORDS.get(a.kind, a.kind)}{', default' if a.default and len(accounts) > 1 else ''})"
+        for a in accounts
+    ]
+    return [a.describe() for a in accounts], ", ".join(words)
+
+
 async def describe_connection(call: Call) -> Output:
     cfg = call.config
     ctx: Any = call.ctx
@@ -33,6 +51,7 @@ async def describe_connection(call: Call) -> Output:
     form = declared_form(ctx) if ctx is not None else False
     name, version = client_info(ctx) if ctx is not None else ("unknown", "")
     state, app = await _app_state(call)
+    accounts, accounts_text = await _accounts(call)
     if cfg.elicitation and form:
         path = "the client's own dialog (it declared MCP elicitation); if it cancels, the SearchDesk app's dialog"
     elif state == "ok":
@@ -54,6 +73,7 @@ async def describe_connection(call: Call) -> Output:
         "desktop_app": app,
         "guarded_path": path,
         "credential": cfg.credential.kind,
+        "accounts": accounts,
         "scopes": list(cfg.scopes),
         "read_only": cfg.read_only,
         "demo": cfg.demo,
@@ -66,6 +86,7 @@ async def describe_connection(call: Call) -> Output:
         f"SearchDesk app: {app}",
         f"A destructive tool would ask through: {path}",
         f"Credentials: {cfg.credential.describe()}",
+        f"Google accounts Claude may use: {accounts_text}",
         f"Scopes: {', '.join(cfg.scopes) or 'none'}",
         f"Read-only: {cfg.read_only}; demo: {cfg.demo}; tools: {len(cfg.tools)}",
     ]

@@ -33,13 +33,26 @@ def _notifications(raw: object) -> dict[str, object]:
     return out
 
 
+async def quota_key(call: Call) -> str:
+    """Google counts Indexing API requests per Google Cloud project: the OAuth client's (for a sign-in)
+    or the service account's; the account's name only when the project is not known."""
+    account = call.account
+    if account is not None and account.quota_project:
+        return f"project:{account.quota_project}"
+    return await call.account_name() or "default"
+
+
 async def request_indexing(call: Call) -> Output:
     url = call.url(call.args["url"])
     kind = call.args.get("type", "URL_UPDATED")
     quota = call.runtime.quota
-    who = await call.runtime.account() or "default"
+    who = await quota_key(call)
     if not quota.try_spend("indexing", who):
-        raise ToolFailure(f"The Indexing API quota ({DAILY_QUOTA} a day) is used up for today (Pacific time).")
+        raise ToolFailure(
+            f"The Indexing API quota ({DAILY_QUOTA} a day) is used up for today (Pacific time). Google counts it "
+            "per Google Cloud project, so it is shared by every account and everyone using the same OAuth client "
+            "or service-account project."
+        )
     try:
         raw = await call.google(Api.INDEXING, "POST", PUBLISH, body={"url": url, "type": kind})
     except GoogleError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..accounts import failures, merge, names
 from ..google.http import Api
 from ..result import Output, ToolFailure
 from ..runtime import Call, plural
@@ -20,8 +21,8 @@ PERMISSIONS = {
 FIELDS = (("site", "siteUrl", sh.text), ("permission", "permissionLevel", sh.text))
 
 
-async def fetch_sites(call: Call) -> list[dict[str, str]]:
-    raw = await call.google(Api.SEARCHCONSOLE, "GET", SITES, retry=True)
+def site_entries(raw: object) -> list[dict[str, str]]:
+    """Google's site list as {site, permission} rows (an entry without a site is left out)."""
     out = []
     for entry in sh.records(raw, "siteEntry"):
         picked = sh.pick(entry, FIELDS)
@@ -30,24 +31,63 @@ async def fetch_sites(call: Call) -> list[dict[str, str]]:
     return out
 
 
-async def list_sites(call: Call) -> Output:
-    sites = await fetch_sites(call)
-    allowed = call.config.allowed_sites
-    if allowed:
-        from ..properties import covers
+async def fetch_sites(call: Call) -> list[dict[str, str]]:
+    return site_entries(await call.google(Api.SEARCHCONSOLE, "GET", SITES, retry=True))
 
-        sites = [s for s in sites if any(covers(a, s["site"]) for a in allowed)]
+
+def _permission(code: str) -> str:
+    return PERMISSIONS.get(code, code)
+
+
+async def list_sites(call: Call) -> Output:
+    if len(call.accounts) > 1:
+        return await _every_account(call)
+    sites = _allowed(call, await fetch_sites(call))
+    account = call.account
     return listing(
         entries=sites,
         headers=["Property", "Permission"],
-        row=lambda s: [
-            sh.cell(s["site"]),
-            sh.cell(PERMISSIONS.get(s.get("permission", ""), s.get("permission"))),
-        ],
+        row=lambda s: [sh.cell(s["site"]), sh.cell(_permission(s.get("permission", "")))],
         intro=f"{plural(len(sites), 'property', 'properties')} this account can see:",
         key="sites",
         narrow="Use get_site for one property.",
         noun="properties",
+        extra={}
+        if account is None or account.name is None
+        else {"accounts": [{**account.describe(), "properties": len(sites)}]},
+    )
+
+
+def _allowed(call: Call, sites: list[dict[str, str]]) -> list[dict[str, str]]:
+    allowed = call.config.allowed_sites
+    if not allowed:
+        return sites
+    from ..properties import covers
+
+    return [s for s in sites if any(covers(a, s["site"]) for a in allowed)]
+
+
+async def _every_account(call: Call) -> Output:
+    """Every account's list, merged: a property several accounts see is listed once, with the account
+    a call about it goes to. An account that cannot be read is named; the others are listed anyway."""
+    seen = await call.runtime.directory.seen(call.accounts, "sites", refresh=True)
+    merged = merge(seen, call.accounts)
+    rows = _allowed(call, [{"site": site, "permission": perm, "account": who.name or ""} for site, who, perm in merged])
+    accounts = [
+        {**s.account.describe(), "properties": len(s.entries), **({"error": str(s.error)} if s.error else {})}
+        for s in seen
+    ]
+    return listing(
+        entries=rows,
+        headers=["Property", "Permission", "Account"],
+        row=lambda s: [sh.cell(s["site"]), sh.cell(_permission(s["permission"])), sh.cell(s["account"])],
+        intro=f"{plural(len(rows), 'property', 'properties')} the Google accounts {names(call.accounts)} can see, "
+        "each listed once with the account SearchDesk uses for it:",
+        key="sites",
+        narrow="Use get_site for one property.",
+        noun="properties",
+        extra={"accounts": accounts},
+        footer="\n".join(failures(seen)),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..accounts import failures, merge, names
 from ..google.http import Api
 from ..properties import verification_id
 from ..result import Output, ToolFailure
@@ -45,9 +46,15 @@ def resource(entry: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def verified_entries(raw: object) -> list[dict[str, Any]]:
+    """Google's verified sites (webResource.list) as resources."""
+    return [resource(e) for e in sh.records(raw, "items")]
+
+
 async def list_verified_sites(call: Call) -> Output:
-    raw = await call.google(Api.SITEVERIFICATION, "GET", RESOURCES, retry=True)
-    items = [resource(e) for e in sh.records(raw, "items")]
+    if len(call.accounts) > 1:
+        return await _every_account(call)
+    items = verified_entries(await call.google(Api.SITEVERIFICATION, "GET", RESOURCES, retry=True))
     return listing(
         entries=items,
         headers=["Site", "Type", "Owners"],
@@ -56,6 +63,30 @@ async def list_verified_sites(call: Call) -> Output:
         key="sites",
         narrow="Use get_verified_site for one site.",
         noun="sites",
+    )
+
+
+async def _every_account(call: Call) -> Output:
+    """Every account's verified sites, merged: a site several accounts verified is listed once, with the
+    account a call about it goes to (the default first). An account that cannot be read is named."""
+    seen = await call.runtime.directory.seen(call.accounts, "verified", refresh=True)
+    rows = [{**entry, "account": who.name or ""} for _, who, entry in merge(seen, call.accounts)]
+    return listing(
+        entries=rows,
+        headers=["Site", "Type", "Owners", "Account"],
+        row=lambda r: [
+            sh.cell(r["identifier"]),
+            sh.cell(r["type"]),
+            sh.cell(r["owners"], 400),
+            sh.cell(r["account"]),
+        ],
+        intro=f"{plural(len(rows), 'verified site')} of the Google accounts {names(call.accounts)}, each listed "
+        "once with the account SearchDesk uses for it:",
+        key="sites",
+        narrow="Use get_verified_site for one site.",
+        noun="sites",
+        extra={"accounts": [{**s.account.describe(), **({"error": str(s.error)} if s.error else {})} for s in seen]},
+        footer="\n".join(failures(seen)),
     )
 
 

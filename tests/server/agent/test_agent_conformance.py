@@ -21,7 +21,7 @@ import pytest
 from searchdesk_server.agent import paths, protocol
 from searchdesk_server.agent.client import AgentClient, ApprovalCancelled
 from searchdesk_server.agent.protocol import MAX_MESSAGE_BYTES, ErrorCode
-from tests.agentref import ApprovalScript, ListenerHarness, Script, TokenScript
+from tests.agentref import AccountScript, ApprovalScript, ListenerHarness, Script, TokenScript
 from tests.agentref.testing import NOBODY, needs_root, run
 from tests.agentref.wire import Raw, error_code
 
@@ -156,6 +156,128 @@ def test_refresh_failure_on_force_refresh(listener: ListenerHarness) -> None:
             assert caught.value.code == ErrorCode.REFRESH_FAILED
 
     run(go())
+
+
+# --------------------------------------------------------------------------------------------------
+# Several accounts: listed (never a token), each its own token, the default for an older server
+
+TWO = Script(
+    accounts=[
+        AccountScript("owner@example.com", access_token="ya29.owner", quota_project="1234"),
+        AccountScript("Agency@Example.net", access_token="ya29.agency", kind="service_account", default=True),
+    ]
+)
+
+
+def test_hello_announces_accounts(listener: ListenerHarness, agent_socket: str) -> None:
+    async def go() -> dict[str, Any]:
+        async with await Raw.open(agent_socket) as raw:
+            return await raw.call("hello", {"protocol": 1})
+
+    assert {"requester", "accounts"} <= set(run(go())["result"]["features"])
+
+
+def test_accounts_are_listed_with_their_default_and_never_a_token(listener: ListenerHarness, agent_socket: str) -> None:
+    listener.set_script(TWO)
+
+    async def go() -> tuple[dict[str, Any], tuple[protocol.AccountInfo, ...]]:
+        async with await Raw.open(agent_socket) as raw:
+            answer = await raw.call("accounts/list", {})
+        async with AgentClient() as client:
+            return answer, await client.accounts()
+
+    answer, parsed = run(go())
+    assert answer["result"] == {
+        "accounts": [
+            {"account": "owner@example.com", "kind": "oauth", "default": False, "quota_project": "1234"},
+            {"account": "Agency@Example.net", "kind": "service_account", "default": True},
+        ]
+    }
+    assert "ya29" not in json.dumps(answer)
+    assert [(a.account, a.default) for a in parsed] == [("owner@example.com", False), ("Agency@Example.net", True)]
+
+
+def test_a_token_is_handed_out_for_the_account_named_and_the_default_when_none_is(
+    listener: ListenerHarness, agent_socket: str
+) -> None:
+    listener.set_script(TWO)
+
+    async def go() -> list[protocol.Token]:
+        async with AgentClient() as client:
+            return [
+                await client.token([WM], account="owner@example.com"),
+                await client.token([WM], account="agency@example.NET"),  # e-mail addresses ignore case
+                await client.token([WM]),  # a server from before accounts: the default account
+            ]
+
+    named, other_case, older = run(go())
+    assert (named.access_token, named.account) == ("ya29.owner", "owner@example.com")
+    assert (other_case.access_token, other_case.account) == ("ya29.agency", "Agency@Example.net")
+    assert (older.access_token, older.account, older.kind) == ("ya29.agency", "Agency@Example.net", "service_account")
+    sent = [r.params for r in listener.wait_for_requests("credentials/token", 3)]
+    assert [p.get("account") for p in sent] == ["owner@example.com", "agency@example.NET", None]
+
+
+@pytest.mark.parametrize("script", [TWO, Script(token=TokenScript(account="site@example.com"))], ids=["two", "one"])
+def test_a_token_for_an_account_claude_may_not_use_is_refused(
+    listener: ListenerHarness, agent_socket: str, script: Script
+) -> None:
+    listener.set_script(script)
+
+    async def go() -> dict[str, Any]:
+        async with await Raw.open(agent_socket) as raw:
+            return await raw.call("credentials/token", {"scopes": [WM], "account": "someone.else@example.org"})
+
+    answer = run(go())
+    assert error_code(answer) == ErrorCode.UNKNOWN_ACCOUNT
+    assert "result" not in answer and "ya29" not in json.dumps(answer)
+
+
+def test_one_account_is_listed_and_named_as_before(listener: ListenerHarness) -> None:
+    listener.set_script(Script(token=TokenScript(access_token="ya29.only", account="site@example.com")))
+
+    async def go() -> tuple[tuple[protocol.AccountInfo, ...], protocol.Token]:
+        async with AgentClient() as client:
+            return await client.accounts(), await client.token([WM], account="site@example.com")
+
+    listed, token = run(go())
+    assert [(a.account, a.kind, a.default) for a in listed] == [("site@example.com", "oauth", True)]
+    assert (token.access_token, token.account) == ("ya29.only", "site@example.com")
+
+
+def test_a_token_error_of_one_account_leaves_the_other(listener: ListenerHarness, agent_socket: str) -> None:
+    listener.set_script(
+        Script(
+            accounts=[
+                AccountScript("a@example.com", "ya29.a", error="refresh_failed"),
+                AccountScript("b@example.com", "ya29.b"),
+            ]
+        )
+    )
+
+    async def go() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with await Raw.open(agent_socket) as raw:
+            return (
+                await raw.call("credentials/token", {"scopes": [WM], "account": "a@example.com"}),
+                await raw.call("credentials/token", {"scopes": [WM], "account": "b@example.com"}),
+            )
+
+    failed, served = run(go())
+    assert error_code(failed) == ErrorCode.REFRESH_FAILED
+    assert served["result"]["access_token"] == "ya29.b"
+
+
+def test_a_demo_app_lists_no_account_to_a_real_server(listener: ListenerHarness, agent_socket: str) -> None:
+    listener.set_script(Script(demo=True))
+    real = {"server": "s1", "account": None, "demo": False}
+
+    async def go() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with await Raw.open(agent_socket) as raw:
+            return await raw.call("accounts/list", {"requester": real}), await raw.call("accounts/list", {})
+
+    refused, older = run(go())
+    assert error_code(refused) == ErrorCode.DEMO_APP
+    assert "result" in older  # a server from before requesters is answered as before
 
 
 @pytest.mark.parametrize("decision", ["approve", "deny"])
@@ -376,6 +498,12 @@ INVALID_PARAMS: list[tuple[str, Any]] = [
     ("credentials/token", {"scopes": ["https://evil.example/auth/webmasters"]}),
     ("credentials/token", {"scopes": ["https://www.googleapis.com/auth/../x"]}),
     ("credentials/token", {"scopes": [WM], "force_refresh": "yes"}),
+    ("credentials/token", {"scopes": [WM], "account": ""}),
+    ("credentials/token", {"scopes": [WM], "account": 5}),
+    ("credentials/token", {"scopes": [WM], "account": "a@example.com\nb@example.com"}),
+    ("credentials/token", {"scopes": [WM], "account": "x" * 321}),
+    ("accounts/list", []),
+    ("accounts/list", {"requester": {"server": "s1"}}),
     ("approval/request", {}),
     ("approval/request", _with(fingerprint="A" * 64)),
     ("approval/request", _with(fingerprint="a" * 63)),

@@ -179,6 +179,8 @@ FIELD_NAMES = [
     "name",
     "version",
     "wait_s",
+    "account",
+    "requester",
     "other",
 ]
 
@@ -370,3 +372,57 @@ def test_protocol_and_paths_import_cheaply() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# --------------------------------------------------------------------------------------------------
+# accounts/list: what a server accepts from the app
+
+
+@pytest.mark.parametrize(
+    "accounts",
+    [
+        [{"account": "a@example.com", "kind": "oauth", "default": True}] * 2,  # the same account twice
+        [
+            {"account": "a@example.com", "kind": "oauth", "default": True},
+            {"account": "A@EXAMPLE.COM", "kind": "oauth", "default": False},  # the same, in capitals
+        ],
+        [
+            {"account": "a@example.com", "kind": "oauth", "default": True},
+            {"account": "b@example.com", "kind": "oauth", "default": True},  # two defaults
+        ],
+        [{"account": "a@example.com", "kind": "user", "default": True}],
+        [{"account": "a@example.com", "kind": "oauth"}],
+        [{"account": "a\u202e@example.com", "kind": "oauth", "default": True}],
+        [{"account": "a@example.com", "kind": "oauth", "default": True, "quota_project": "x" * 201}],
+        [{"account": f"{i}@example.com", "kind": "oauth", "default": False} for i in range(101)],
+    ],
+    ids=["twice", "twice-by-case", "two-defaults", "kind", "no-default-field", "bidi", "long-project", "101"],
+)
+def test_an_account_list_the_server_cannot_trust_is_refused(accounts: list[dict[str, Any]]) -> None:
+    with pytest.raises(InvalidParams):
+        protocol.AccountList.from_json({"accounts": accounts})
+
+
+def test_an_account_list_keeps_its_order_and_ignores_what_it_does_not_know() -> None:
+    listed = protocol.AccountList.from_json(
+        {
+            "accounts": [
+                {"account": "b@example.com", "kind": "service_account", "default": False, "access_token": "ya29.x"},
+                {"account": "a@example.com", "kind": "oauth", "default": True, "quota_project": "123"},
+            ],
+            "later": 1,
+        }
+    )
+    assert [a.to_json() for a in listed.accounts] == [
+        {"account": "b@example.com", "kind": "service_account", "default": False},
+        {"account": "a@example.com", "kind": "oauth", "default": True, "quota_project": "123"},
+    ]
+
+
+def test_a_token_request_names_its_account_only_when_there_is_one() -> None:
+    assert "account" not in protocol.TokenParams(scopes=(WM,)).to_json()
+    assert protocol.TokenParams(scopes=(WM,), account="a@example.com").to_json()["account"] == "a@example.com"
+    with pytest.raises(InvalidParams):
+        protocol.TokenParams(scopes=(WM,), account="two\nlines")
+    assert protocol.client_project("123456789012-abc.apps.googleusercontent.com") == "123456789012"
+    assert protocol.client_project("sdplant-client.apps.example") == "sdplant-client.apps.example"

@@ -76,7 +76,7 @@ class StaticTokens:
         self._token = token
         self.calls: list[bool] = []
 
-    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False) -> str:
+    async def token(self, scopes: Sequence[str], *, force_refresh: bool = False, account: str | None = None) -> str:
         self.calls.append(force_refresh)
         return self._token(force_refresh) if callable(self._token) else self._token
 

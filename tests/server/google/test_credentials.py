@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from searchdesk_server.agent.client import AgentUnavailable, RefreshFailed, ScopeNotGranted, SignedOut
+from searchdesk_server.agent.client import AgentUnavailable, RefreshFailed, ScopeNotGranted, SignedOut, UnknownAccount
 from searchdesk_server.agent.protocol import ErrorCode
 from searchdesk_server.config import Credential
 from searchdesk_server.google.credentials import DEMO_TOKEN, DesktopSource, token_source
@@ -176,17 +176,20 @@ class FakeAgent:
         self.token_value = token
         self.failure = failure
         self.asked: list[tuple[tuple[str, ...], bool]] = []
+        self.named: list[str | None] = []  # the account each request named (None: an older server's way)
         self.refreshed_value = ""
+        self.account = "a@example.com"  # whose token the app hands out
 
     async def token(
-        self, scopes: Sequence[str], force_refresh: bool = False, requester: object = None
+        self, scopes: Sequence[str], force_refresh: bool = False, requester: object = None, **named: str
     ) -> dict[str, object]:
         self.asked.append((tuple(scopes), force_refresh))
+        self.named.append(named.get("account"))
         if self.failure is not None:
             raise self.failure
         if force_refresh and self.refreshed_value:
             self.token_value = self.refreshed_value  # the app mints a new one only when told to
-        return {"access_token": self.token_value, "expires_in": 3599, "kind": "oauth", "account": "a@example.com"}
+        return {"access_token": self.token_value, "expires_in": 3599, "kind": "oauth", "account": self.account}
 
 
 async def test_desktop_tokens_are_asked_for_every_call_and_force_refreshed_after_a_401(clients: Clients) -> None:
@@ -222,3 +225,32 @@ async def test_desktop_app_refusals_say_what_to_do(failure: Exception, kind: Err
     with pytest.raises(GoogleError) as caught:
         await source.token([WM_RO])
     assert caught.value.kind is kind and words in str(caught.value)
+
+
+async def test_a_token_for_another_account_than_the_one_named_is_never_sent(clients: Clients) -> None:
+    """An app that hands out the wrong account's token (a bug, or an app from before accounts that
+    ignored the name): the server sends Google nothing with it."""
+    agent = FakeAgent(clients.fake.mint_token([WM_RO]))
+    client = clients.client(DesktopSource(agent), scopes=[WM_RO])
+    await client.call(Api.SEARCHCONSOLE, "GET", SITES, account="A@example.com")  # the same address, other case
+    before = len(clients.fake.api_requests())
+    with pytest.raises(GoogleError, match=r"another Google account than b@example\.com"):
+        await client.call(Api.SEARCHCONSOLE, "GET", SITES, account="b@example.com")
+    assert len(clients.fake.api_requests()) == before
+    assert agent.named == ["A@example.com", "b@example.com"]
+    await client.call(Api.SEARCHCONSOLE, "GET", SITES)  # no account named: no name sent, as before accounts
+    assert agent.named[-1] is None
+
+
+@pytest.mark.parametrize(
+    ("failure", "words"),
+    [
+        (RefreshFailed("revoked", code=ErrorCode.REFRESH_FAILED), "sign-in of b@example.com: the sign-in was revoked"),
+        (UnknownAccount("gone", code=ErrorCode.UNKNOWN_ACCOUNT), "b@example.com is no longer one Claude may use"),
+    ],
+)
+async def test_an_accounts_refusal_names_the_account(failure: Exception, words: str) -> None:
+    source = DesktopSource(FakeAgent("unused", failure))
+    with pytest.raises(GoogleError) as caught:
+        await source.token([WM_RO], account="b@example.com")
+    assert words in str(caught.value)
