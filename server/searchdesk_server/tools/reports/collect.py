@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...runtime import Call
-from .concurrency import together
-from .metrics import Sums, add_sums, column, tally
-from .paging import Pages, Reader, Sink
+from ..analytics.concurrency import together
+from ..analytics.metrics import Sums, add_sums, column, tally
+from ..analytics.paging import Pages, Reader, Sink
+from ..analytics.rows import entries
 from .periods import Period, Timeline, current_period, timeline
 from .provenance import Read
-from .rows import entries
 
 
 @dataclass
