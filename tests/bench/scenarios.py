@@ -242,9 +242,9 @@ async def _in_process(body: bytes, profile: bool) -> dict[str, Any]:
 
     from searchdesk_server import catalogue
     from searchdesk_server.config import load
+    from searchdesk_server.handlers import handler_for
     from searchdesk_server.result import to_result
     from searchdesk_server.runtime import Call, Runtime
-    from searchdesk_server.server import handler_for
     from searchdesk_server.validate import check_arguments
 
     def answer(request: httpx.Request) -> httpx.Response:
