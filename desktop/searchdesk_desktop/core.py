@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from . import claude_config as cc
 from . import extension
-from .approvals import ApprovalBook, Entry, State
+from .approvals import ApprovalBook, State
 from .keystore import KeyringLocked, KeyStore, KeystoreError, NoSecureKeyring, SignInRecord
 from .listener import AgentListener, SignedOut
 from .settings import AppSettings
@@ -479,8 +479,5 @@ class Core(QObject):
         self._later(done)
 
     # --- approvals --------------------------------------------------------------------------
-    def open_questions(self) -> list[Entry]:
-        return self.book.open_entries()
-
     def pending_count(self) -> int:
         return sum(1 for e in self.book.open_entries() if e.state is State.PENDING)
