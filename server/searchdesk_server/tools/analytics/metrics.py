@@ -112,10 +112,13 @@ def columns(sums: Mapping[Any, Sums], width: int) -> Sums:
 
 def summed(rows: Iterable[Entry]) -> Sums:
     """The four slots summed over entries (their keys aside): the totals of exactly those rows."""
-    out = empty_sums(4)
-    for entry in rows:
-        add_sums(out, entry)
-    return out
+    clicks = impressions = weighted = weight = 0.0
+    for _, c, i, w, p in rows:  # inlined rather than add_sums: a 25,000-row answer runs it per row
+        clicks += c
+        impressions += i
+        weighted += w
+        weight += p
+    return [clicks, impressions, weighted, weight]
 
 
 def totals(sums: Sums) -> dict[str, float]:
