@@ -154,7 +154,7 @@ RESULT_ENVELOPE: Final[dict[str, Any]] = {
 
 
 def envelope(tool: str, result: types.CallToolResult) -> dict[str, Any]:
-    """The envelope, and for a listing that answered: its entries, a list of objects, and their count."""
+    """The envelope, and for a listing that answered: its entries, a list of objects."""
     if result.is_error or tool not in LISTINGS:
         return RESULT_ENVELOPE
     key = LISTINGS[tool]
@@ -162,7 +162,7 @@ def envelope(tool: str, result: types.CallToolResult) -> dict[str, Any]:
     return {
         **RESULT_ENVELOPE,
         "properties": {**RESULT_ENVELOPE["properties"], key: entries},
-        "anyOf": [{"required": [key, "count"]}, {"required": ["file"]}],  # all_rows answers with a file
+        "anyOf": [{"required": [key]}, {"required": ["file"]}],  # all_rows answers with a file instead
     }
 
 
