@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import plistlib
-import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -142,7 +141,3 @@ def _winreg() -> Any:
     import importlib
 
     return importlib.import_module("winreg")
-
-
-def shell_line(command: Sequence[str]) -> str:
-    return shlex.join(command)

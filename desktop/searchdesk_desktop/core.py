@@ -29,7 +29,7 @@ from . import claude_config as cc
 from . import extension
 from .account_list import Account, AccountRow, AccountsModel
 from .accounts import AccountRef, AccountStore
-from .approvals import ApprovalBook, Entry, State
+from .approvals import ApprovalBook, State
 from .keystore import KeyStore, KeystoreError, SignInRecord
 from .listener import AgentListener, SignedOut
 from .settings import AppSettings
@@ -575,8 +575,5 @@ class Core(QObject):
         self._later(done)
 
     # --- approvals --------------------------------------------------------------------------
-    def open_questions(self) -> list[Entry]:
-        return self.book.open_entries()
-
     def pending_count(self) -> int:
         return sum(1 for e in self.book.open_entries() if e.state is State.PENDING)

@@ -1,17 +1,17 @@
 """A rotating log file in the user's log folder. Never tokens, questions or answers.
 
 The app logs events ("sign-in finished", "approval asked: tool=delete_site fingerprint=ab12…"), never
-values. As a second line of defence a filter masks anything shaped like a Google token.
+values. As a second line of defence a filter masks anything shaped like a credential, by the same
+rules the server applies to everything it passes on (`searchdesk_server.text.redact`).
 """
 
 from __future__ import annotations
 
 import logging
 import logging.handlers
-import re
 from pathlib import Path
 
-_TOKENISH = re.compile(r"(ya29\.[\w.-]+|1//[\w.-]+|GOCSPX-[\w-]+|-----BEGIN [A-Z ]*PRIVATE KEY-----)")
+from searchdesk_server.text import redact
 
 
 def log_dir() -> Path:
@@ -23,8 +23,9 @@ def log_dir() -> Path:
 class Redact(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if _TOKENISH.search(message):
-            record.msg = _TOKENISH.sub("[redacted]", message)
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg = cleaned
             record.args = None
         return True
 

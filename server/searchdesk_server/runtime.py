@@ -24,11 +24,11 @@ if TYPE_CHECKING:
     from .agent.client import AgentClient
     from .agent.protocol import Requester
     from .approval.question import Question
-    from .approval.state import ShownBook, StateBook
-    from .approval.tokens import TokenBook
+    from .confirm_tokens import TokenBook
     from .google.credentials import TokenSource
     from .google.http import Api, GoogleClient, Limit
     from .quota import QuotaBook
+    from .request_state import ShownBook, StateBook
 
 
 class Runtime:
@@ -85,7 +85,7 @@ class Runtime:
     @property
     def tokens(self) -> TokenBook:
         if self._tokens is None:
-            from .approval.tokens import TokenBook
+            from .confirm_tokens import TokenBook
 
             self._tokens = TokenBook()
         return self._tokens
@@ -94,7 +94,7 @@ class Runtime:
     def shown(self) -> ShownBook:
         """What this server showed the app's dialog, per fingerprint (a yes counts for that question)."""
         if self._shown is None:
-            from .approval.state import ShownBook
+            from .request_state import ShownBook
 
             self._shown = ShownBook()
         return self._shown
@@ -102,7 +102,7 @@ class Runtime:
     @property
     def states(self) -> StateBook:
         if self._states is None:
-            from .approval.state import StateBook
+            from .request_state import StateBook
 
             self._states = StateBook()
         return self._states

@@ -8,8 +8,6 @@ that turns it into a JSON-RPC error before tool code runs.
 
 from __future__ import annotations
 
-import importlib
-import logging
 from typing import Any
 
 import mcp_types as types
@@ -18,11 +16,10 @@ from mcp.server.lowlevel import Server
 
 from . import __version__, catalogue
 from .config import Config
-from .result import Output, ToolFailure, error_result, to_result
+from .handlers import run_tool
+from .result import error_result
 from .runtime import Call, Runtime
 from .validate import ArgumentError, check_arguments
-
-log = logging.getLogger("searchdesk_server")
 
 INSTRUCTIONS = (
     "SearchDesk reads and manages Google Search Console. A property is a URL prefix "
@@ -34,9 +31,6 @@ INSTRUCTIONS = (
     "goes to the account that sees its property; add_site, setup_site and the verification steps take "
     "account (an e-mail list_sites shows), else the default."
 )
-
-#: Tool name -> module under searchdesk_server.tools (default: the tool's group).
-HANDLER_MODULES = {"setup_site": "setup", "describe_connection": "diagnostics"}
 
 
 def tool_definitions(names: tuple[str, ...]) -> list[types.Tool]:
@@ -63,12 +57,6 @@ def _snake(hints: dict[str, bool]) -> dict[str, Any]:
         "idempotent_hint": hints["idempotentHint"],
         "open_world_hint": hints["openWorldHint"],
     }
-
-
-def handler_for(name: str) -> Any:
-    spec = catalogue.BY_NAME[name]
-    module = importlib.import_module(f"searchdesk_server.tools.{HANDLER_MODULES.get(name, spec.group)}")
-    return getattr(module, name)
 
 
 def build_server(config: Config, *, runtime: Runtime | None = None) -> Server[Any]:
@@ -110,31 +98,3 @@ def build_server(config: Config, *, runtime: Runtime | None = None) -> Server[An
         on_call_tool=call_tool,
     )
     return server
-
-
-async def run_tool(call: Call, *, note: str = "") -> types.CallToolResult:
-    """Run the handler; `note` (the server's own words) is added to a successful result's text."""
-    from .google.errors import GoogleError
-
-    try:
-        await call.route()
-        out: Output = await handler_for(call.spec.name)(call)
-    except ToolFailure as exc:
-        return error_result(str(exc))
-    except GoogleError as exc:
-        from .accounts import not_found
-
-        if not_found(exc):
-            call.runtime.directory.forget(call.account)  # what it seemed to see is out of date
-        return error_result(str(exc), from_google=exc.upstream is not None, kind=exc.kind.name.lower())
-    except Exception as exc:  # a bug of ours: say so plainly, keep details (which may quote data) in the log
-        log.exception("%s failed unexpectedly", call.spec.name)
-        return error_result(
-            f"{call.spec.name} failed inside SearchDesk ({type(exc).__name__}); nothing was changed by this error. "
-            "Try again, or report it with the server's log.",
-            kind="internal",
-        )
-    if note:
-        out.text = f"{out.text}\n\n{note}"
-        out.data["approval"] = "confirm_token"
-    return to_result(out)

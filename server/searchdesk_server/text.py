@@ -13,7 +13,7 @@ import hashlib
 import math
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 __all__ = [
@@ -238,17 +238,17 @@ def cut_bytes(s: str, limit: int) -> str:
     return data[:limit].decode("utf-8", "ignore")
 
 
-def flatten(s: str, limit: int = 200) -> str:
-    """One line a person can read safely in an approval question.
+def flatten(s: str, limit: int | None = 200) -> str:
+    """One line a person can read safely in an approval question or an error message.
 
     Line breaks become spaces; control, bidi and zero-width characters go (they can make a value
     read differently from what it is); whitespace runs collapse; then the value is cut at
-    ``limit`` characters with "…".
+    ``limit`` characters with "…" (``None``: not cut, for a caller that redacts before cutting).
     """
     s = _BREAKS.sub(" ", s)
     s = _INVISIBLE.sub("", clean(s))
     s = _SPACES.sub(" ", s).strip()
-    return cut(s, limit)
+    return s if limit is None else cut(s, limit)
 
 
 def md_cell(s: str, limit: int = 200) -> str:
@@ -381,16 +381,30 @@ _SECRET_VALUE = re.compile(
     r"""(?P<v>"(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|\\"(?:[^"\\]|\\[^"])*(?:\\")?)""",
     re.DOTALL,
 )
+# Whatever follows "Bearer" (any kind of token, not only Google's shapes); the word itself stays.
+_BEARER = re.compile(r"""(?i)\bbearer\s+(?P<v>[^\s"',;]+)""")
 _PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----")
 _PEM_BODY_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\\ \t\r\n")
 REDACTED: Final = "[redacted]"
 
 
-def _secret_spans(s: str) -> list[tuple[int, int]]:
+#: A secret we hold is redacted wherever it appears, whatever its shape; shorter ones are too likely
+#: to match ordinary text.
+KNOWN_MIN: Final = 8
+
+
+def _secret_spans(s: str, known: Iterable[str]) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
+    for secret in known:
+        if len(secret) >= KNOWN_MIN:
+            at = s.find(secret)
+            while at != -1:
+                spans.append((at, at + len(secret)))
+                at = s.find(secret, at + len(secret))
     for pattern in _SECRET_PATTERNS:
         spans.extend(m.span() for m in pattern.finditer(s))
     spans.extend(m.span("v") for m in _SECRET_VALUE.finditer(s))
+    spans.extend(m.span("v") for m in _BEARER.finditer(s))
     # An end line whose beginning was cut away: take the key body before it. Walking back by hand
     # keeps this linear (a regex anchored on the end line would rescan the body from every start).
     for m in _PEM_END.finditer(s):
@@ -401,13 +415,14 @@ def _secret_spans(s: str) -> list[tuple[int, int]]:
     return spans
 
 
-def redact(s: str) -> str:
-    """Replace credential shapes anywhere in ``s`` with "[redacted]".
+def redact(s: str, known: Iterable[str] = ()) -> str:
+    """Replace credential shapes anywhere in ``s``, and every secret in ``known`` (the tokens a call
+    used, which Google may echo back), with "[redacted]".
 
     Each pattern is matched on the original text independently and the spans are merged, so one
     secret ending where another begins cannot shield the second one's tail.
     """
-    spans = sorted(span for span in _secret_spans(s) if span[1] > span[0])
+    spans = sorted(span for span in _secret_spans(s, known) if span[1] > span[0])
     if not spans:
         return s
     out: list[str] = []

@@ -242,9 +242,9 @@ async def _in_process(body: bytes, profile: bool) -> dict[str, Any]:
 
     from searchdesk_server import catalogue
     from searchdesk_server.config import load
+    from searchdesk_server.handlers import handler_for
     from searchdesk_server.result import to_result
     from searchdesk_server.runtime import Call, Runtime
-    from searchdesk_server.server import handler_for
     from searchdesk_server.validate import check_arguments
 
     def answer(request: httpx.Request) -> httpx.Response:
@@ -290,7 +290,7 @@ _CATEGORIES = (
     ("JSON decode of Google's answer", ("json/decoder.py", "json/__init__.py:loads", "google/http.py:_decode")),
     ("text cleaning (searchdesk_server.text)", ("searchdesk_server/text.py",)),
     ("shape checks (tools/_shape.py)", ("searchdesk_server/tools/_shape.py",)),
-    ("analytics tool (rows, totals, table cells)", ("searchdesk_server/tools/analytics.py",)),
+    ("analytics tool (rows, totals, table cells)", ("searchdesk_server/tools/analytics/",)),
     ("result budget (budget.py, _listing.py)", ("searchdesk_server/budget.py", "searchdesk_server/tools/_listing.py")),
     ("JSON encode (measuring and writing)", ("json/encoder.py",)),
     ("pydantic / SDK models", ("pydantic", "mcp_types", "/mcp/")),
@@ -343,7 +343,7 @@ _WATCH = {
     "_shape.records": ("searchdesk_server/tools/_shape.py", "records"),
     "_shape.text": ("searchdesk_server/tools/_shape.py", "text"),
     "_shape.number": ("searchdesk_server/tools/_shape.py", "number"),
-    "analytics.parse_rows": ("searchdesk_server/tools/analytics.py", "parse_rows"),
+    "rows.entries": ("searchdesk_server/tools/analytics/rows.py", "entries"),
     "budget.fit_listing": ("searchdesk_server/budget.py", "fit_listing"),
 }
 

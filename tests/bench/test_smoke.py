@@ -5,8 +5,11 @@ Not a timed test: it checks that every measurement produced a figure, never how 
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import math
+import operator
 import re
 import subprocess
 import sys
@@ -97,13 +100,45 @@ def test_result_processing_batch_and_approval_produced_figures(smoke: dict[str, 
         assert "approval/request" in ap[label]["agent_methods"], label
 
 
-@pytest.mark.slow
-def test_every_target_has_a_verdict_and_the_report_renders(smoke: dict[str, Any]) -> None:
+def _figures() -> list[tuple[tuple[str, ...], float, str]]:
+    """(where a target's figure sits in the run, its limit, how the target's name starts)."""
     from tests.bench import report
 
-    assert len(smoke["targets"]) >= 9
-    for target in smoke["targets"]:  # no peer in a smoke run, so every target has a verdict
-        assert target["met"] in (True, False), target
+    return [
+        *((("cold_start", name, "ratio_to_floor"), report.COLD_START_RATIO, f"Cold start, {name}:") for name in OURS),
+        (("menu", "SearchDesk, all tools", "per_tool_avg"), report.MENU_PER_TOOL, "Menu: ≤"),
+        (("menu", "SearchDesk, essential preset", "total"), report.MENU_ESSENTIAL, "Menu: essential"),
+        (("analytics", "cpu_s", "median"), report.CPU_BUDGET_S, "25,000-row answer: ≤ 0.25 s of our CPU"),
+        (("analytics", "in_process", "tool_s", "median"), report.CPU_BUDGET_S, "25,000-row answer: ≤ 0.25 s for"),
+        (("batch", "wall_s", "median"), report.BATCH_WALL_S, "inspect_urls × 20"),
+        (("batch", "peak_per_minute"), report.INSPECTION_PER_MINUTE, "inspect_urls: ≤"),
+        (("approval", "first", "added_s", "median"), report.APPROVAL_S, "Approval round trip"),
+    ]
+
+
+@pytest.mark.slow
+def test_every_target_has_a_verdict_that_follows_its_figure(smoke: dict[str, Any]) -> None:
+    """Each verdict is worked out from the run's own figure: set that figure under, then over, its
+    limit in a copy of this run, and the verdict must turn from met to missed."""
+    from tests.bench import report
+
+    figures = _figures()
+    assert len(smoke["targets"]) == len(figures)  # no peer and no frozen bundle in a smoke run
+    for target in smoke["targets"]:
+        assert target["met"] in (True, False) and target["measured"] != "not measured", target
+    for path, limit, name in figures:
+        for value, met in ((limit * 0.5, True), (limit * 1.5, False)):
+            run = copy.deepcopy(smoke)
+            *outer, last = path
+            functools.reduce(operator.getitem, outer, run)[last] = value
+            (target,) = [t for t in report.targets(run) if t["target"].startswith(name)]
+            assert target["met"] is met, (name, value, target)
+
+
+@pytest.mark.slow
+def test_the_report_renders(smoke: dict[str, Any]) -> None:
+    from tests.bench import report
+
     text = report.render(smoke)
     for section in (
         "## 1. Cold start",

@@ -27,13 +27,14 @@ import anyio
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from ..confirm_tokens import Redeemed
 from ..google.errors import ErrorKind, GoogleError
+from ..handlers import run_tool
+from ..mcp_client import client_info, declared_form
 from ..result import ToolFailure, error_result
 from ..runtime import Call
-from ..text import show_value
 from . import question as q
 from .question import Question
-from .tokens import Redeemed
 
 log = logging.getLogger("searchdesk_server.approval")
 
@@ -136,8 +137,6 @@ async def _owner_facts(call: Call, site: str) -> q.OwnerFacts:
 
 async def run_guarded(call: Call, ctx: Any, params: types.CallToolRequestParams) -> Any:
     """Ask, read Google again, act once on exactly what was approved (or say why not)."""
-    from ..server import run_tool
-
     tool = call.spec.name
     try:
         await call.route()  # the account is fixed here: the question names it, the answer is bound to it
@@ -319,24 +318,6 @@ def _most_changes(question: Question, fits: Any) -> int:
 
 
 # --- step 1: the client's dialog ------------------------------------------------------------------
-
-
-def declared_form(ctx: Any) -> bool:
-    """Did this request's client declare form elicitation? (A bare `elicitation: {}` means form.)"""
-    caps = ctx.session.client_capabilities
-    el = getattr(caps, "elicitation", None) if caps is not None else None
-    if el is None:
-        return False
-    return el.form is not None or el.url is None
-
-
-def client_info(ctx: Any) -> tuple[str, str]:
-    """The client's self-reported name and version, shown safely (cleaned like any value)."""
-    params = ctx.session.client_params
-    info = getattr(params, "client_info", None)
-    if info is None:
-        return "", ""
-    return show_value(str(info.name)[:2048]), show_value(str(info.version)[:2048])
 
 
 def _once(client: str, reason: str) -> None:

@@ -15,13 +15,15 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from ..text import cut as cut_at
+from ..text import flatten, redact
+
 __all__ = [
     "ErrorKind",
     "GoogleError",
     "clean_upstream",
     "explain_response",
     "explain_token_error",
-    "redact",
 ]
 
 UPSTREAM_LIMIT = 2000  # characters of Google's own words we pass on
@@ -96,47 +98,15 @@ class GoogleError(Exception):
 
 
 # ---------------------------------------------------------------------------------------------------
-# Cleaning and redaction
-
-_CONTROL = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # C0 (except tab, newline, CR) and C1
-    "\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"  # bidi controls, zero-width characters
-)
-_WHITESPACE_RUN = re.compile(r"[\t\r\n ]+")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-_SECRETS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(r"-----BEGIN[A-Z ]*PRIVATE KEY-----.*?(?:-----END[A-Z ]*PRIVATE KEY-----|\Z)", re.DOTALL),
-        "[private key removed]",
-    ),
-    (re.compile(r"ya29\.[0-9A-Za-z_.\-]*"), "[access token removed]"),
-    (re.compile(r"1//[0-9A-Za-z_.\-]*"), "[refresh token removed]"),
-    (re.compile(r"GOCSPX-[0-9A-Za-z_.\-]*"), "[client secret removed]"),
-    (re.compile(r"AIza[0-9A-Za-z_\-]*"), "[API key removed]"),
-    (re.compile(r"(?i)\bbearer\s+[^\s\"',;]+"), "Bearer [token removed]"),
-)
-
-
-def redact(text: str, known: Iterable[str] = ()) -> str:
-    """Remove anything shaped like a Google credential, and any exact secret we know we hold."""
-    for secret in known:
-        if len(secret) >= 8:
-            text = text.replace(secret, "[secret removed]")
-    for pattern, replacement in _SECRETS:
-        text = pattern.sub(replacement, text)
-    return text
+# Cleaning and redaction (searchdesk_server.text holds both; this is how Google's words use them)
 
 
 def clean_upstream(text: str, limit: int = UPSTREAM_LIMIT, known: Iterable[str] = ()) -> str:
-    """One line of someone else's text: no controls, no credentials, at most ``limit`` characters."""
-    text = _SURROGATE.sub("\ufffd", text)
-    text = _CONTROL.sub("", text)
-    text = _WHITESPACE_RUN.sub(" ", text).strip()
-    text = redact(text, known)
-    if len(text) > limit:
-        text = text[: limit - 1].rstrip() + "…"
-    return text
+    """One line of someone else's text: no controls, no credentials, at most ``limit`` characters.
+
+    Redacted before it is cut, so a cut can never split a secret into a piece no pattern recognises.
+    """
+    return cut_at(redact(flatten(text, None), known), limit)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..approval import client_info, declared_form
+from ..mcp_client import client_info, declared_form
 from ..result import Output
 from ..runtime import Call
 

@@ -11,9 +11,9 @@ from mcp import Client
 from mcp_types import ElicitResult
 
 from searchdesk_server.approval import question as q
-from searchdesk_server.approval.state import ShownBook, StateBook
-from searchdesk_server.approval.tokens import MAX_PENDING, Redeemed, TokenBook
 from searchdesk_server.config import load
+from searchdesk_server.confirm_tokens import MAX_PENDING, Redeemed, TokenBook
+from searchdesk_server.request_state import ShownBook, StateBook
 from searchdesk_server.runtime import Runtime
 from searchdesk_server.server import build_server
 from tests.fakegoogle import FakeGoogle

@@ -9,6 +9,7 @@ import pytest
 
 from searchdesk_server.google.errors import ErrorKind, GoogleError, Service, clean_upstream, explain_response
 from searchdesk_server.google.http import Api
+from searchdesk_server.text import REDACTED
 from tests.fakegoogle import bodies
 from tests.fakegoogle.scopes import INDEXING, WM, WM_RO
 
@@ -128,9 +129,17 @@ def test_credential_shapes_are_redacted_wherever_they_appear(name: str) -> None:
         assert not any(fragment in text for fragment in FRAGMENTS), text
 
 
+def test_the_live_path_redacts_field_values_and_the_call_s_own_tokens() -> None:
+    """The shapes only a field name or the call itself can tell: a key's value, an opaque token used."""
+    body = json.dumps(bodies.google_error(400, '{"private_key": "opaque-PLANTED-value"} token opaque-used-1234'))
+    err = explain_response(400, body.encode(), "application/json", SC, known_secrets=["opaque-used-1234"])
+    assert "PLANTED" not in str(err) and "opaque-used-1234" not in str(err)
+    assert str(err).count(REDACTED) == 2
+
+
 def test_a_pem_key_cut_before_its_end_is_still_removed() -> None:
     text = clean_upstream("key: -----BEGIN RSA PRIVATE KEY-----\\nMIIEvQPLANTED" + "x" * 50)
-    assert "MIIEvQ" not in text and "private key removed" in text
+    assert "MIIEvQ" not in text and REDACTED in text
 
 
 # -- through the client, both routes -------------------------------------------------------------

@@ -16,9 +16,9 @@ import pytest
 
 from searchdesk_server import catalogue
 from searchdesk_server.config import load
+from searchdesk_server.handlers import run_tool
 from searchdesk_server.runtime import Call, Runtime
-from searchdesk_server.server import run_tool
-from searchdesk_server.tools import export
+from searchdesk_server.tools.analytics import export
 from searchdesk_server.validate import check_arguments
 from tests.server.reports.conftest import BIG, ScriptedGoogle, Table, demo, raw_rows, row, served, text_of
 

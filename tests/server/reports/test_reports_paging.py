@@ -11,8 +11,8 @@ import pytest
 
 from searchdesk_server import catalogue
 from searchdesk_server.config import load
+from searchdesk_server.handlers import run_tool
 from searchdesk_server.runtime import Call, Runtime
-from searchdesk_server.server import run_tool
 from searchdesk_server.validate import check_arguments
 from tests.server.reports.conftest import (
     BIG,

@@ -506,3 +506,9 @@ def test_text_and_budget_import_only_the_standard_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_redact_known_secrets_and_any_bearer_token() -> None:
+    out = redact("used opaque-token-1234 then Bearer xyz.opaque_2; short abc", known=["opaque-token-1234", "abc"])
+    assert "opaque-token-1234" not in out and "xyz.opaque_2" not in out
+    assert out == f"used {REDACTED} then Bearer {REDACTED}; short abc"  # a short "secret" is ordinary text

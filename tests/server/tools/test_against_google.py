@@ -105,6 +105,48 @@ async def test_a_25000_row_answer_fits_both_channels_and_agrees(fake: FakeGoogle
     assert "Showing " in text and "of 25,000 rows" in text
 
 
+ANALYTICS = r"/searchAnalytics/query$"
+JSON = [("content-type", "application/json; charset=UTF-8")]
+
+
+async def test_analytics_totals_are_the_reports_arithmetic_over_the_rows_kept(fake: FakeGoogle, tmp_path: Path) -> None:
+    rows = [
+        {"keys": ["a"], "clicks": 10, "impressions": 100, "position": 2.0},
+        {"keys": ["b"], "clicks": 5, "impressions": 50},  # no position: its impressions weigh nothing
+        {"keys": ["c"], "clicks": -3, "impressions": 40, "position": 9},  # a negative count: left out
+        {"clicks": 1, "impressions": 1, "position": 1},  # no keys: left out
+        {"keys": ["d"], "clicks": 0, "impressions": 50, "position": 4.0},
+    ]
+    fake.fail(ANALYTICS, status=200, body={"rows": rows}, headers=JSON, method="POST")
+    async with serve(fake, tmp_path) as client:
+        result = await client.call_tool(
+            "query_search_analytics", {"site": BIG, "dimensions": ["query"], "row_limit": 5}
+        )
+    assert not result.is_error, text_of(result)
+    data, text = result.structured_content, text_of(result)
+    assert [r["query"] for r in data["rows"]] == ["a", "b", "d"] and data["count"] == 3
+    # position = (2 × 100 + 4 × 50) / 150: weighted by the impressions that have a position
+    assert data["totals"] == {"clicks": 15, "impressions": 200, "ctr": 0.075, "position": 2.67}
+    assert data["rows"][1] == {"query": "b", "clicks": 5, "impressions": 50, "ctr": 0.1}
+    assert "15 clicks, 200 impressions, CTR 7.50%, average position 2.7." in text
+    assert "2 rows from Google left out" in text
+    assert data["next_start_row"] == 5  # Google's numbering: the odd rows count
+
+
+async def test_analytics_pages_on_in_googles_numbering_past_an_odd_row(fake: FakeGoogle, tmp_path: Path) -> None:
+    rows: list[dict[str, Any]] = [{"keys": [None], "clicks": 1, "impressions": 1}]  # odd, first
+    rows += [{"keys": [f"q{i:04} " + "x" * 300], "clicks": 1, "impressions": 2, "position": 3} for i in range(1000)]
+    fake.fail(ANALYTICS, status=200, body={"rows": rows}, headers=JSON, method="POST")
+    async with serve(fake, tmp_path) as client:
+        result = await client.call_tool(
+            "query_search_analytics", {"site": BIG, "dimensions": ["query"], "row_limit": 2000}
+        )
+    data = result.structured_content
+    assert data["count"] == 1000 and 0 < data["shown"] < 1000
+    assert data["next_start_row"] == data["shown"] + 1  # the next row Google holds, none skipped or repeated
+    assert f"start_row={data['shown'] + 1}" in text_of(result)
+
+
 async def test_hostile_text_is_cleaned_and_kept_below_the_marker(fake: FakeGoogle, tmp_path: Path) -> None:
     async with serve(fake, tmp_path) as client:
         result = await client.call_tool(

@@ -14,13 +14,13 @@ ordering broken by the key so equal values always come out the same way.
 Reports read final data only (`dataState` final, sent explicitly) so a period never ends in
 half-counted days; the default periods end on the last final day Google reports.
 
-The server finds each tool here by name, so this package exposes exactly the four tools:
+The server finds each tool here by name, so this package exposes exactly the four tools. Rows,
+arithmetic and paged reads come from `tools/analytics/` (rows, metrics, paging, concurrency,
+lazy_rows), which every answer about search performance shares:
 
-  rows          Google's rows checked into entries          paging      paged reads, waves, cap, progress
-  concurrency   requests together, errors as one request's  periods     timeline, default and `vs` periods
-  metrics       CTR/position arithmetic, sums, CTR curve    collect     one period read and summed per key
-  render        numbers as the tables write them            lazy_rows   rows built only when shown
-  provenance    the lines every report opens with           comparison  two periods side by side
+  periods     timeline, default and `vs` periods             collect     one period read and summed per key
+  render      numbers as the tables write them               provenance  the lines every report opens with
+  yardstick   the fewest impressions worth a look, CTR curve  comparison  two periods side by side
   compare_periods, traffic_drops, quick_wins, cannibalisation: one module per report.
 """
 

@@ -13,11 +13,12 @@ from ...result import Output
 from ...runtime import Call, plural
 from .. import _shape as sh
 from .._listing import listing
+from ..analytics.lazy_rows import LazyRows
+from ..analytics.metrics import Sums, as_count, position, rounded
 from . import render
 from .collect import single
-from .lazy_rows import LazyRows
-from .metrics import MIN_IMPRESSIONS, Sums, as_count, position, rounded
 from .provenance import provenance
+from .yardstick import MIN_IMPRESSIONS
 
 MIN_SHARE: Final = 0.10  # a page counts when it has ≥ 10% of a query's impressions
 

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...runtime import Call
-from .concurrency import together
-from .metrics import Sums, add_sums, column, tally
-from .paging import Pages, Reader, Sink
+from ..analytics.concurrency import together
+from ..analytics.metrics import Sums, column, empty_sums, summed, tally
+from ..analytics.paging import Pages, Reader, Sink
+from ..analytics.rows import entries
 from .periods import Period, Timeline, current_period, timeline
 from .provenance import Read
-from .rows import entries
 
 
 @dataclass
@@ -34,15 +34,14 @@ class PeriodRead:
 async def read_period(reader: Reader, period: Period, dims: list[str], sink: Sink) -> PeriodRead:
     """The period's rows and its property total (a request without dimensions), fetched together."""
     found: list[Pages] = []
-    total: Sums = [0, 0, 0.0, 0.0]
+    total: Sums = empty_sums(4)
 
     async def rows() -> None:
         found.append(await reader.pages(period.body(dims), sink))
 
     async def overall() -> None:
         raw = await reader.request({**period.body([]), "rowLimit": 1, "startRow": 0})
-        for entry in entries(raw.get("rows"), 0):
-            add_sums(total, entry)
+        total[:] = summed(entries(raw.get("rows"), 0))
 
     await together(rows, overall)
     return PeriodRead(period, found[0], total)

@@ -9,9 +9,9 @@ from ...result import Output
 from ...runtime import Call, plural
 from .. import _shape as sh
 from .._listing import listing
+from ..analytics.lazy_rows import LazyRows
+from ..analytics.metrics import change
 from .comparison import METRICS, Comparison, compare, compared_row, comparison_head, move, pair, status
-from .lazy_rows import LazyRows
-from .metrics import change
 from .render import NOUNS
 
 

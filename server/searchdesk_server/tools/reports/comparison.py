@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ...runtime import Call
+from ..analytics.concurrency import Job, together
+from ..analytics.metrics import Sums, as_count, change, change_pct, columns, ctr, position, rounded, tally
+from ..analytics.paging import Reader
 from . import render
 from .collect import PeriodRead, read_period
-from .concurrency import Job, together
-from .metrics import Sums, as_count, change, change_pct, columns, ctr, position, rounded, tally
-from .paging import Reader
 from .periods import Period, Timeline, current_period, earlier_period, timeline
 from .provenance import Read, provenance
 

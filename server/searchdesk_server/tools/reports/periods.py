@@ -13,9 +13,9 @@ from typing import Any, Final
 
 from ...result import ToolFailure
 from ...runtime import plural
-from ..analytics import _months_back, date_range, google_today
-from .paging import PAGE_ROWS, Reader
-from .rows import entries, first_incomplete
+from ..analytics.dates import date_range, google_today, months_back
+from ..analytics.paging import PAGE_ROWS, Reader
+from ..analytics.rows import entries, first_incomplete
 
 DEFAULT_DAYS: Final = 28
 YEAR_DAYS: Final = 364  # "a year earlier" = 52 weeks, so weekdays line up
@@ -85,7 +85,7 @@ async def timeline(reader: Reader) -> Timeline:
     """The property's timeline from one by-date request over 16 months (see `Timeline`)."""
     today = google_today()
     body = {
-        "startDate": _months_back(today, 16).isoformat(),
+        "startDate": months_back(today, 16).isoformat(),
         "endDate": today.isoformat(),
         "dimensions": ["date"],
         "type": "web",

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...runtime import plural
+from ..analytics.metrics import coverage
+from ..analytics.paging import PAGE_ROWS, ROW_CAP, Pages, Reader
 from . import render
-from .metrics import coverage
-from .paging import PAGE_ROWS, ROW_CAP, Pages, Reader
 from .periods import Timeline
 
 

@@ -14,12 +14,13 @@ from ...result import Output
 from ...runtime import Call, plural
 from .. import _shape as sh
 from .._listing import listing
+from ..analytics.lazy_rows import LazyRows
+from ..analytics.metrics import Sums, as_count, ctr, position, rounded
 from . import render
 from .collect import single
-from .lazy_rows import LazyRows
-from .metrics import CTR_CURVE, CTR_CURVE_SOURCE, MIN_IMPRESSIONS, Sums, as_count, ctr, expected_ctr, position, rounded
 from .provenance import provenance
 from .render import NOUNS
+from .yardstick import CTR_CURVE, CTR_CURVE_SOURCE, MIN_IMPRESSIONS, expected_ctr
 
 QUICK_POSITIONS: Final = (4, 20)
 

@@ -13,10 +13,10 @@ from ...result import Output
 from ...runtime import Call, plural
 from .. import _shape as sh
 from .._listing import listing
+from ..analytics.lazy_rows import LazyRows
+from ..analytics.metrics import Sums, as_count, ctr, position
 from . import render
 from .comparison import compare, compared_row, comparison_head
-from .lazy_rows import LazyRows
-from .metrics import Sums, as_count, ctr, position
 from .render import NOUNS
 
 # Traffic-drop rules (relative changes between the two periods).

@@ -26,6 +26,12 @@ def _word(value: object) -> str | None:
     return sh.text(value)
 
 
+def _words(values: tuple[Any, ...]) -> tuple[str, ...] | None:
+    """Several dimension values, each cleaned; None when one of them is not text."""
+    words = tuple(word for word in map(_word, values) if word is not None)
+    return words if len(words) == len(values) else None
+
+
 def _amount(value: object) -> float | None:
     """A non-negative number below MAX_AMOUNT (Google's counts; int64 ones may come as strings).
 
@@ -61,10 +67,13 @@ def entries(rows: object, dims: int) -> Iterator[Entry]:
                 if key is None:
                     continue
             else:
-                words = tuple(_word(k) for k in keys[:dims])
-                if None in words:
+                key = tuple(keys[:dims])
+                for word in key:  # the common case, every value printable text, is kept as it is
+                    if type(word) is not str or not word.isprintable():
+                        key = _words(key)
+                        break
+                if key is None:
                     continue
-                key = words
         clicks = _amount(raw.get("clicks"))
         impressions = _amount(raw.get("impressions"))
         if clicks is None or impressions is None:

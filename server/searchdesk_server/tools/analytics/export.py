@@ -14,9 +14,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..result import Output, ToolFailure
-from ..runtime import Call, plural
-from .analytics import Query
+from ...result import Output, ToolFailure
+from ...runtime import Call, plural
+from .metrics import add_sums, ctr, position, totals, totals_sentence
+from .paging import PAGE_ROWS, ROW_CAP, Reader
+from .query import Query
+from .rows import entries
 
 EXPORT_PREFIX = "searchdesk-"
 KEEP_DAYS = 14  # exports older than this are deleted the next time one is written
@@ -120,9 +123,6 @@ class CsvFile:
         self._writer.writerow(header)
 
     def write(self, rows: list[Any], dims: int) -> None:
-        from .reports.metrics import add_sums, ctr, position
-        from .reports.rows import entries
-
         for entry in entries(rows, dims):
             key, clicks, impressions, weighted, weight = entry
             words = [key] if dims == 1 else list(key)
@@ -152,9 +152,6 @@ async def export_rows(call: Call, q: Query) -> Output:
     import anyio
     import mcp_types as types
 
-    from .reports.metrics import ctr, position
-    from .reports.paging import PAGE_ROWS, ROW_CAP, Reader
-
     folder = await anyio.to_thread.run_sync(exports_folder)
     await anyio.to_thread.run_sync(clean_up, folder, time.time())
     body = {k: v for k, v in q.body.items() if k not in ("rowLimit", "startRow")}
@@ -180,24 +177,15 @@ async def export_rows(call: Call, q: Query) -> Output:
     except BaseException:
         out.discard()  # cancelled or failed: no partial file is left behind
         raise
-    sums = out.sums
     size = final.stat().st_size
-    total: dict[str, float] = {"clicks": sums[0], "impressions": sums[1]}
-    rate, place = ctr(sums[0], sums[1]), position(sums[2], sums[3])
-    if rate is not None:
-        total["ctr"] = round(rate, 6)
-    if place is not None:
-        total["position"] = round(place, 2)
+    total = totals(out.sums)
     span = f"{q.start.isoformat()} to {q.end.isoformat()}"
     by = f" by {', '.join(q.dimensions)}" if q.dimensions else ""
     lines = [
         f"Wrote {plural(out.rows, 'row')} of search performance for {q.site}, {span} (Pacific time){by}, "
         f"data_state {body['dataState']}, to a CSV file ({size:,} bytes) a spreadsheet can open:",
         str(final),
-        "Totals of these rows: "
-        f"{total['clicks']:,} clicks, {total['impressions']:,} impressions"
-        + (f", CTR {total['ctr'] * 100:.2f}%" if "ctr" in total else "")
-        + (f", average position {total['position']:.1f}." if "position" in total else "."),
+        totals_sentence(total),
         f"Read in {plural(reader.requests, 'request')} of up to {PAGE_ROWS:,} rows.",
     ]
     if found.more_at_google:

@@ -16,8 +16,8 @@ import anyio
 
 from ...google.http import Api, Limit
 from ...runtime import Call
-from ..analytics import QUERY
 from .concurrency import Job, together
+from .query import QUERY
 from .rows import first_incomplete
 
 PAGE_ROWS: Final = 25_000  # Google's most rows per request

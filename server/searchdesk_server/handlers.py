@@ -1,0 +1,58 @@
+"""Each tool's handler, found by name, and run so that every failure becomes a result a person can read.
+
+Below both the server (which runs read tools directly) and the approval chain (which runs a guarded
+tool once a person said yes), so neither imports the other. On the start-up path, so it imports
+nothing a tool needs until a tool is called.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import Any
+
+import mcp_types as types
+
+from . import catalogue
+from .result import Output, ToolFailure, error_result, to_result
+from .runtime import Call
+
+log = logging.getLogger("searchdesk_server")
+
+#: Tool name -> module under searchdesk_server.tools (default: the tool's group).
+HANDLER_MODULES = {"setup_site": "setup", "describe_connection": "diagnostics"}
+
+
+def handler_for(name: str) -> Any:
+    """The tool's handler, importing its module only now: tools/list never pays for a tool's imports."""
+    spec = catalogue.BY_NAME[name]
+    module = importlib.import_module(f"searchdesk_server.tools.{HANDLER_MODULES.get(name, spec.group)}")
+    return getattr(module, name)
+
+
+async def run_tool(call: Call, *, note: str = "") -> types.CallToolResult:
+    """Run the handler; `note` (the server's own words) is added to a successful result's text."""
+    from .google.errors import GoogleError
+
+    try:
+        await call.route()
+        out: Output = await handler_for(call.spec.name)(call)
+    except ToolFailure as exc:
+        return error_result(str(exc))
+    except GoogleError as exc:
+        from .accounts import not_found
+
+        if not_found(exc):
+            call.runtime.directory.forget(call.account)  # what it seemed to see is out of date
+        return error_result(str(exc), from_google=exc.upstream is not None, kind=exc.kind.name.lower())
+    except Exception as exc:  # a bug of ours: say so plainly, keep details (which may quote data) in the log
+        log.exception("%s failed unexpectedly", call.spec.name)
+        return error_result(
+            f"{call.spec.name} failed inside SearchDesk ({type(exc).__name__}); nothing was changed by this error. "
+            "Try again, or report it with the server's log.",
+            kind="internal",
+        )
+    if note:
+        out.text = f"{out.text}\n\n{note}"
+        out.data["approval"] = "confirm_token"
+    return to_result(out)

@@ -1,0 +1,83 @@
+"""Which days a Search Analytics question covers, in Google's day (Pacific time).
+
+Search Console's dates are Google's days, not the computer's, so "today" and every period are
+worked out in Pacific time; the reports' periods build on the same arithmetic.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ...result import ToolFailure
+
+GOOGLE_TZ = "America/Los_Angeles"
+MONTHS = {"last3months": 3, "last6months": 6, "last12months": 12, "last16months": 16}
+DAYS = {"last7days": 7, "last28days": 28}
+
+
+def google_today() -> dt.date:
+    """Today in Google's day (Pacific time), which is what Search Console's dates mean.
+
+    SEARCHDESK_DEMO_TODAY (checked at start by config) pins it, so the demo's data and the
+    periods asked of it stay aligned on any date the tests run.
+    """
+    from zoneinfo import ZoneInfo
+
+    pinned = os.environ.get("SEARCHDESK_DEMO_TODAY", "").strip()
+    if pinned:
+        return dt.date.fromisoformat(pinned)
+    return dt.datetime.now(ZoneInfo(GOOGLE_TZ)).date()
+
+
+def months_back(day: dt.date, months: int) -> dt.date:
+    """The same day `months` earlier, or the month's last day when it has no such day (31 March -> 28/29 Feb)."""
+    year, month = divmod(day.year * 12 + day.month - 1 - months, 12)
+    month += 1
+    for d in (day.day, 30, 29, 28):
+        try:
+            return dt.date(year, month, d)
+        except ValueError:
+            continue
+    raise AssertionError("unreachable")
+
+
+def resolve_period(period: str, today: dt.date) -> tuple[dt.date, dt.date]:
+    """Both ends inclusive. `lastN…` are the whole days before today (today is always partial)."""
+    yesterday = today - dt.timedelta(days=1)
+    if period == "today":
+        return today, today
+    if period == "yesterday":
+        return yesterday, yesterday
+    if period in DAYS:
+        return today - dt.timedelta(days=DAYS[period]), yesterday
+    if period in MONTHS:
+        return months_back(today, MONTHS[period]), yesterday
+    raise ToolFailure(f"Unknown period; use one of {', '.join(('today', 'yesterday', *DAYS, *MONTHS))}.")
+
+
+def _date(key: str, value: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(value.strip())
+    except ValueError:
+        raise ToolFailure(f"{key} must be a real date written YYYY-MM-DD.") from None
+
+
+def date_range(args: Mapping[str, Any], today: dt.date) -> tuple[dt.date, dt.date]:
+    has_dates = "start_date" in args or "end_date" in args
+    if has_dates and "period" in args:
+        raise ToolFailure("Give either period or start_date and end_date, not both.")
+    if has_dates:
+        if "start_date" not in args or "end_date" not in args:
+            raise ToolFailure("Give both start_date and end_date (YYYY-MM-DD), or a period instead.")
+        start, end = _date("start_date", args["start_date"]), _date("end_date", args["end_date"])
+        if start > end:
+            raise ToolFailure("start_date is after end_date; swap them.")
+        if end > today:
+            raise ToolFailure(f"end_date is in the future (today is {today.isoformat()} in Google's time zone).")
+        if start < months_back(today, 16) - dt.timedelta(days=31):
+            raise ToolFailure("Search Console keeps about 16 months of data; choose a later start_date.")
+        return start, end
+    return resolve_period(args.get("period", "last28days"), today)

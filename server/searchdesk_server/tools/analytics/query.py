@@ -1,0 +1,99 @@
+"""A Search Analytics request built from a tool call's arguments: dates, dimensions, filters.
+
+Checked here, before anything reaches Google, so a mistake gets a sentence that says what to change.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ...catalogue import DEFAULT_ROWS
+from ...result import ToolFailure
+from ...runtime import Call
+from .dates import date_range, google_today
+
+QUERY = "webmasters/v3/sites/{siteUrl}/searchAnalytics/query"
+POSITIVE_OPERATORS = ("equals", "contains", "includingRegex")
+
+
+def filter_groups(args: Mapping[str, Any]) -> list[dict[str, Any]]:
+    filters = args.get("filters") or []
+    if not filters:
+        return []
+    parsed = []
+    for i, f in enumerate(filters):
+        if not f.get("expression", "").strip():
+            raise ToolFailure(f"filters[{i}].expression is empty.")
+        parsed.append(
+            {
+                "dimension": f["dimension"],
+                "operator": f.get("operator", "equals"),
+                "expression": f["expression"],
+            }
+        )
+    if args.get("filter_match", "all") == "all":
+        return [{"groupType": "and", "filters": parsed}]
+    # Google only supports "and" inside a group; "any" is written as one regex when it can be.
+    dims = {f["dimension"] for f in parsed}
+    if len(dims) != 1 or any(f["operator"] not in POSITIVE_OPERATORS for f in parsed):
+        raise ToolFailure(
+            "filter_match any works for filters on one dimension with equals, contains or includingRegex "
+            "(Google itself only supports 'all'); run separate queries otherwise."
+        )
+    parts = []
+    for f in parsed:
+        expr = f["expression"]
+        if f["operator"] == "equals":
+            parts.append(f"^{re.escape(expr)}$")
+        elif f["operator"] == "contains":
+            parts.append(re.escape(expr))
+        else:
+            parts.append(f"(?:{expr})")
+    merged = {"dimension": dims.pop(), "operator": "includingRegex", "expression": "|".join(parts)}
+    return [{"groupType": "and", "filters": [merged]}]
+
+
+@dataclass
+class Query:
+    site: str
+    start: dt.date
+    end: dt.date
+    dimensions: list[str]
+    body: dict[str, Any]
+    row_limit: int
+    start_row: int
+
+
+def build_query(call: Call, today: dt.date | None = None) -> Query:
+    args = call.args
+    site = call.site()
+    today = today or google_today()
+    start, end = date_range(args, today)
+    dims = list(dict.fromkeys(args.get("dimensions", [])))
+    data_state = args.get("data_state")
+    if "hour" in dims and data_state != "hourly_all":
+        raise ToolFailure("The hour dimension needs data_state hourly_all.")
+    row_limit = int(args.get("row_limit", DEFAULT_ROWS))
+    start_row = int(args.get("start_row", 0))
+    body: dict[str, Any] = {
+        "startDate": start.isoformat(),
+        "endDate": end.isoformat(),
+        "rowLimit": row_limit,
+        "startRow": start_row,
+    }
+    if dims:
+        body["dimensions"] = dims
+    if "type" in args:
+        body["type"] = args["type"]
+    if data_state:
+        body["dataState"] = data_state
+    if "aggregation_type" in args:
+        body["aggregationType"] = args["aggregation_type"]
+    groups = filter_groups(args)
+    if groups:
+        body["dimensionFilterGroups"] = groups
+    return Query(site, start, end, dims, body, row_limit, start_row)
