@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QThread, QTimer, Signal, Slot
 from PySide6.QtWidgets import QApplication
 
 from searchdesk_desktop.approvals import ApprovalBook, Entry, State
@@ -145,8 +145,13 @@ class _Worker(QThread):
         self.ready.set_result(invoker)
         self.exec()
         listener.close()
+        # Delete the thread's objects on this thread, now: left to the main thread's garbage collector,
+        # a QObject of this (finished) thread would be deleted from another thread, which crashes Qt
+        # now and then while the main thread processes its events.
+        owner.listener = None
         listener.deleteLater()
         invoker.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 class DesktopListener:
