@@ -30,9 +30,15 @@ lint: $(STAMP)
 test: lint
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 
-# Renders the app's windows offscreen to docs/images/ (look at them before committing).
+# Renders the app's windows to docs/images/, light and dark (look at them before committing). The dark
+# pictures need a platform that switches colour schemes: Qt's xcb on Xvfb (GNOME theme) when there is one.
 screenshots: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m searchdesk_desktop.screenshots docs/images
+	@if command -v xvfb-run >/dev/null 2>&1; then \
+		xvfb-run -a -s "-screen 0 1600x1600x24 -nolisten tcp" env QT_QPA_PLATFORM=xcb XDG_CURRENT_DESKTOP=GNOME \
+			$(PY) -m searchdesk_desktop.screenshots docs/images; \
+	else \
+		QT_QPA_PLATFORM=offscreen $(PY) -m searchdesk_desktop.screenshots docs/images; \
+	fi
 
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --write docs/performance.md

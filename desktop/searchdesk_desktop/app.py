@@ -96,6 +96,7 @@ class DesktopApp(QObject):
                 quit_app=self.quit,
                 autostart=self.autostart,
             )
+            self.window.closed_to_tray.connect(self.tray.closed_to_tray)
         backend = make_backend(self.tray)
         self.notes = (
             ApprovalNotifications(core.book, backend, review=self.queue.bring_forward, demo=core.demo)

@@ -1,7 +1,9 @@
 """The app's own settings (nothing secret): a small JSON file in the user's config folder.
 
 Secrets never come here: the refresh token is in the OS keyring, and a service-account key stays in
-the file the person chose (we remember its path, not its contents).
+the file the person chose (we remember its path, not its contents). The demo keeps its settings in a
+file of its own, so nothing chosen while trying the demo (a made-up default property, say) ever
+reaches the real entry in Claude Desktop.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ def config_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_config_dir("searchdesk", appauthor=False))
+
+
+def settings_file(demo: bool = False) -> Path:
+    return config_dir() / ("demo-settings.json" if demo else "settings.json")
 
 
 @dataclass
@@ -44,7 +50,7 @@ class AppSettings:
 
     @classmethod
     def load(cls, path: Path | None = None) -> AppSettings:
-        path = path or config_dir() / "settings.json"
+        path = path or settings_file()
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -60,7 +66,7 @@ class AppSettings:
         return cls(**kept)
 
     def save(self, path: Path | None = None) -> None:
-        path = path or config_dir() / "settings.json"
+        path = path or settings_file()
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".settings.", dir=path.parent)
         try:
