@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# setuptools tells every editable install, in a box of asterisks, that same-named folders in the working
+# directory may shadow the package; ours are the package. Only that one message is silenced.
+EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 
 .PHONY: run test lint bench bundle screenshots lock clean
 
@@ -10,7 +13,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "SearchDesk needs Python 3.11 or later: run make with PYTHON=python3.11 (or newer).")'
 	@test -x $(PY) && $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { rm -rf $(VENV); $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[desktop,test]'
+	$(EDITABLE) $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[desktop,test]'
 	@touch $(STAMP)
 
 # With a display, the desktop app on the demo; with none, the server's self-check on the demo.
@@ -49,7 +52,7 @@ BUNDLE_STAMP := $(VENV)/.bundle-installed
 MEASUREMENTS ?= build/MEASUREMENTS.md
 
 $(BUNDLE_STAMP): $(STAMP) pyproject.toml constraints.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[desktop,bundle]'
+	$(EDITABLE) $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[desktop,bundle]'
 	@touch $(BUNDLE_STAMP)
 
 bundle: $(BUNDLE_STAMP)

@@ -50,6 +50,30 @@ log = logging.getLogger(__name__)
 TESTING_LIFETIME = 7 * 24 * 3600
 TESTING_WARN_BEFORE = 2 * 24 * 3600
 
+#: What "Check it works" says when it fails, in the app's words (the server's are for its command line).
+CHECK_WORDS = {
+    "not_configured": "Claude would get no data: SearchDesk has no Google account to use yet. Finish step 1, "
+    "then check again.",
+    "auth": "Google no longer accepts your sign-in. Sign in again (step 1), then check again.",
+    "api_not_enabled": "The Search Console API is turned off in your Google Cloud project. Turn it on (the "
+    "message below names the page), then check again.",
+    "missing_scope": "Your Google sign-in did not allow everything SearchDesk needs. Sign in again (step 1) "
+    "and allow each access Google asks for.",
+    "permission": "This Google account has no access to that property in Search Console.",
+    "quota": "Google's daily limit for this is used up. Try again tomorrow.",
+    "network": "SearchDesk could not reach Google. Check your internet connection (or proxy), then check again.",
+    "start": "SearchDesk's server did not start. What it said is below.",
+    "switched_off": "Listing your properties is switched off in Settings, and the check needs it. Offer the "
+    "Properties tools (or every tool), then check again.",
+    "no_properties": "Your Google account has no Search Console properties yet. Add your site in Search Console first.",
+    "error": "SearchDesk's server answered with an error. What it said is below.",
+}
+
+
+def check_verdict(report: Any) -> str:
+    """The check's verdict in the app's words (the server's own are written for its command line)."""
+    return str(report.verdict) if report.ok else CHECK_WORDS.get(report.kind, report.verdict)
+
 
 class Account(Enum):
     DEMO = "demo"

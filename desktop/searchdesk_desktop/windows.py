@@ -12,6 +12,7 @@ fixed colours appear only in pairs (see ``widgets``).
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import platform
 import sys
@@ -55,7 +56,7 @@ from . import claude_config as cc
 from .approval_dialog import plain_label
 from .approvals import Activity, Entry, State
 from .autostart import Autostart
-from .core import Account, CheckSubject, Core
+from .core import CHECK_WORDS, Account, CheckSubject, Core
 from .settings_window import SettingsWindow
 from .signin import NoOAuthClient, SignInError
 from .titles import app_name, title
@@ -78,26 +79,8 @@ RESTART = "Restart Claude Desktop (quit it fully) so it loads SearchDesk."
 #: A late answer is kept this long for Claude to collect (the approval book's own limit).
 KEEP_MINUTES = 5
 
-#: What "Check it works" says when it fails, in the app's words (the server's are for its command line).
-CHECK_WORDS = {
-    "not_configured": "Claude would get no data: SearchDesk has no Google account to use yet. Finish step 1, "
-    "then check again.",
-    "auth": "Google no longer accepts your sign-in. Sign in again (step 1), then check again.",
-    "api_not_enabled": "The Search Console API is turned off in your Google Cloud project. Turn it on (the "
-    "message below names the page), then check again.",
-    "missing_scope": "Your Google sign-in did not allow everything SearchDesk needs. Sign in again (step 1) "
-    "and allow each access Google asks for.",
-    "permission": "This Google account has no access to that property in Search Console.",
-    "quota": "Google's daily limit for this is used up. Try again tomorrow.",
-    "network": "SearchDesk could not reach Google. Check your internet connection (or proxy), then check again.",
-    "start": "SearchDesk's server did not start. What it said is below.",
-    "switched_off": "Listing your properties is switched off in Settings, and the check needs it. Offer the "
-    "Properties tools (or every tool), then check again.",
-    "no_properties": "Your Google account has no Search Console properties yet. Add your site in Search Console first.",
-    "error": "SearchDesk's server answered with an error. What it said is below.",
-}
 
-
+@functools.cache
 def tool_title(tool: str) -> str:
     """A tool as a site owner reads it ("Delete sitemap"), from the one table of tools."""
     from searchdesk_server.catalogue import TOOLS
@@ -963,7 +946,11 @@ class ActivityWindow(QDialog):
         buttons.addWidget(close)
         layout.addLayout(buttons)
         fit_to_screen(self, 1000, 520)
-        core.changed.connect(self.refresh)
+        # A burst of questions is shown once, after it: the list is rebuilt on the next turn of the loop.
+        self._refresh_soon = QTimer(self)
+        self._refresh_soon.setSingleShot(True)
+        self._refresh_soon.timeout.connect(self.refresh)
+        core.changed.connect(self._changed)
 
     @staticmethod
     def record(a: Activity, *, all_values: bool = False) -> list[str]:
@@ -999,6 +986,10 @@ class ActivityWindow(QDialog):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.fit_columns()
+
+    def _changed(self) -> None:
+        if self.isVisible():
+            self._refresh_soon.start(0)
 
     def refresh(self) -> None:
         rows = self.rows()

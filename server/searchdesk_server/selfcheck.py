@@ -46,7 +46,8 @@ class CheckReport:
     #: "switched_off", "no_properties", "error". Empty when it passed.
     kind: str = ""
     tables: list[CheckTable] = field(default_factory=list)
-    #: The error text the failing call returned (what Claude would read), when one did.
+    #: What the server said when it failed in a way VERDICTS does not name (its error text or its
+    #: error output); for a named kind the verdict says all a person needs.
     error: str = ""
 
     def render(self) -> str:
@@ -83,7 +84,7 @@ def _fail(report: CheckReport, result: Any) -> None:
     kind = str((result.structured_content or {}).get("kind"))
     report.kind = kind if kind in VERDICTS else "error"
     report.verdict = VERDICTS.get(kind, "The server answered with an error (above).")
-    report.error = _text(result)
+    report.error = "" if kind in VERDICTS else _text(result)
 
 
 def _cell(value: object) -> str:

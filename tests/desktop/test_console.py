@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import console
 from searchdesk_desktop.__main__ import headless_check
+from searchdesk_server.selfcheck import CheckReport
 
 
 @dataclass
@@ -109,12 +110,9 @@ class FakeCore(QObject):
         QTimer.singleShot(0, lambda: self.check_done.emit(Report()))
 
 
-@dataclass
-class Report:
-    ok: bool = True
-
-    def render(self) -> str:
-        return "Started; it offers 25 tools.\n\nlist_sites:\n    5 properties\n\nPASS: Claude can see 5 properties."
+def Report() -> CheckReport:
+    lines = ["Started; it offers 25 tools.", "", "list_sites:", "    5 properties"]
+    return CheckReport(ok=True, verdict="Claude can see 5 properties.", lines=lines)
 
 
 def test_headless_check_with_no_stdout_ends_in_a_message_box(monkeypatch: pytest.MonkeyPatch, qtbot: QtBot) -> None:

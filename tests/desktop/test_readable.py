@@ -31,6 +31,8 @@ from tests.desktop.test_display import Xvfb, _require_xvfb
 
 ROOT = Path(__file__).resolve().parents[2]
 WALK_TIMEOUT = 240
+#: One worker runs these (`make test` uses --dist loadgroup), so the self-check below runs once.
+pytestmark = pytest.mark.xdist_group("readable")
 
 
 @pytest.fixture(scope="module")
