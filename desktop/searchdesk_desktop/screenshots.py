@@ -187,6 +187,7 @@ def late_answer(scene: Scene) -> Any:
     entry = core.book.ask(_request(_questions()["delete_sitemap"], "late"))
     core.book.stopped_waiting(entry.fingerprint)
     core.book.answer(entry.fingerprint, True, "dialog")
+    entry.activity.answered_at = time.mktime((*ACTIVITY_DAY, 10, 37, 0, 0, 0, -1))  # the same picture every run
     return scene.main_window(core)
 
 

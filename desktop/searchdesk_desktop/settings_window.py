@@ -38,7 +38,7 @@ GROUP_TITLES = {
     "sitemaps": "Sitemaps",
     "analytics": "Search performance",
     "inspection": "URL inspection",
-    "indexing": "Indexing API",
+    "indexing": "Indexing requests",
     "verification": "Site verification and owners",
     "reports": "Reports",
 }

@@ -1047,7 +1047,7 @@ def versions(core: Core) -> list[tuple[str, str]]:
         ("Qt / PySide6", f"{QtCore.qVersion()} / {PySide6.__version__}"),
         ("Python", f"{platform.python_version()} on {sys.platform}"),
         ("Sign-in kept in", store),
-        ("Log files", str(log_dir())),
+        ("Log files", cc.display_path(log_dir())),
     ]
 
 
