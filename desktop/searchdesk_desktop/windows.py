@@ -56,7 +56,7 @@ from . import claude_config as cc
 from .approval_dialog import plain_label
 from .approvals import Activity, Entry, State
 from .autostart import Autostart
-from .core import CHECK_WORDS, Account, CheckSubject, Core
+from .core import Account, CheckSubject, Core, check_verdict
 from .settings_window import SettingsWindow
 from .signin import NoOAuthClient, SignInError
 from .titles import app_name, title
@@ -669,11 +669,7 @@ class MainWindow(QMainWindow):
                 state, status = TODO, "The server works; Claude Desktop does not have it yet"
                 verdict = f"{result.verdict} Once you add SearchDesk to Claude Desktop (step 2), Claude can use it."
             else:
-                state, status, verdict = (
-                    PROBLEM,
-                    "The check found a problem",
-                    CHECK_WORDS.get(result.kind, result.verdict),
-                )
+                state, status, verdict = PROBLEM, "The check found a problem", check_verdict(result)
             step.show_state(state, status)
             self.check_result.show_report(verdict, core.check_subject(), result)
             self.check_result.setVisible(True)
