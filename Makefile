@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# setuptools tells every editable install, in a box of asterisks, that same-named folders in the working
+# directory may shadow the package; ours are the package. Only that one message is silenced.
+EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 
 .PHONY: run test lint bench bundle bundle-sizes screenshots lock clean
 
@@ -10,7 +13,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "SearchDesk needs Python 3.11 or later: run make with PYTHON=python3.11 (or newer).")'
 	@test -x $(PY) && $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { rm -rf $(VENV); $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[desktop,test]'
+	$(EDITABLE) $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[desktop,test]'
 	@touch $(STAMP)
 
 # With a display, the desktop app on the demo; with none, the server's self-check on the demo.
@@ -30,9 +33,15 @@ lint: $(STAMP)
 test: lint
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 
-# Renders the app's windows offscreen to docs/images/ (look at them before committing).
+# Renders the app's windows to docs/images/, light and dark (look at them before committing). The dark
+# pictures need a platform that switches colour schemes: Qt's xcb on Xvfb (GNOME theme) when there is one.
 screenshots: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m searchdesk_desktop.screenshots docs/images
+	@if command -v xvfb-run >/dev/null 2>&1; then \
+		xvfb-run -a -s "-screen 0 1600x1600x24 -nolisten tcp" env QT_QPA_PLATFORM=xcb XDG_CURRENT_DESKTOP=GNOME \
+			$(PY) -m searchdesk_desktop.screenshots docs/images; \
+	else \
+		QT_QPA_PLATFORM=offscreen $(PY) -m searchdesk_desktop.screenshots docs/images; \
+	fi
 
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --write docs/performance.md
@@ -43,7 +52,7 @@ BUNDLE_STAMP := $(VENV)/.bundle-installed
 MEASUREMENTS ?= build/MEASUREMENTS.md
 
 $(BUNDLE_STAMP): $(STAMP) pyproject.toml constraints.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[desktop,bundle]'
+	$(EDITABLE) $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[desktop,bundle]'
 	@touch $(BUNDLE_STAMP)
 
 bundle: $(BUNDLE_STAMP)

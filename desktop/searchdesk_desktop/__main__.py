@@ -69,13 +69,19 @@ def headless_check(demo: bool) -> int:
     loop = QEventLoop()  # a loop of our own, not app.exec(): nothing here means "the application quits"
 
     def done(result: object) -> None:
-        if isinstance(result, str):
-            text, ok = f"FAIL: {result}", False
-        else:
-            text, ok = result.render(), bool(result.ok)  # type: ignore[attr-defined]
-        outcome.append(0 if ok else 1)
-        deliver(text, ok, route, stream, demo=demo)
-        loop.quit()
+        from .core import check_verdict
+
+        try:
+            if isinstance(result, str):
+                text, ok = f"FAIL: {result}", False
+            else:
+                ok = bool(result.ok)  # type: ignore[attr-defined]
+                verdict = ("PASS: " if ok else "FAIL: ") + check_verdict(result)
+                text = "\n".join([*result.lines, "", verdict])  # type: ignore[attr-defined]
+            outcome.append(0 if ok else 1)
+            deliver(text, ok, route, stream, demo=demo)
+        finally:
+            loop.quit()  # whatever happened, the command ends
 
     core.check_done.connect(done)
     core.run_check()

@@ -125,6 +125,7 @@ class DesktopApp(QObject):
                 quit_app=self.quit,
                 autostart=self.autostart,
             )
+            self.window.closed_to_tray.connect(self.tray.closed_to_tray)
         channel = make_channel(self.tray)
         self.notes = ApprovalNotifications(
             core.book, channel, review=self.queue.bring_forward, demo=core.demo, arm_delay_ms=arm_delay_ms

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QFont, QHideEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -50,6 +51,7 @@ BANNERS = {
     Origin.DEMO: "DEMO: this question comes from the demo; nothing here touches a real Google account.",
     Origin.REAL_IN_DEMO_APP: "From a real SearchDesk server, not the demo: approving changes a real Google account.",
 }
+STOPPED_WAITING = "Claude stopped waiting — answer here, then ask Claude to try again within 5 minutes."
 
 
 def plain_label(text: str, *, wrap: bool = True, selectable: bool = True) -> QLabel:
@@ -79,11 +81,39 @@ def fit_height(window: QWidget) -> None:
     spread as gaps between the lines of the dialog.
     """
     layout = window.layout()
-    if layout is None or not layout.hasHeightForWidth():
+    if layout is None:
         return
-    height = layout.totalHeightForWidth(window.width())
+    height = layout.totalHeightForWidth(window.width()) if layout.hasHeightForWidth() else window.sizeHint().height()
+    room = window.screen().availableGeometry().height() - 40  # never taller than the screen: the values scroll
+    height = min(max(height, window.minimumHeight()), room)
     if height > 0 and height != window.height():
-        window.resize(window.width(), max(height, window.minimumHeight()))
+        window.resize(window.width(), height)
+
+
+class FittingScrollArea(QScrollArea):
+    """A frameless scroll area exactly as tall as its content at its width; it scrolls only when its
+    window is held smaller (by the screen)."""
+
+    def __init__(self, content: QWidget) -> None:
+        super().__init__()
+        self.setWidget(content)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        content = self.widget()
+        margins = self.contentsMargins()
+        inner = width - margins.left() - margins.right()
+        need = content.heightForWidth(inner) if content.hasHeightForWidth() else content.sizeHint().height()
+        return need + margins.top() + margins.bottom()
+
+    def sizeHint(self) -> QSize:
+        hint = self.widget().sizeHint()
+        return QSize(hint.width(), self.heightForWidth(hint.width()))
 
 
 class ApprovalDialog(QDialog):
@@ -119,12 +149,17 @@ class ApprovalDialog(QDialog):
         self.setModal(False)
         self.setMinimumWidth(480)
 
-        layout = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
         if source is not Origin.REAL:
             banner = plain_label(BANNERS[source], selectable=False)
             banner.setObjectName("demoBanner")
             banner.setStyleSheet("background:#fff3c4;color:#5c4400;padding:4px;border-radius:3px;")
-            layout.addWidget(banner)
+            outer.addWidget(banner)
+        # The question scrolls when the screen is too small for it (200 owners on a small screen);
+        # the "stopped waiting" line and the buttons below it stay in view.
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(0, 0, 0, 0)
 
         self.what_label = plain_label(request.what)
         bold = QFont(self.what_label.font())
@@ -140,7 +175,9 @@ class ApprovalDialog(QDialog):
         layout.addWidget(line)
         self.values_heading = plain_label(VALUES_HEADING, selectable=False)
         layout.addWidget(self.values_heading)
-        grid = QGridLayout()
+        values = QWidget()
+        grid = QGridLayout(values)
+        grid.setContentsMargins(0, 0, 0, 0)
         grid.setColumnStretch(1, 1)
         self.value_labels: list[tuple[QLabel, QLabel]] = []
         for row, item in enumerate(request.values):
@@ -154,17 +191,24 @@ class ApprovalDialog(QDialog):
             grid.addWidget(key, row, 0)
             grid.addWidget(val, row, 1)
             self.value_labels.append((key, val))
-        layout.addLayout(grid)
+        layout.addWidget(values)
         layout.addSpacing(6)
 
         self.client_label = plain_label(f"Asked by {describe_client(request.client.name, request.client.version)}.")
-        self.client_label.setStyleSheet("color:#4b5563;")
         layout.addWidget(self.client_label)
         self.queue_label = plain_label("", selectable=False)
         layout.addWidget(self.queue_label)  # parented first: a bare label made visible is a window of its own
         self.set_waiting_after(waiting_after)
+        layout.addStretch(1)
+        self.body = FittingScrollArea(body)
+        outer.addWidget(self.body, 1)
+        self.stopped_label = plain_label(STOPPED_WAITING, selectable=False)
+        self.stopped_label.setObjectName("stoppedWaiting")
+        self.stopped_label.setFont(bold)
+        outer.addWidget(self.stopped_label)
+        self.set_caller_waiting(entry.waited_on)
 
-        layout.addSpacing(6)
+        outer.addSpacing(6)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         self.deny_button = QPushButton("Deny")
@@ -175,10 +219,10 @@ class ApprovalDialog(QDialog):
         self.approve_button.setDefault(False)
         buttons.addWidget(self.approve_button)
         buttons.addWidget(self.deny_button)
-        layout.addLayout(buttons)
+        outer.addLayout(buttons)
         # Below the buttons: its text changes when the dialog arms, and nothing above may move then.
         self.arm_hint = plain_label(NOT_ARMED_HINT, selectable=False)
-        layout.addWidget(self.arm_hint)
+        outer.addWidget(self.arm_hint)
         self.deny_button.clicked.connect(lambda: self._decide(False))
         self.approve_button.clicked.connect(lambda: self._decide(True))
         self.setTabOrder(self.deny_button, self.approve_button)
@@ -230,8 +274,13 @@ class ApprovalDialog(QDialog):
             self._update_arming()
 
     def set_waiting_after(self, count: int) -> None:
-        self.queue_label.setText(f"{count} more question(s) waiting after this one." if count else "")
+        noun = "question" if count == 1 else "questions"
+        self.queue_label.setText(f"{count} more {noun} waiting after this one." if count else "")
         self.queue_label.setVisible(bool(count))
+
+    def set_caller_waiting(self, waiting: bool) -> None:
+        """Claude's call gave up waiting: the answer is kept, and Claude must ask again to use it."""
+        self.stopped_label.setVisible(not waiting)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -332,6 +381,7 @@ class ApprovalQueue(QObject):
                 current.set_waiting_after(len(waiting) - 1)
                 if self._reshow and not current.isVisible():  # hidden before arming; something new came
                     current.show()
+                current.set_caller_waiting(entry.waited_on)
                 self._reshow = False
                 return
         self._reshow = False

@@ -66,7 +66,9 @@ class QueueFull(Exception):
 
 @dataclass
 class Activity:
-    """One line of the Activity window. No tokens, no quoted values: only the server's own sentence."""
+    """One line of the Activity window: what was asked (the question's own values, as shown to the
+    person), who asked (as it says), the answer, how it was given and whether it was used. Kept in
+    memory only; no tokens."""
 
     asked_at: float  # wall clock
     tool: str
@@ -76,6 +78,11 @@ class Activity:
     decision: str = "waiting"
     answered_by: str = ""
     used: bool = False
+    #: The question's values (label, value), exactly as the dialog showed them.
+    values: tuple[tuple[str, str], ...] = ()
+    answered_at: float | None = None  # wall clock
+    #: Answered after every call asking it had stopped waiting: Claude must ask again to use it.
+    late: bool = False
 
 
 @dataclass
@@ -87,6 +94,8 @@ class Entry:
     answered: float | None = None
     request_ids: set[str] = field(default_factory=set)
     asked_again: int = 0  # times a server found this deny and was refused again
+    #: A call is waiting for the answer now; False once the last one stopped (see ``stopped_waiting``).
+    waited_on: bool = True
 
     @property
     def fingerprint(self) -> str:
@@ -154,6 +163,9 @@ class ApprovalBook:
         entry = self._entries.get(key)
         if entry is not None and entry.state in (State.PENDING, State.APPROVED):
             entry.request_ids.add(request.request_id)
+            if not entry.waited_on:
+                entry.waited_on = True
+                self._changed(entry)
             return entry
         waiting = len(self.open_entries())
         if waiting >= self.max_open:
@@ -165,7 +177,8 @@ class ApprovalBook:
     def _open(self, request: ApprovalRequest, request_ids: set[str] | None = None) -> Entry:
         client = request.client.name + (f" {request.client.version}" if request.client.version else "")
         account = request.requester.account or "" if request.requester is not None else ""
-        activity = Activity(self._wall(), request.tool, request.what, client, account)
+        values = tuple((v.label, v.value) for v in request.values)
+        activity = Activity(self._wall(), request.tool, request.what, client, account, values=values)
         entry = Entry(request, self._clock(), activity, request_ids=request_ids or {request.request_id})
         self._entries[entry.key] = entry
         self.activity.append(activity)
@@ -181,8 +194,23 @@ class ApprovalBook:
         entry.answered = self._clock()
         entry.activity.decision = "approved" if approve else "denied"
         entry.activity.answered_by = source
+        entry.activity.answered_at = self._wall()
+        entry.activity.late = not entry.waited_on
         self._changed(entry)
         return True
+
+    def stopped_waiting(self, key: str) -> None:
+        """No call waits for this question any more (each got "pending" or went away): the person
+        must be told to answer, then ask Claude again. A later identical call waits again."""
+        entry = self._entries.get(key)
+        if entry is not None and entry.is_open and entry.waited_on:
+            entry.waited_on = False
+            self._changed(entry)
+
+    def late_answers(self) -> list[Entry]:
+        """Answers given after Claude stopped waiting that Claude has not collected yet (kept 5 minutes)."""
+        self.expire()
+        return [e for e in self._entries.values() if e.state in (State.APPROVED, State.DENIED) and e.activity.late]
 
     def take(self, key: str, *, served: str | None = None, reopen: bool = False) -> StatusDecision:
         """The answer for the server that asked (``key`` names both); an approve is spent here.

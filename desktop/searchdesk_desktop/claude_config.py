@@ -21,11 +21,16 @@ from enum import Enum
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from searchdesk_server import config as server_config
+
 SERVER_KEY = "searchdesk"
 CONFIG_NAME = "claude_desktop_config.json"
 BACKUP_SUFFIX = ".searchdesk-backup"
 DEMO_VAR = "SEARCHDESK_DEMO"
 SOCKET_VAR = "SEARCHDESK_AGENT_SOCKET"
+#: Google credentials a server takes from its environment; an entry carrying any of them does not use
+#: this app's sign-in (the server's own list, so the two cannot drift).
+CREDENTIAL_VARS = (*server_config.CREDENTIAL_VARS, "GOOGLE_APPLICATION_CREDENTIALS")
 #: The variables the settings window owns; everything else in our entry's env is left as it is.
 SETTINGS_VARS = ("GSC_READ_ONLY", "GSC_ALLOW_TOOLS", "GSC_SITE_URL", "GSC_ALLOWED_SITES")
 
@@ -368,9 +373,14 @@ def add(
     settings: ServerSettings,
     *,
     allow_demo: bool = False,
+    replace_real: bool = False,
     _before_replace: Callable[[], None] | None = None,
 ) -> Change:
-    """Add or update our entry. The demo is added only with ``allow_demo`` and never over a real entry."""
+    """Add or replace our entry with exactly this one (its settings are this app's, never the entry's).
+
+    The demo is added only with ``allow_demo``, and over a real entry only with ``replace_real`` too
+    (the person asked to switch Claude Desktop to the demo).
+    """
     if settings.demo and not allow_demo:
         raise DemoNeedsConsent()
     wanted = entry_for(command, settings)
@@ -378,7 +388,7 @@ def add(
     def mutate(data: dict[str, Any]) -> bool:
         servers = _servers(data)
         current = servers.get(SERVER_KEY)
-        if settings.demo and isinstance(current, dict) and not is_demo_entry(current):
+        if settings.demo and not replace_real and isinstance(current, dict) and not is_demo_entry(current):
             raise WouldReplaceRealEntry(path)
         if current == wanted:
             return False
@@ -391,7 +401,8 @@ def add(
 def update_settings(path: Path, settings: ServerSettings) -> Change:
     """Re-write the settings variables in our existing entry's ``env``; every other key stays as it is.
 
-    No entry (not added yet, or added as a Claude Desktop extension): nothing is written; the
+    No entry (not added yet, or added as a Claude Desktop extension), or an entry of the other mode
+    (the demo's settings never go into a real entry, nor the reverse): nothing is written; the
     settings are used when SearchDesk is added.
     """
     if not path.exists():
@@ -401,7 +412,7 @@ def update_settings(path: Path, settings: ServerSettings) -> Change:
     def mutate(data: dict[str, Any]) -> bool:
         servers = data.get("mcpServers")
         entry = servers.get(SERVER_KEY) if isinstance(servers, dict) else None
-        if not isinstance(servers, dict) or not isinstance(entry, dict):
+        if not isinstance(servers, dict) or not isinstance(entry, dict) or is_demo_entry(entry) != settings.demo:
             return False
         env = dict(entry["env"]) if isinstance(entry.get("env"), dict) else {}
         new = {k: v for k, v in env.items() if k not in SETTINGS_VARS}
@@ -433,9 +444,11 @@ def remove(path: Path) -> Change:
 
 class EntryState(Enum):
     ABSENT = "absent"  # no entry (or no file)
-    OK = "ok"  # points at this copy of the server
+    OK = "ok"  # this app's own: this copy of the server, this mode, this socket, no credentials of its own
+    OTHER_MODE = "other_mode"  # the demo's entry in the real app, or the real one in the demo: switch
     OTHER_COPY = "other_copy"  # points at another existing server (an older install, say)
     BROKEN = "broken"  # the command is gone or cannot be run: offer repair
+    OWN_CREDENTIALS = "own_credentials"  # Google credentials of its own: it does not use this app's sign-in
     INVALID_FILE = "invalid_file"  # the file cannot be read safely; we will not touch it
 
 
@@ -445,6 +458,8 @@ class EntryCheck:
     path: Path
     demo: bool = False
     detail: str = ""
+    #: The entry as it is (None: no entry), so a check's result can say which entry it was for.
+    entry: dict[str, Any] | None = None
 
 
 def runnable(command: str) -> bool:
@@ -452,27 +467,42 @@ def runnable(command: str) -> bool:
     return p.is_absolute() and p.is_file() and os.access(p, os.X_OK)
 
 
-def check(path: Path, current: ServerCommand, agent_socket: str = "") -> EntryCheck:
-    """At every start: does our entry still point at a server that exists and runs?"""
+def check(path: Path, current: ServerCommand, agent_socket: str = "", *, demo: bool = False) -> EntryCheck:
+    """Is Claude Desktop's entry this app's own — what Claude will use is what this app serves?
+
+    Only then is it OK: the same server program, the same mode (``demo``), the same socket, and no
+    Google credentials of its own. Anything else says what differs, so the window can offer the one
+    action that fixes it.
+    """
     try:
         entry = read_entry(path)
     except InvalidConfig as exc:
         return EntryCheck(EntryState.INVALID_FILE, path, detail=str(exc))
     if entry is None:
         return EntryCheck(EntryState.ABSENT, path)
-    demo = is_demo_entry(entry)
+    is_demo = is_demo_entry(entry)
+
+    def found(state: EntryState, detail: str = "") -> EntryCheck:
+        return EntryCheck(state, path, is_demo, detail, entry)
+
+    if is_demo != demo:
+        return found(EntryState.OTHER_MODE, "it is the demo's" if is_demo else "it uses a real Google account")
     command = entry.get("command")
     args = entry.get("args", [])
     args = args if isinstance(args, list) else [args]
     if not isinstance(command, str) or not runnable(command):
-        return EntryCheck(EntryState.BROKEN, path, demo, "the server program it names is missing")
+        return found(EntryState.BROKEN, "the server program it names is missing")
     if command != current.command or list(args) != list(current.args):
-        return EntryCheck(EntryState.OTHER_COPY, path, demo, "it names another copy of the server")
+        return found(EntryState.OTHER_COPY, "it names another copy of the server")
     raw_env = entry.get("env")
     env: dict[str, Any] = raw_env if isinstance(raw_env, dict) else {}
-    if agent_socket and env.get(SOCKET_VAR, agent_socket) != agent_socket:
-        return EntryCheck(EntryState.OTHER_COPY, path, demo, "it names another place to reach this app")
-    return EntryCheck(EntryState.OK, path, demo)
+    own = [name for name in CREDENTIAL_VARS if name in env]
+    if own:
+        return found(EntryState.OWN_CREDENTIALS, "it carries Google credentials of its own (" + ", ".join(own) + ")")
+    if agent_socket and env.get(SOCKET_VAR) != agent_socket:
+        where = "another place" if SOCKET_VAR in env else "no place"
+        return found(EntryState.OTHER_COPY, f"it names {where} to reach this app")
+    return found(EntryState.OK)
 
 
 def repair(path: Path, current: ServerCommand, agent_socket: str = "") -> Change:
@@ -487,7 +517,7 @@ def repair(path: Path, current: ServerCommand, agent_socket: str = "") -> Change
         fixed["command"] = current.command
         fixed["args"] = list(current.args)
         env = dict(entry["env"]) if isinstance(entry.get("env"), dict) else {}
-        if agent_socket and SOCKET_VAR in env:
+        if agent_socket:
             env[SOCKET_VAR] = agent_socket
         if "env" in entry or env:
             fixed["env"] = env

@@ -9,6 +9,7 @@ through queued signals.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -25,17 +26,18 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from searchdesk_server.agent.protocol import AccountInfo, client_project
 
+from . import __version__, extension
 from . import claude_config as cc
-from . import extension
 from .account_list import Account, AccountRow, AccountsModel
 from .accounts import AccountRef, AccountStore
 from .approvals import ApprovalBook, State
 from .keystore import KeyStore, KeystoreError, SignInRecord
 from .listener import AgentListener, SignedOut
-from .settings import AppSettings
+from .settings import AppSettings, settings_file
 from .signin import (
     AUTH_URI,
     REVOKE_URI,
+    SIGN_IN_TIMEOUT,
     TOKEN_URI,
     LoopbackSignIn,
     OAuthClient,
@@ -51,6 +53,30 @@ log = logging.getLogger(__name__)
 
 TESTING_LIFETIME = 7 * 24 * 3600
 TESTING_WARN_BEFORE = 2 * 24 * 3600
+
+#: What "Check it works" says when it fails, in the app's words (the server's are for its command line).
+CHECK_WORDS = {
+    "not_configured": "Claude would get no data: SearchDesk has no Google account to use yet. Finish step 1, "
+    "then check again.",
+    "auth": "Google no longer accepts your sign-in. Sign in again (step 1), then check again.",
+    "api_not_enabled": "The Search Console API is turned off in your Google Cloud project. Turn it on (the "
+    "message below names the page), then check again.",
+    "missing_scope": "Your Google sign-in did not allow everything SearchDesk needs. Sign in again (step 1) "
+    "and allow each access Google asks for.",
+    "permission": "This Google account has no access to that property in Search Console.",
+    "quota": "Google's daily limit for this is used up. Try again tomorrow.",
+    "network": "SearchDesk could not reach Google. Check your internet connection (or proxy), then check again.",
+    "start": "SearchDesk's server did not start. What it said is below.",
+    "switched_off": "Listing your properties is switched off in Settings, and the check needs it. Offer the "
+    "Properties tools (or every tool), then check again.",
+    "no_properties": "Your Google account has no Search Console properties yet. Add your site in Search Console first.",
+    "error": "SearchDesk's server answered with an error. What it said is below.",
+}
+
+
+def check_verdict(report: Any) -> str:
+    """The check's verdict in the app's words (the server's own are written for its command line)."""
+    return str(report.verdict) if report.ok else CHECK_WORDS.get(report.kind, report.verdict)
 
 
 @dataclass(frozen=True)
@@ -85,23 +111,45 @@ class ClaudeStatus:
     check: cc.EntryCheck
     connected: int  # servers connected to this app right now
     extension: Path | None = None  # an installed SearchDesk extension (.mcpb) in Claude Desktop
+    extension_version: str = ""  # the version its manifest names
+    demo: bool = False  # this app runs the demo
+
+    @property
+    def extension_is_ours(self) -> bool:
+        """The extension is this app's: this version, and never in the demo (an extension is always real)."""
+        return self.extension is not None and not self.demo and self.extension_version == __version__
 
     @property
     def short(self) -> str:
         state = self.check.state
         if self.extension is not None and state is cc.EntryState.ABSENT:
-            text = "Claude Desktop: added (extension)"
-            return text + (f", {self.connected} connected now" if self.connected else "")
-        text = {
-            cc.EntryState.ABSENT: "Claude Desktop: not added",
-            cc.EntryState.OK: "Claude Desktop: added" + (" (demo)" if self.check.demo else ""),
-            cc.EntryState.OTHER_COPY: "Claude Desktop: needs repair",
-            cc.EntryState.BROKEN: "Claude Desktop: needs repair",
-            cc.EntryState.INVALID_FILE: "Claude Desktop: settings file unreadable",
-        }[state]
+            text = "Claude Desktop: added (extension)" if self.extension_is_ours else "Claude Desktop: needs attention"
+        else:
+            text = {
+                cc.EntryState.ABSENT: "Claude Desktop: not added",
+                cc.EntryState.OK: "Claude Desktop: added" + (" (demo)" if self.check.demo else ""),
+                cc.EntryState.OTHER_MODE: "Claude Desktop: set up for "
+                + ("the demo" if self.check.demo else "your real account"),
+                cc.EntryState.OTHER_COPY: "Claude Desktop: needs repair",
+                cc.EntryState.BROKEN: "Claude Desktop: needs repair",
+                cc.EntryState.OWN_CREDENTIALS: "Claude Desktop: uses other Google credentials",
+                cc.EntryState.INVALID_FILE: "Claude Desktop: settings file unreadable",
+            }[state]
         if self.connected:
             text += f", {self.connected} connected now"
         return text
+
+
+@dataclass(frozen=True)
+class CheckSubject:
+    """What a check's result is about: the Google account and the entry Claude Desktop will use.
+
+    A result stands only while both are unchanged; ``key`` compares them.
+    """
+
+    account: str  # "alex@example.com", "the demo", "no Google account"
+    entry: str  # "Claude Desktop's SearchDesk entry", …
+    key: tuple[str, ...]
 
 
 class Core(QObject):
@@ -126,8 +174,8 @@ class Core(QObject):
     ) -> None:
         super().__init__()
         self.demo = demo
-        self.settings_path = settings_path
-        self.settings = AppSettings.load(settings_path)
+        self.settings_path = settings_path or settings_file(demo)
+        self.settings = AppSettings.load(self.settings_path)
         self.claude_path = claude_path or cc.locate()
         self.keystore = keystore or KeyStore()
         self.server = server or cc.server_command()
@@ -151,10 +199,16 @@ class Core(QObject):
         self._problem: AccountStatus | None = None  # the keyring could not be read at all
         self._account = AccountStatus(Account.DEMO if demo else Account.SIGNED_OUT)
         self._signin: LoopbackSignIn | None = None
-        self.last_check: Any = None
+        #: While signing in: the consent page's address (the person may need to open it themselves)
+        #: and when the wait ends (monotonic).
+        self.signin_url = ""
+        self.signin_deadline = 0.0
+        self._check: Any = None
+        self._check_for: tuple[str, ...] = ()
         self._call_main.connect(self._run_main)
         self.listener.token_error.connect(self._token_error)
         self.listener.activity.connect(self.changed)
+        self.listener.connections_changed.connect(self.changed)
         self.book.on_change.append(lambda entry: self.changed.emit())
 
     # --- lifetime ---------------------------------------------------------------------------
@@ -222,7 +276,7 @@ class Core(QObject):
                 **common,
             )
         try:
-            store = self.keystore.backend_name
+            store = self.keystore.place
             record = self.keystore.load(ref.email)
         except KeystoreError as exc:
             return AccountRow(ref.email, ref.kind, Account.KEYRING, detail=str(exc), **common)
@@ -271,13 +325,13 @@ class Core(QObject):
                         Account.SIGNED_OUT, detail=f"The service-account key file cannot be used: {exc}"
                     )
             try:
-                store = self.keystore.backend_name
+                store = self.keystore.place
             except KeystoreError as exc:
                 return AccountStatus(Account.KEYRING, detail=str(exc))
             return AccountStatus(
                 Account.SIGNED_OUT, detail="Sign in with Google so Claude can read your data.", store=store
             )
-        store = "" if row.kind == "service_account" else self.keystore.backend_name
+        store = "" if row.kind == "service_account" else self.keystore.place
         return AccountStatus(row.state, row.email, row.detail, row.warning, store, row.warning_due)
 
     def _testing(self, record: SignInRecord) -> bool:
@@ -402,6 +456,8 @@ class Core(QObject):
         )
         self._signin = flow
         url = flow.start()
+        self.signin_url = url
+        self.signin_deadline = time.monotonic() + SIGN_IN_TIMEOUT
         log.info("sign-in started")
         self._pool.submit(self._finish_sign_in, flow)
         return url
@@ -431,6 +487,7 @@ class Core(QObject):
         def done() -> None:
             if self._signin is flow:
                 self._signin = None
+                self.signin_url = ""
             if record is not None:  # a new account, or a fresh sign-in of one already here
                 ref = self.store.add_sign_in(record)
                 self._expired.discard(ref.key)
@@ -448,6 +505,9 @@ class Core(QObject):
     @property
     def signing_in(self) -> bool:
         return self._signin is not None
+
+    def signin_seconds_left(self) -> int:
+        return max(0, int(self.signin_deadline - time.monotonic()))
 
     def use_service_account(self, path: Path) -> None:
         """Add a service-account key file as an account (its path; the key stays in that file).
@@ -477,9 +537,10 @@ class Core(QObject):
         return "" if sys.platform == "win32" else (self.listener.path or "")
 
     def claude_status(self) -> ClaudeStatus:
-        check = cc.check(self.claude_path, self.server, self.agent_socket_for_entry())
+        check = cc.check(self.claude_path, self.server, self.agent_socket_for_entry(), demo=self.demo)
         installed = extension.installed_extension(self.claude_path)
-        return ClaudeStatus(check, self.listener.connection_count, installed)
+        version = extension.extension_version(installed) if installed is not None else ""
+        return ClaudeStatus(check, self.listener.connection_count, installed, version, self.demo)
 
     def add_method(self) -> extension.Method:
         return extension.choose_method(self.bundle, demo=self.demo)
@@ -492,9 +553,10 @@ class Core(QObject):
         self.changed.emit()
         return self.bundle_opened
 
-    def add_to_claude(self, *, allow_demo: bool = False) -> cc.Change:
+    def add_to_claude(self, *, allow_demo: bool = False, replace_real: bool = False) -> cc.Change:
+        """Write this app's own entry: this server, this mode, this socket and this mode's settings."""
         settings = self.settings.server_settings(demo=self.demo, agent_socket=self.agent_socket_for_entry())
-        change = cc.add(self.claude_path, self.server, settings, allow_demo=allow_demo)
+        change = cc.add(self.claude_path, self.server, settings, allow_demo=allow_demo, replace_real=replace_real)
         log.info("Claude Desktop entry %s", "written" if change.changed else "already up to date")
         self.changed.emit()
         return change
@@ -543,6 +605,64 @@ class Core(QObject):
         return change
 
     # --- check it works ---------------------------------------------------------------------
+    def check_subject(self) -> CheckSubject:
+        """The account and the entry a check run now would be about."""
+        status = self.claude_status()
+        account = self._account
+        who = {
+            Account.DEMO: "the demo (no Google account)",
+            Account.SIGNED_IN: account.account or "your Google account",
+            Account.SERVICE_ACCOUNT: f"the service account {account.account}",
+        }.get(account.state, "no Google account")
+        entry = status.check.entry
+        if entry is not None:
+            what = "Claude Desktop's SearchDesk entry" + (" (the demo)" if cc.is_demo_entry(entry) else "")
+            key = json.dumps(entry, sort_keys=True)
+        elif status.extension is not None:
+            what = "the SearchDesk extension in Claude Desktop"
+            key = f"extension {status.extension} {status.extension_version}"
+        else:
+            what = "what SearchDesk will add to Claude Desktop"
+            key = json.dumps(self.settings.server_settings(demo=self.demo).env(), sort_keys=True)
+        return CheckSubject(who, what, (account.state.value, account.account, key))
+
+    @property
+    def last_check(self) -> Any:
+        """The last check's result (or BUSY, or a str), while it is still about what Claude will use."""
+        if self._check is not None and self._check != "busy" and self.check_subject().key != self._check_for:
+            self._check = None  # the account or the entry changed since: the result no longer holds
+        return self._check
+
+    @last_check.setter
+    def last_check(self, value: Any) -> None:
+        self._check = value
+        self._check_for = self.check_subject().key
+
+    def check_blocked(self) -> str:
+        """Why a check now would not test what Claude Desktop will use ('' when it would)."""
+        status = self.claude_status()
+        state = status.check.state
+        if state is cc.EntryState.OK:
+            fine = status.extension is None  # else Claude has SearchDesk twice: step 2 says so
+        elif state is cc.EntryState.ABSENT:
+            fine = status.extension is None or status.extension_is_ours
+        else:
+            fine = False
+        return "" if fine else "Put step 2 right first: the check must test what Claude Desktop will use."
+
+    def check_command(self) -> list[str]:
+        """The program Claude Desktop will start: our entry's (this app's server), or the extension's own copy.
+
+        The extension route (macOS, Windows) is not exercised here: there is no Claude Desktop on Linux.
+        """
+        status = self.claude_status()
+        if status.check.entry is None and status.extension is not None and status.extension_is_ours:
+            name = "searchdesk-server.exe" if sys.platform == "win32" else "searchdesk-server"
+            program = status.extension / "server" / name
+            if cc.runnable(str(program)):
+                return [str(program)]
+        return self.server.argv()
+
     def check_env(self) -> dict[str, str]:
         """The environment Claude Desktop would give the server: a bare one plus our entry's env."""
         keep = ("HOME", "PATH", "USER", "LOGNAME", "LANG", "SYSTEMROOT", "APPDATA", "LOCALAPPDATA", "TMPDIR", "TEMP")
@@ -554,21 +674,22 @@ class Core(QObject):
         return env
 
     def run_check(self) -> None:
-        self._pool.submit(self._check)
+        self.last_check = "busy"
+        self._pool.submit(self._run_check)
 
-    def _check(self) -> None:
+    def _run_check(self) -> None:
         try:
             from searchdesk_server.selfcheck import run_check
         except ImportError:
             result: Any = "The self-check is not available in this build."
         else:
             try:
-                result = asyncio.run(run_check(self.server.argv(), self.check_env()))
+                result = asyncio.run(run_check(self.check_command(), self.check_env()))
             except Exception as exc:
                 result = f"The check could not run ({type(exc).__name__})."
 
         def done() -> None:
-            self.last_check = result
+            self._check = result  # about what it was started for (a change since clears it)
             self.check_done.emit(result)
             self.changed.emit()
 

@@ -92,16 +92,29 @@ def installed_extension(config_path: Path) -> Path | None:
     except OSError:
         return None
     for child in children:
-        manifest = child / "manifest.json"
-        try:
-            if not manifest.is_file() or manifest.stat().st_size > MAX_MANIFEST:
-                continue
-            data = json.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict) and data.get("name") == MANIFEST_NAME:
+        if _manifest(child).get("name") == MANIFEST_NAME:
             return child
     return None
+
+
+def extension_version(folder: Path) -> str:
+    """The version an installed extension's manifest names ('' when it cannot be read).
+
+    The extension runs its own copy of the server; it is this app's only when it is this app's version.
+    """
+    version = _manifest(folder).get("version")
+    return version if isinstance(version, str) else ""
+
+
+def _manifest(folder: Path) -> dict[str, object]:
+    manifest = folder / "manifest.json"
+    try:
+        if not manifest.is_file() or manifest.stat().st_size > MAX_MANIFEST:
+            return {}
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def open_bundle(bundle: Path, opener: Callable[[Path], bool] = open_with_system) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -36,6 +37,19 @@ ALLOWED_BACKENDS: dict[str, str] = {
 }
 
 ClientKind = Literal["packaged", "own"]
+
+
+def describe_place(backend_name: str, desktop: str = "") -> str:
+    """Where the sign-in is kept, named as the person knows it ("your Mac's keychain", say).
+
+    On Linux the Secret Service is usually GNOME Keyring; on KDE Plasma it is KDE Wallet.
+    """
+    if backend_name.startswith("macOS"):
+        return "your Mac's keychain"
+    if backend_name.startswith("Windows"):
+        return "Windows Credential Manager"
+    kde = backend_name == "KWallet" or "KDE" in desktop.upper().split(":")
+    return "your system's keyring (KDE Wallet)" if kde else "your system's keyring (GNOME Keyring)"
 
 
 class KeystoreError(Exception):
@@ -182,8 +196,13 @@ class KeyStore:
 
     @property
     def backend_name(self) -> str:
-        """What the UI shows as 'where your sign-in is kept'."""
+        """The backend's technical name (for logs and error details)."""
         return ALLOWED_BACKENDS[backend_id(self.backend)]
+
+    @property
+    def place(self) -> str:
+        """Where the sign-in is kept, in a site owner's words."""
+        return describe_place(self.backend_name, os.environ.get("XDG_CURRENT_DESKTOP", ""))
 
     def load(self, account: str) -> SignInRecord | None:
         """The sign-in of `account` (its e-mail address), or None when there is none."""

@@ -69,7 +69,10 @@ PARTIAL_LINE_TIMEOUT_MS = 30_000  # a line started and never finished
 
 class SignedOut(Exception):
     def __init__(self) -> None:
-        super().__init__("No Google account is signed in to SearchDesk. Open SearchDesk and sign in.")
+        super().__init__(
+            "The SearchDesk app has no Google account to use yet: ask the person at this computer to sign in "
+            "with Google in SearchDesk's window (step 1), then try again."
+        )
 
 
 ProviderGetter = Callable[[], TokenProvider]
@@ -347,6 +350,7 @@ class AgentListener(QObject):
 
     token_done = Signal(object)
     activity = Signal()  # something worth showing changed (a token was handed out, say)
+    connections_changed = Signal()  # a server connected or went away ("connected now" in the window)
     #: What went wrong (its class name; RefreshRevoked: the sign-in expired) and for which account ("": default).
     token_error = Signal(str, str)
     _pipe_connected = Signal(object)  # Windows: a connected pipe handle, from the acceptor's thread
@@ -378,6 +382,7 @@ class AgentListener(QObject):
         self._count = 0
         self.tokens_handed_out = 0
         self.last_token_at: float | None = None
+        self._closing = False
         self.token_done.connect(self._token_finished)
         self._pipe_connected.connect(self._adopt_pipe)
         book.on_change.append(self._entry_changed)
@@ -414,6 +419,7 @@ class AgentListener(QObject):
             self._server.close()
             self._server.deleteLater()
             self._server = None
+        self._closing = True  # the app is going: nobody is told about each connection that ends
         for conn in list(self._connections):
             conn.transport.close()
         for waiter in self._waiters:
@@ -466,8 +472,10 @@ class AgentListener(QObject):
             transport.close_after_flush()
             return
         self._connections.add(conn)
+        self.connections_changed.emit()
 
     def _forget(self, conn: _Connection) -> None:
+        known = conn in self._connections
         self._connections.discard(conn)
         conn.partial_timer.stop()
         conn.partial_timer.deleteLater()  # Qt objects die on the Qt thread, never in a GC elsewhere
@@ -475,6 +483,14 @@ class AgentListener(QObject):
         for waiter in [w for w in self._waiters if w.conn is conn]:
             waiter.timer.stop()
             self._waiters.remove(waiter)
+            if not self._closing:
+                self._maybe_stopped_waiting(waiter.request.fingerprint)
+        if known and not self._closing:
+            self.connections_changed.emit()
+
+    def _maybe_stopped_waiting(self, fingerprint: str) -> None:
+        if not any(w.request.fingerprint == fingerprint for w in self._waiters):
+            self.book.stopped_waiting(fingerprint)
 
     # --- dispatch ---
     def _handle_line(self, conn: _Connection, line: bytes) -> None:
@@ -613,6 +629,7 @@ class AgentListener(QObject):
             decision = self.book.take(entry.key, served=request.request_id)
             return ApprovalResult(decision=_decision(decision), fingerprint=fp).to_json()
         if request.wait_s <= 0:
+            self._maybe_stopped_waiting(fp)
             return ApprovalResult(decision="pending", fingerprint=fp).to_json()
         timer = QTimer(self)
         timer.setSingleShot(True)
@@ -636,6 +653,7 @@ class AgentListener(QObject):
         if waiter in self._waiters:
             fp = waiter.request.fingerprint
             self._finish(waiter, protocol.encode_result(waiter.rpc_id, ApprovalResult("pending", fp).to_json()))
+            self._maybe_stopped_waiting(fp)
 
     def _entry_changed(self, entry: Entry) -> None:
         """An answer (or a withdrawal) arrived: tell whoever is waiting on this question."""

@@ -1,45 +1,67 @@
-"""Render the app's windows to PNG files (offscreen), for the docs.
+"""Render the app's windows to PNG files for the docs, in a light and a dark colour scheme.
 
-    python -m searchdesk_desktop.screenshots docs/images
+    python -m searchdesk_desktop.screenshots docs/images      (what `make screenshots` runs)
 
-Writes first-run.png, approval-dialog.png, notification-linux.png, settings.png and activity.png.
+Each picture is one function below (a window in one state), listed in ``PICTURES``; add a state by
+adding a function. Every picture is written as ``<name>.png`` (light) and ``<name>-dark.png``.
+The dark scheme needs a platform that can switch colour schemes (a desktop session, or Xvfb with
+Qt's xcb platform, as `make screenshots` uses); on the offscreen platform only the light pictures
+are written, and the program says so.
+
 Everything happens in a throw-away home folder (so paths read as a person's would:
-``~/.config/Claude/...``), with a made-up packaged OAuth client and an empty keyring stand-in: it shows
-what a new user of a release build sees, and touches nothing on this machine. The environment is put back afterwards.
+``~/.config/Claude/...``), with a made-up packaged OAuth client and a keyring stand-in: it shows what
+a user of a release build sees, and touches nothing on this machine. The environment is put back
+afterwards. The check's results are the real server's, run on the demo.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 #: The Activity window's rows are asked at fixed times, so the image does not change run to run.
 ACTIVITY_DAY = (2026, 11, 27)
+ACCOUNT = "alex@example.com"
+CLIENT_ID = "release.apps.googleusercontent.com"
+SCHEMES = ("light", "dark")
 
 
-class _EmptyKeyring:
-    """Stands in for the OS keyring in screenshots only: nobody is signed in yet."""
+class _Keyring:
+    """Stands in for the OS keyring in screenshots only: sign-in records in memory, never stored.
 
-    backend_name = "your system keyring"
+    A record given here is found as an earlier version's single sign-in, which the app moves to its
+    own per-account record on start, as it does on a real machine."""
 
-    def load(self, account: str) -> None:
-        return None
+    backend_name = "Secret Service"
+    place = "your system's keyring (GNOME Keyring)"
 
-    def load_legacy(self) -> None:
-        return None
+    def __init__(self, record: Any = None) -> None:
+        self.legacy = record
+        self.records: dict[str, Any] = {}
+
+    def load(self, account: str) -> Any:
+        return self.records.get(account.casefold())
+
+    def load_legacy(self) -> Any:
+        return self.legacy
 
     def save(self, record: Any) -> None:
-        raise RuntimeError("screenshots never store anything")
+        self.records[record.account.casefold()] = record
 
     def delete(self, account: str) -> None:
-        return None
+        self.records.pop(account.casefold(), None)
+
+    def delete_legacy(self) -> None:
+        self.legacy = None
 
 
 @contextlib.contextmanager
@@ -56,100 +78,63 @@ def _environment(**values: str) -> Iterator[None]:
                 os.environ[key] = value
 
 
-def render(out: Path) -> list[Path]:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtWidgets import QApplication
+@dataclass
+class Scene:
+    """The scratch machine a picture is taken on: a home, Claude Desktop's folder, a server program."""
 
-    from .icons import app_icon
+    qapp: Any
+    root: Path
+    home: Path
+    check: Any  # the real self-check's result on the demo
+    made: list[Any]
 
-    qapp = QApplication.instance() or QApplication(sys.argv[:1])
-    assert isinstance(qapp, QApplication)
-    qapp.setWindowIcon(app_icon())
-    out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="sdshot-") as scratch:
-        root = Path(scratch)
-        home = root / "home"
-        home.mkdir()
-        client = root / "oauth_client.json"
-        client.write_text(
-            json.dumps({"installed": {"client_id": "release.apps.googleusercontent.com", "client_secret": "x"}})
+    def core(self, *, demo: bool = False, signed_in: bool = False, added: bool = False, checked: bool = False) -> Any:
+        from . import claude_config as cc
+        from .core import Core
+        from .keystore import SignInRecord
+        from .settings import AppSettings
+
+        claude = cc.locate(env={}, home=self.home)  # ~/.config/Claude/claude_desktop_config.json on Linux
+        claude.parent.mkdir(parents=True, exist_ok=True)  # Claude Desktop is installed
+        claude.unlink(missing_ok=True)
+        exe = self.root / "app" / "searchdesk-server"
+        exe.parent.mkdir(exist_ok=True)
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+        settings = self.root / f"settings-{len(self.made)}.json"
+        AppSettings(site_url="sc-domain:example.com", allowed_sites=["sc-domain:example.com"]).save(settings)
+        record = (
+            SignInRecord("1//screenshot", ACCOUNT, "packaged", CLIENT_ID, issued_at=int(time.time()))
+            if signed_in
+            else None
         )
-        with _environment(HOME=str(home), SEARCHDESK_OAUTH_CLIENT_FILE=str(client)):
-            return _render_all(qapp, out, root, home)
+        sockets = Path(tempfile.mkdtemp(prefix="sds-", dir=self.root))
+        core = Core(
+            demo=demo,
+            settings_path=settings,
+            claude_path=claude,
+            keystore=_Keyring(record),  # type: ignore[arg-type]
+            socket_path=str(sockets / "agent.sock"),
+            server=cc.ServerCommand(str(exe)),
+            open_browser=lambda url: False,
+        )
+        core.start()
+        self.made.append(core)
+        if added:
+            core.add_to_claude(allow_demo=demo)
+        if checked:
+            core.last_check = self.check
+        return core
+
+    def main_window(self, core: Any) -> Any:
+        from .windows import MainWindow
+
+        window = MainWindow(core, has_tray=True)
+        self.made.append(window)
+        return window
 
 
-def _render_all(qapp: Any, out: Path, root: Path, home: Path) -> list[Path]:
-    from PySide6.QtCore import QCoreApplication, QEvent
-
-    from . import claude_config as cc
-    from .core import Core
-    from .settings import AppSettings
-    from .windows import ActivityWindow, MainWindow
-
-    claude = cc.locate(env={}, home=home)  # ~/.config/Claude/claude_desktop_config.json on Linux
-    claude.parent.mkdir(parents=True)  # Claude Desktop is installed, SearchDesk not added yet
-    exe = root / "app" / "searchdesk-server"
-    exe.parent.mkdir()
-    exe.write_text("")
-    settings = root / "settings.json"
-    AppSettings(site_url="sc-domain:example.com", allowed_sites=["sc-domain:example.com"]).save(settings)
-    core = Core(
-        settings_path=settings,
-        claude_path=claude,
-        keystore=_EmptyKeyring(),  # type: ignore[arg-type]
-        socket_path=str(root / "agent.sock"),
-        server=cc.ServerCommand(str(exe)),
-    )
-    core.start()
-    written: list[Path] = []
-
-    def grab(widget: Any, name: str) -> None:
-        widget.show()
-        qapp.processEvents()
-        path = out / name
-        widget.grab().save(str(path))
-        written.append(path)
-
-    window = MainWindow(core, has_tray=True)
-    window.resize(660, window.sizeHint().height())
-    grab(window, "first-run.png")
-    window.close()
-
-    dialog = _approval_dialog(qapp)
-    grab(dialog, "approval-dialog.png")
-    dialog.close_silently()
-
-    note = _notification()
-    grab(note, "notification-linux.png")
-    note.close()
-
-    window.show_settings()
-    settings_window = window.settings_window
-    assert settings_window is not None
-    settings_window.adjustSize()
-    grab(settings_window, "settings.png")
-    settings_window.close()
-
-    _activity(core)
-    activity = ActivityWindow(core)
-    activity.refresh()
-    activity.resize(900, 180)
-    activity.table.resizeColumnsToContents()
-    activity.table.setCurrentCell(-1, -1)
-    grab(activity, "activity.png")
-    activity.close()
-
-    core.stop()
-    for obj in (dialog, note, activity, settings_window, window, core.listener, core):
-        obj.deleteLater()
-    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    return written
-
-
-ACCOUNT = "you@example.com"
-
-
-def _request(q: Any, request_id: str, client: tuple[str, str] = ("claude-ai", "0.1.0")) -> Any:
+def _request(q: Any, request_id: str, client: tuple[str, str] = ("claude-ai", "0.14.10")) -> Any:
     from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Requester, Value
 
     return ApprovalRequest(
@@ -165,36 +150,107 @@ def _request(q: Any, request_id: str, client: tuple[str, str] = ("claude-ai", "0
     )
 
 
-def _approval_dialog(qapp: Any) -> Any:
-    from searchdesk_server.approval import question as server_question
+def _questions() -> dict[str, Any]:
+    from searchdesk_server.approval import question as q
 
-    from .approval_dialog import ApprovalDialog, fit_height
+    site = "https://www.example.com/"
+    others = q.OwnerFacts(q.Ownership.OTHERS_REMAIN, 1)
+    return {
+        "delete_sitemap": q.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml", ACCOUNT),
+        "delete_site": q.delete_site("https://staging.example.com/", ACCOUNT, q.OwnerFacts(q.Ownership.LAST_OWNER)),
+        "unverify_site": q.unverify_site("https://shop.example.net/", ACCOUNT, others),
+        "update_site_owners": q.update_site_owners(
+            site,
+            [ACCOUNT, "old-agency@example.net"],
+            [ACCOUNT, "new-agency@example.net", "editor@example.com"],
+            ACCOUNT,
+        ),
+    }
+
+
+# --- the pictures: one function per window and state ---------------------------------------------
+
+
+def first_run(scene: Scene) -> Any:
+    """A release build's first start: nobody signed in, Claude Desktop installed, nothing added."""
+    return scene.main_window(scene.core())
+
+
+def all_set(scene: Scene) -> Any:
+    """Signed in, added to Claude Desktop, and the check passed: three green steps."""
+    return scene.main_window(scene.core(signed_in=True, added=True, checked=True))
+
+
+def signing_in(scene: Scene) -> Any:
+    """Step 1 waiting for the browser, with the link to copy and the time left."""
+    core = scene.core()
+    core.sign_in()
+    return scene.main_window(core)
+
+
+def demo(scene: Scene) -> Any:
+    """The demo, added to Claude Desktop and checked."""
+    return scene.main_window(scene.core(demo=True, added=True, checked=True))
+
+
+def late_answer(scene: Scene) -> Any:
+    """A yes given after Claude stopped waiting: the window says what to tell Claude."""
+    core = scene.core(signed_in=True, added=True)
+    entry = core.book.ask(_request(_questions()["delete_sitemap"], "late"))
+    core.book.stopped_waiting(entry.key)
+    core.book.answer(entry.key, True, "dialog")
+    entry.activity.answered_at = time.mktime((*ACTIVITY_DAY, 10, 37, 0, 0, 0, -1))  # the same picture every run
+    return scene.main_window(core)
+
+
+def _approval(scene: Scene, tool: str, *, stopped: bool = False) -> Any:
+    from .approval_dialog import ApprovalDialog
     from .approvals import ApprovalBook
 
-    q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml", ACCOUNT)
-    dialog = ApprovalDialog(ApprovalBook().ask(_request(q, "screenshot")), arm_delay_ms=0, waiting_after=1)
-    dialog.show()
-    qapp.processEvents()
-    fit_height(dialog)
+    book = ApprovalBook()
+    entry = book.ask(_request(_questions()[tool], f"shot-{tool}"))
+    if stopped:
+        book.stopped_waiting(entry.key)
+    dialog = ApprovalDialog(entry, arm_delay_ms=0, waiting_after=0 if stopped else 1)
+    scene.made.append(dialog)
     return dialog
 
 
-def _notification() -> Any:
+def approval_dialog(scene: Scene) -> Any:
+    """Removing a sitemap (the docs' example question)."""
+    return _approval(scene, "delete_sitemap")
+
+
+def approval_delete_site(scene: Scene) -> Any:
+    return _approval(scene, "delete_site")
+
+
+def approval_unverify_site(scene: Scene) -> Any:
+    return _approval(scene, "unverify_site")
+
+
+def approval_update_site_owners(scene: Scene) -> Any:
+    return _approval(scene, "update_site_owners")
+
+
+def approval_stopped_waiting(scene: Scene) -> Any:
+    """The question still open after Claude's call stopped waiting."""
+    return _approval(scene, "delete_sitemap", stopped=True)
+
+
+def notification_linux(scene: Scene) -> Any:
     """The notification beside the dialog as a Linux notification server shows it: the summary, body and
     buttons SearchDesk sends (notify.compose with Linux's limit), in a plain bubble; each desktop draws
-    its own frame around the same words."""
+    its own frame around the same words (so the bubble's colours are fixed, in either scheme)."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
-
-    from searchdesk_server.approval import question as server_question
 
     from .approval_dialog import plain_label
     from .approvals import ApprovalBook
     from .icons import app_icon
     from .notify import FITS, LABELS, compose
 
-    q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml", ACCOUNT)
-    note = compose(ApprovalBook().ask(_request(q, "notification")), fit=FITS["linux"])
+    note = compose(ApprovalBook().ask(_request(_questions()["delete_sitemap"], "notification")), fit=FITS["linux"])
     bubble = QFrame()
     bubble.setObjectName("bubble")
     bubble.setStyleSheet(
@@ -220,61 +276,212 @@ def _notification() -> Any:
     layout.addLayout(buttons)
     bubble.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
     bubble.setFixedHeight(layout.totalHeightForWidth(bubble.width()))  # wrapped text at this width
+    scene.made.append(bubble)
     return bubble
 
 
-def _activity(core: Any) -> None:
-    """A morning's questions: a sitemap removal approved and used, a property removal denied, one open."""
-    from searchdesk_server.approval import question as server_question
+def settings(scene: Scene) -> Any:
+    from .settings_window import SettingsWindow
 
-    book = core.book
-    others = server_question.OwnerFacts(server_question.Ownership.OTHERS_REMAIN, 1)
+    window = SettingsWindow(scene.core(signed_in=True, added=True))
+    scene.made.append(window)
+    return window
+
+
+def settings_mistake(scene: Scene) -> Any:
+    """A property Google would read two ways, explained beside its field."""
+    window = settings(scene)
+    window.site.setText("example.com")
+    return window
+
+
+def activity(scene: Scene) -> Any:
+    """A morning's questions: a sitemap removal approved and used, a property removal denied, one open,
+    and an owner change approved after Claude stopped waiting."""
+    from .windows import ActivityWindow
+
+    core = scene.core(signed_in=True, added=True)
+    q = _questions()
     asked = [
-        (
-            server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/old/sitemap.xml", ACCOUNT),
-            True,
-        ),
-        (server_question.delete_site("https://staging.example.com/", ACCOUNT, others), False),
-        (server_question.unverify_site("https://shop.example.net/", ACCOUNT, others), None),
+        (q["delete_sitemap"], True, False),
+        (q["delete_site"], False, False),
+        (q["update_site_owners"], True, True),
+        (q["unverify_site"], None, False),
     ]
-    for number, (q, approve) in enumerate(asked):
-        entry = book.ask(_request(q, f"activity-{number}"))
+    for number, (question, approve, late) in enumerate(asked):
+        entry = core.book.ask(_request(question, f"activity-{number}"))
         entry.activity.asked_at = time.mktime((*ACTIVITY_DAY, 9, 12 + 7 * number, 5, 0, 0, -1))
+        if late:
+            core.book.stopped_waiting(entry.key)
         if approve is not None:
-            book.answer(entry.key, approve, "dialog")
-            book.take(entry.key)
+            core.book.answer(entry.key, approve, "notification" if number == 1 else "dialog")
+            if not late:
+                core.book.take(entry.key)
+    window = ActivityWindow(core)
+    scene.made.append(window)
+    window.refresh()
+    return window
+
+
+def about(scene: Scene) -> Any:
+    from .windows import AboutDialog
+
+    dialog = AboutDialog(scene.core(signed_in=True))
+    scene.made.append(dialog)
+    return dialog
+
+
+Picture = Callable[[Scene], Any]
+#: (file name without ".png", how to make the window); the docs name these files.
+PICTURES: list[tuple[str, Picture]] = [
+    ("first-run", first_run),
+    ("signing-in", signing_in),
+    ("all-set", all_set),
+    ("demo", demo),
+    ("late-answer", late_answer),
+    ("approval-dialog", approval_dialog),
+    ("approval-delete-site", approval_delete_site),
+    ("approval-unverify-site", approval_unverify_site),
+    ("approval-update-site-owners", approval_update_site_owners),
+    ("approval-stopped-waiting", approval_stopped_waiting),
+    ("notification-linux", notification_linux),
+    ("settings", settings),
+    ("settings-mistake", settings_mistake),
+    ("activity", activity),
+    ("about", about),
+]
+
+
+# --- rendering ---------------------------------------------------------------------------------------
+
+
+def _set_scheme(qapp: Any, scheme: str) -> bool:
+    """Switch the app's colour scheme; False when the platform cannot (the offscreen one)."""
+    from PySide6.QtCore import Qt
+
+    wanted = Qt.ColorScheme.Dark if scheme == "dark" else Qt.ColorScheme.Light
+    qapp.styleHints().setColorScheme(wanted)
+    qapp.processEvents()
+    now = qapp.styleHints().colorScheme()
+    return bool(now == wanted or (scheme == "light" and now == Qt.ColorScheme.Unknown))  # unknown: Qt's light
+
+
+def _natural_size(window: Any) -> None:
+    """As large as the window's content wants at its width (within the screen), so nothing scrolls."""
+    from PySide6.QtWidgets import QScrollArea
+
+    from .approval_dialog import fit_height
+
+    area = window.findChild(QScrollArea)
+    if area is not None and area.widget() is not None and type(window).__name__ != "ApprovalDialog":
+        content = area.widget()
+        extra = window.height() - area.viewport().height()
+        want = content.heightForWidth(area.viewport().width()) if content.hasHeightForWidth() else 0
+        room = window.screen().availableGeometry().height() - 40
+        if want > 0:
+            window.resize(window.width(), min(want + extra, room))
+    else:
+        fit_height(window)
+
+
+def grab(qapp: Any, window: Any, path: Path) -> Path:
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    window.show()
+    for _ in range(3):
+        qapp.processEvents()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    _natural_size(window)
+    qapp.processEvents()
+    window.grab().save(str(path))
+    return path
+
+
+def render(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from .icons import app_icon
+
+    qapp = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(qapp, QApplication)
+    qapp.setWindowIcon(app_icon())
+    qapp.setStyle("Fusion")
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="sdshot-") as scratch:
+        root = Path(scratch)
+        home = root / "home"
+        home.mkdir()
+        client = root / "oauth_client.json"
+        client.write_text(json.dumps({"installed": {"client_id": CLIENT_ID, "client_secret": "x"}}))
+        with _environment(HOME=str(home), SEARCHDESK_OAUTH_CLIENT_FILE=str(client)):
+            scene = Scene(qapp, root, home, _demo_check(home), [])
+            written: list[Path] = []
+            try:
+                for scheme in schemes:
+                    if not _set_scheme(qapp, scheme):
+                        print(
+                            f"The {scheme} pictures were skipped: this platform cannot switch colour schemes "
+                            "(run `make screenshots`, which uses Xvfb).",
+                            file=sys.stderr,
+                        )
+                        continue
+                    suffix = "" if scheme == "light" else f"-{scheme}"
+                    for name, picture in PICTURES:
+                        written.append(grab(qapp, picture(scene), out / f"{name}{suffix}.png"))
+                        _dispose(scene)
+            finally:
+                _dispose(scene)
+                _set_scheme(qapp, "light")
+            return written
+
+
+def _demo_check(home: Path) -> Any:
+    """The real self-check of the demo server (what step 3 shows after a check)."""
+    from searchdesk_server.selfcheck import run_check
+
+    from . import claude_config as cc
+
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "SEARCHDESK_DEMO": "true"}
+    return asyncio.run(run_check(cc.server_command().argv(), env))
+
+
+def _dispose(scene: Scene) -> None:
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from .core import Core
+
+    for obj in scene.made:
+        if isinstance(obj, Core):
+            obj.cancel_sign_in()
+            obj.stop()
+            obj.listener.deleteLater()
+        elif hasattr(obj, "close_silently"):
+            obj.close_silently()
+        else:
+            obj.close()
+        obj.deleteLater()
+    scene.made.clear()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 # --- the setup pages' pictures: one per step of the main window ----------------------------------
 
 #: The demo's "today" for the check in step 3, so the picture does not change run to run.
 STEPS_DAY = "2026-11-27"
-
-
-class _SignedInKeyring(_EmptyKeyring):
-    """Stands in for the OS keyring in the setup pictures: a made-up account has signed in."""
-
-    def load(self) -> Any:
-        from .keystore import SignInRecord
-
-        return SignInRecord(
-            refresh_token="made-up",  # noqa: S106 (never sent anywhere: the pictures ask Google nothing)
-            account="you@example.com",
-            client_kind="packaged",
-            client_id="release.apps.googleusercontent.com",
-            issued_at=int(time.time()),
-        )
+STEP_PICTURES = ("setup-step-1.png", "setup-step-2.png", "setup-step-3.png")
 
 
 def render_steps(out: Path) -> list[Path]:
     """The main window's three steps, each pictured done, for the setup pages (one per system).
 
-    Step 1 with a made-up account signed in; step 2 added to Claude Desktop's settings file; step 3
-    after "Check it works" ran for real against the demo's server. Each picture is that step's row only,
-    so what a page says about its step is what the picture shows. As ``render``: a throw-away home,
-    nothing stored, the environment put back.
+    Signed in with a made-up account, added to Claude Desktop's settings file, and checked for real
+    against the demo's server; each picture is that step's row only (step 3 with the check's result),
+    so what a page says about its step is what the picture shows. A failing check is never pictured.
+    As ``render``: a throw-away home, nothing stored, the environment put back; light scheme.
     """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QPoint, QRect
     from PySide6.QtWidgets import QApplication
 
     from .icons import app_icon
@@ -288,78 +495,31 @@ def render_steps(out: Path) -> list[Path]:
         home = root / "home"
         home.mkdir()
         client = root / "oauth_client.json"
-        client.write_text(
-            json.dumps({"installed": {"client_id": "release.apps.googleusercontent.com", "client_secret": "x"}})
-        )
+        client.write_text(json.dumps({"installed": {"client_id": CLIENT_ID, "client_secret": "x"}}))
         with _environment(HOME=str(home), SEARCHDESK_OAUTH_CLIENT_FILE=str(client)):
-            return _render_steps(qapp, out, root, home)
+            env = {**os.environ, "SEARCHDESK_DEMO": "true", "SEARCHDESK_DEMO_TODAY": STEPS_DAY}
+            from searchdesk_server.selfcheck import run_check
 
+            from . import claude_config as cc
 
-def _render_steps(qapp: Any, out: Path, root: Path, home: Path) -> list[Path]:
-    import asyncio
-
-    from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRect
-
-    from searchdesk_server.selfcheck import run_check
-
-    from . import claude_config as cc
-    from .core import Core
-    from .windows import MainWindow
-
-    claude = cc.locate(env={}, home=home)
-    claude.parent.mkdir(parents=True)
-    exe = root / "app" / "searchdesk-server"  # a runnable stand-in, so the entry reads as working
-    exe.parent.mkdir()
-    exe.write_text("#!/bin/sh\nexit 1\n")
-    exe.chmod(0o700)
-    core = Core(
-        settings_path=root / "settings.json",
-        claude_path=claude,
-        keystore=_SignedInKeyring(),  # type: ignore[arg-type]
-        socket_path=str(root / "agent.sock"),
-        server=cc.ServerCommand(str(exe)),
-    )
-    core.start()
-    window = MainWindow(core, has_tray=True)
-    window.resize(660, window.sizeHint().height())
-    window.show()
-    written: list[Path] = []
-
-    def grab(name: str, *rows: Any) -> None:
-        window.refresh()
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # the step's old buttons
-        qapp.processEvents()
-        window.resize(660, window.sizeHint().height())
-        qapp.processEvents()
-        area = QRect()
-        for row in rows:
-            area = area.united(QRect(row.mapTo(window, QPoint(0, 0)), row.size()))
-        path = out / name
-        window.grab(area.adjusted(-4, -4, 4, 4)).save(str(path))
-        written.append(path)
-
-    try:
-        grab("setup-step-1.png", window.step1)
-        core.add_to_claude()
-        grab("setup-step-2.png", window.step2)
-        env = {
-            **os.environ,
-            "SEARCHDESK_DEMO_TODAY": STEPS_DAY,
-            **{var: str(root / var.lower()) for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")},
-        }
-        report = asyncio.run(run_check([sys.executable, "-m", "searchdesk_server", "--demo"], env))
-        if not report.ok:  # the setup pages show a passing check: never publish a failing one
-            raise RuntimeError(f"the demo's check failed, so step 3 cannot be pictured: {report.verdict}")
-        core.last_check = report
-        grab("setup-step-3.png", window.step3, window.check_output)
-    finally:
-        window.quitting = True
-        window.close()
-        core.stop()
-        for obj in (window, core.listener, core):
-            obj.deleteLater()
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    return written
+            report = asyncio.run(run_check(cc.server_command().argv(), env))
+            if not report.ok:  # the setup pages show a passing check: never publish a failing one
+                raise RuntimeError(f"the demo's check failed, so step 3 cannot be pictured: {report.verdict}")
+            scene = Scene(qapp, root, home, report, [])
+            try:
+                window = scene.main_window(scene.core(signed_in=True, added=True, checked=True))
+                grab(qapp, window, root / "whole.png")
+                written = []
+                for name, rows in zip(STEP_PICTURES, ((window.step1,), (window.step2,), (window.step3,)), strict=True):
+                    area = QRect()
+                    for row in rows:
+                        area = area.united(QRect(row.mapTo(window, QPoint(0, 0)), row.size()))
+                    path = out / name
+                    window.grab(area.adjusted(-4, -4, 4, 4)).save(str(path))
+                    written.append(path)
+                return written
+            finally:
+                _dispose(scene)
 
 
 def main(argv: list[str] | None = None) -> int:

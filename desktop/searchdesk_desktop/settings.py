@@ -2,7 +2,9 @@
 
 Secrets never come here: refresh tokens are in the OS keyring, and a service-account key stays in the
 file the person chose (we remember its path, not its contents). The list of Google accounts is here:
-their e-mail addresses, kinds and key-file paths.
+their e-mail addresses, kinds and key-file paths. The demo keeps its settings in a file of its own, so
+nothing chosen while trying the demo (a made-up default property, say) ever reaches the real entry in
+Claude Desktop.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ def config_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_config_dir("searchdesk", appauthor=False))
+
+
+def settings_file(demo: bool = False) -> Path:
+    return config_dir() / ("demo-settings.json" if demo else "settings.json")
 
 
 @dataclass
@@ -51,7 +57,7 @@ class AppSettings:
 
     @classmethod
     def load(cls, path: Path | None = None) -> AppSettings:
-        path = path or config_dir() / "settings.json"
+        path = path or settings_file()
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -67,7 +73,7 @@ class AppSettings:
         return cls(**kept)
 
     def save(self, path: Path | None = None) -> None:
-        path = path or config_dir() / "settings.json"
+        path = path or settings_file()
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".settings.", dir=path.parent)
         try:

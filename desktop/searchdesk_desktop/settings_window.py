@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QFormLayout,
-    QGridLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -32,7 +29,7 @@ from . import claude_config as cc
 from .approval_dialog import plain_label
 from .core import Core
 from .titles import title
-from .widgets import demo_banner
+from .widgets import FlowLayout, bold, demo_banner, error_label, fit_to_screen, scrolling, set_error
 
 #: How each catalogue group is named for a site owner; a group missing here shows its own name.
 GROUP_TITLES = {
@@ -41,15 +38,22 @@ GROUP_TITLES = {
     "sitemaps": "Sitemaps",
     "analytics": "Search performance",
     "inspection": "URL inspection",
-    "indexing": "Indexing API",
+    "indexing": "Indexing requests",
     "verification": "Site verification and owners",
     "reports": "Reports",
 }
-ERROR_STYLE = "color:#b91c1c;"
 
 
 def group_tools(group: str) -> list[str]:
     return [t.name for t in TOOLS if group in t.groups and not t.diagnostic]
+
+
+def group_tooltip(group: str) -> str:
+    """What a group lets Claude do, in the tools' own titles ("List sitemaps, Delete sitemap (asks you)")."""
+    titles = [
+        t.title + (" (asks you first)" if t.guarded else "") for t in TOOLS if group in t.groups and not t.diagnostic
+    ]
+    return "Lets Claude: " + ", ".join(titles)
 
 
 @dataclass
@@ -115,16 +119,13 @@ class SettingsWindow(QDialog):
         super().__init__(parent)
         self.core = core
         self.setWindowTitle(title(core.demo, "Settings"))
-        self.setMinimumWidth(560)
-        layout = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        content = QWidget()
+        layout = QVBoxLayout(content)
         if core.demo:
             layout.addWidget(demo_banner())
-        heading = plain_label("What Claude can do with SearchDesk", selectable=False)
-        font = QFont(heading.font())
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        heading.setFont(font)
-        layout.addWidget(heading)
+        layout.addWidget(bold(plain_label("What Claude can do with SearchDesk", selectable=False), 1.25))
         layout.addWidget(
             plain_label(
                 "These settings reach the SearchDesk server through Claude Desktop. After saving, quit "
@@ -140,17 +141,16 @@ class SettingsWindow(QDialog):
         tools = QVBoxLayout(tools_box)
         self.all_tools = QCheckBox("Every tool")
         tools.addWidget(self.all_tools)
-        grid = QGridLayout()
-        grid.setContentsMargins(18, 0, 0, 0)
+        groups = FlowLayout()
+        groups.setContentsMargins(18, 0, 0, 0)
         self.group_boxes: dict[str, QCheckBox] = {}
-        for i, group in enumerate(GROUPS):
-            names = group_tools(group)
-            box = QCheckBox(f"{GROUP_TITLES.get(group, group)} ({len(names)})")
+        for group in GROUPS:
+            box = QCheckBox(f"{GROUP_TITLES.get(group, group)} ({len(group_tools(group))})")
             box.setObjectName(f"group_{group}")
-            box.setToolTip("Tools: " + ", ".join(names))
-            grid.addWidget(box, i // 2, i % 2)
+            box.setToolTip(group_tooltip(group))
+            groups.addWidget(box)
             self.group_boxes[group] = box
-        tools.addLayout(grid)
+        tools.addLayout(groups)
         self.groups_error = self._error_label()
         tools.addWidget(self.groups_error)
         layout.addWidget(tools_box)
@@ -158,6 +158,7 @@ class SettingsWindow(QDialog):
         props_box = QGroupBox("Properties")
         form = QFormLayout(props_box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
         self.site = QLineEdit()
         self.site.setPlaceholderText("https://www.example.com/ or sc-domain:example.com")
         self.site_error = self._error_label()
@@ -176,15 +177,20 @@ class SettingsWindow(QDialog):
 
         self.status = plain_label("")
         layout.addWidget(self.status)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
+        self.status_error = error_label()
+        layout.addWidget(self.status_error)
+        layout.addStretch(1)
+        outer.addWidget(scrolling(content), 1)
+        buttons = FlowLayout(align_right=True)
+        buttons.setContentsMargins(9, 0, 9, 9)
         self.save_button = QPushButton("Save")
         self.save_button.setDefault(True)
         self.close_button = QPushButton("Close")
         self.close_button.setAutoDefault(False)
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.close_button)
-        layout.addLayout(buttons)
+        outer.addLayout(buttons)
+        fit_to_screen(self, 640, 720)
 
         self.all_tools.toggled.connect(self._all_tools_toggled)
         for box in self.group_boxes.values():
@@ -197,10 +203,7 @@ class SettingsWindow(QDialog):
 
     @staticmethod
     def _error_label() -> QLabel:
-        label = plain_label("")
-        label.setStyleSheet(ERROR_STYLE)
-        label.setVisible(False)
-        return label
+        return error_label()
 
     @staticmethod
     def _stack(*widgets: QWidget) -> QWidget:
@@ -224,7 +227,7 @@ class SettingsWindow(QDialog):
         self._all_tools_toggled(not chosen)
         self.site.setText(s.site_url)
         self.allowed.setText(", ".join(s.allowed_sites))
-        self.status.setText(self._where())
+        self._say(self._where())
         self.validate()
 
     def chosen_groups(self) -> list[str]:
@@ -243,8 +246,7 @@ class SettingsWindow(QDialog):
         if not self.all_tools.isChecked() and not self.chosen_groups():
             parsed.errors["groups"] = "Choose at least one group, or offer every tool."
         for key, label in (("groups", self.groups_error), ("site", self.site_error), ("allowed", self.allowed_error)):
-            label.setText(parsed.errors.get(key, ""))
-            label.setVisible(key in parsed.errors)
+            set_error(label, parsed.errors.get(key, ""))
         self.save_button.setEnabled(not parsed.errors)
         return parsed
 
@@ -279,6 +281,12 @@ class SettingsWindow(QDialog):
 
     def _where(self, *, updated: bool = False) -> str:
         status = self.core.claude_status()
+        if status.check.state is cc.EntryState.OTHER_MODE:
+            mode = "the demo's" if status.check.demo else "for your real account"
+            return (
+                f"SearchDesk's entry in Claude Desktop is {mode}, so these settings stay here; they go in when "
+                "you switch Claude Desktop to this SearchDesk (main window, step 2)."
+            )
         if status.check.state is not cc.EntryState.ABSENT:
             if updated:
                 return "Claude Desktop's settings file was updated: restart Claude Desktop to use them."
@@ -291,5 +299,6 @@ class SettingsWindow(QDialog):
         return "SearchDesk is not in Claude Desktop yet; these settings go in when you add it."
 
     def _say(self, text: str, *, error: bool = False) -> None:
-        self.status.setText(text)
-        self.status.setStyleSheet(ERROR_STYLE if error else "")
+        self.status.setText("" if error else text)
+        self.status.setVisible(not error)
+        set_error(self.status_error, text if error else "")

@@ -16,6 +16,12 @@ from .autostart import Autostart
 from .core import Core
 from .icons import tray_icon
 from .titles import app_name
+from .widgets import plural
+
+CLOSED_TO_TRAY = (
+    "SearchDesk keeps running here, in the tray, so it can ask you before Claude changes anything. "
+    "To stop it, choose Quit SearchDesk in this icon's menu."
+)
 
 ASKED_AGAIN_ITEMS = 3
 
@@ -44,6 +50,8 @@ class Tray(QSystemTrayIcon):
         self._show_settings = show_settings or (lambda: None)
         self._change_my_mind = change_my_mind or (lambda fp: None)
         self._quit = quit_app
+        self.last_message: tuple[str, str] | None = None
+        self._told_closed = False
         self.menu = QMenu()
         self.menu.aboutToShow.connect(self.rebuild)
         self.setContextMenu(self.menu)
@@ -55,7 +63,7 @@ class Tray(QSystemTrayIcon):
     def _update_tooltip(self) -> None:
         waiting = self.core.pending_count()
         label = app_name(self.core.demo)
-        self.setToolTip(f"{label}: {waiting} question(s) waiting" if waiting else label)
+        self.setToolTip(f"{label}: {plural(waiting, 'question')} waiting" if waiting else label)
 
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason == QSystemTrayIcon.ActivationReason.Trigger:
@@ -67,12 +75,14 @@ class Tray(QSystemTrayIcon):
     def rebuild(self) -> None:
         menu = self.menu
         menu.clear()
-        if self.core.demo:
-            menu.addAction(self._info("DEMO: made-up data, no Google account"))
-        menu.addAction(self._info(self.core.account.short))
+        # The demo says so once: its account line would only repeat it.
+        menu.addAction(
+            self._info("DEMO: made-up data, no Google account" if self.core.demo else self.core.account.short)
+        )
         menu.addAction(self._info(self.core.claude_status().short))
         waiting = self.core.pending_count()
-        review = QAction(f"{waiting} approval question(s) waiting: review" if waiting else "No approvals waiting", menu)
+        label = f"{plural(waiting, 'approval question')} waiting: review" if waiting else "No approvals waiting"
+        review = QAction(label, menu)
         review.setEnabled(bool(waiting))
         review.triggered.connect(self._review)
         menu.addAction(review)
@@ -111,3 +121,14 @@ class Tray(QSystemTrayIcon):
 
     def texts(self) -> list[str]:
         return [a.text() for a in self.menu.actions() if not a.isSeparator()]
+
+    def say(self, heading: str, text: str) -> None:
+        """A notification from the tray icon; the last one is kept for the tests to read."""
+        self.last_message = (heading, text)
+        self.showMessage(heading, text, QSystemTrayIcon.MessageIcon.Information, 10_000)
+
+    def closed_to_tray(self) -> None:
+        """Said once per run: where the window went when it was closed."""
+        if not self._told_closed:
+            self._told_closed = True
+            self.say(app_name(self.core.demo) + " is still running", CLOSED_TO_TRAY)

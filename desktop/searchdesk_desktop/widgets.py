@@ -1,10 +1,28 @@
-"""Small widgets shared by the windows."""
+"""Small widgets and layout helpers shared by the windows.
+
+Colours: text takes the palette's colours, so it reads in a light and a dark theme alike. A fixed
+colour appears only as a foreground/background pair on one widget (the DEMO banner, a step's badge,
+an error box), and each pair is readable on its own (the contrast test checks them).
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QLayout,
+    QLayoutItem,
+    QScrollArea,
+    QStyle,
+    QWidget,
+)
 
 from .approval_dialog import plain_label
+
+#: Dark red on pale red: an error that reads the same in a light and a dark theme.
+ERROR_STYLE = "background:#fdecea;color:#8a1c1c;padding:4px;border-radius:3px;"
+BANNER_STYLE = "background:#fff3c4;color:#5c4400;padding:6px;border-radius:4px;font-weight:bold;"
 
 
 def demo_banner(text: str = "") -> QLabel:
@@ -14,5 +32,138 @@ def demo_banner(text: str = "") -> QLabel:
         selectable=False,
     )
     banner.setObjectName("demoBanner")
-    banner.setStyleSheet("background:#fff3c4;color:#5c4400;padding:6px;border-radius:4px;font-weight:bold;")
+    banner.setStyleSheet(BANNER_STYLE)
     return banner
+
+
+def error_label(text: str = "") -> QLabel:
+    """A sentence that says what went wrong and what to do, hidden while there is none."""
+    label = plain_label(text)
+    label.setObjectName("error")
+    label.setStyleSheet(ERROR_STYLE)
+    label.setVisible(bool(text))
+    return label
+
+
+def set_error(label: QLabel, text: str) -> None:
+    label.setText(text)
+    label.setVisible(bool(text))
+
+
+def bold(label: QLabel, scale: float = 1.0) -> QLabel:
+    font = label.font()
+    font.setBold(True)
+    if scale != 1.0:
+        font.setPointSizeF(font.pointSizeF() * scale)
+    label.setFont(font)
+    return label
+
+
+def plural(n: int, one: str, many: str = "") -> str:
+    """Say "1 question" and "2 questions", never "question(s)"."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def scrolling(content: QWidget) -> QScrollArea:
+    """``content`` in a frameless scroll area: a window on a small screen scrolls instead of squeezing."""
+    area = QScrollArea()
+    area.setWidget(content)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+    return area
+
+
+def fit_to_screen(window: QWidget, width: int, height: int) -> None:
+    """Open ``window`` at the size it wants, but never larger than the screen's free area."""
+    screen = window.screen().availableGeometry()
+    frame = 40  # room for the title bar and borders the window manager adds
+    window.resize(min(width, screen.width() - frame // 2), min(height, screen.height() - frame))
+
+
+class FlowLayout(QLayout):
+    """Buttons in a row that wraps onto the next line when the window is narrow, so none is squeezed.
+
+    The flow layout of Qt's examples (heightForWidth: the height is what the rows need at a width).
+    """
+
+    def __init__(self, parent: QWidget | None = None, *, align_right: bool = False) -> None:
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self._right = align_right
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item: QLayoutItem) -> None:
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:  # type: ignore[override]
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:  # type: ignore[override]
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self._arrange(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect: QRect) -> None:
+        super().setGeometry(rect)
+        self._arrange(rect, move=True)
+
+    def sizeHint(self) -> QSize:
+        width = sum(i.sizeHint().width() for i in self._items) + self._gap() * max(0, len(self._items) - 1)
+        height = max((i.sizeHint().height() for i in self._items), default=0)
+        m = self.contentsMargins()
+        return QSize(width + m.left() + m.right(), height + m.top() + m.bottom())
+
+    def minimumSize(self) -> QSize:
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.minimumSize().expandedTo(item.sizeHint()))
+        m = self.contentsMargins()
+        return size + QSize(m.left() + m.right(), m.top() + m.bottom())
+
+    def _gap(self) -> int:
+        spacing = self.spacing()
+        if spacing >= 0:
+            return spacing
+        parent = self.parentWidget()
+        style = parent.style() if parent is not None else None
+        return style.pixelMetric(QStyle.PixelMetric.PM_LayoutHorizontalSpacing) if style is not None else 6
+
+    def _arrange(self, rect: QRect, *, move: bool) -> int:
+        m: QMargins = self.contentsMargins()
+        area = rect.marginsRemoved(m)
+        gap = self._gap()
+        rows: list[list[tuple[QLayoutItem, QSize]]] = [[]]
+        x = 0
+        for item in self._items:
+            if item.isEmpty():
+                continue
+            hint = item.sizeHint()
+            if rows[-1] and x + gap + hint.width() > area.width():
+                rows.append([])
+                x = 0
+            x += (gap if rows[-1] else 0) + hint.width()
+            rows[-1].append((item, hint))
+        y = area.y()
+        for row in rows:
+            if not row:
+                continue
+            height = max(h.height() for _, h in row)
+            used = sum(h.width() for _, h in row) + gap * (len(row) - 1)
+            x = area.x() + (max(0, area.width() - used) if self._right else 0)
+            for item, hint in row:
+                if move:
+                    item.setGeometry(QRect(QPoint(x, y), hint))
+                x += hint.width() + gap
+            y += height + gap
+        return y - gap - rect.y() + m.bottom() if any(rows) else m.top() + m.bottom()

@@ -3,32 +3,48 @@
 The main window is what a person sees on first run, and also where there is no system tray (GNOME
 without the extension): everything the tray menu offers is here too, so the app is never
 unreachable. Every piece of text that could come from outside is set as plain text.
+
+Every window fits a small screen: the content scrolls rather than squeezing, text wraps, rows of
+buttons flow onto a second line. Text colours come from the palette (readable in a dark theme);
+fixed colours appear only in pairs (see ``widgets``).
 """
 
 from __future__ import annotations
 
+import csv
+import functools
+import io
 import platform
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QFont
+from PySide6.QtCore import QEvent, QSize, QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QFontDatabase,
+    QGuiApplication,
+    QKeySequence,
+    QPalette,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMessageBox,
-    QPlainTextEdit,
     QPushButton,
+    QScrollArea,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -38,21 +54,56 @@ from PySide6.QtWidgets import (
 from . import __version__
 from . import claude_config as cc
 from .approval_dialog import ASKED_AGAIN, first_sentence, plain_label
+from .approvals import Activity, Entry, State
 from .autostart import Autostart
-from .core import Account, Core
+from .core import Account, CheckSubject, Core, check_verdict
 from .settings_window import SettingsWindow
 from .signin import NoOAuthClient, SignInError
 from .titles import app_name, title
-from .widgets import demo_banner
+from .widgets import (
+    FlowLayout,
+    bold,
+    demo_banner,
+    error_label,
+    fit_to_screen,
+    plural,
+    scrolling,
+    set_error,
+)
 
 ASKED_AGAIN_ROWS = 3  # the main window lists at most this many; the next appear as these go
 OK, TODO, PROBLEM, BUSY = "ok", "todo", "problem", "busy"
 MARKS = {OK: "✓", TODO: "○", PROBLEM: "!", BUSY: "…"}
-COLOURS = {OK: "#15803d", TODO: "#6b7280", PROBLEM: "#b45309", BUSY: "#2563eb"}
+#: Badge backgrounds; the mark on them is white (each pair reaches 4.5:1).
+COLOURS = {OK: "#15803d", TODO: "#5f6773", PROBLEM: "#b45309", BUSY: "#2563eb"}
+RESTART = "Restart Claude Desktop (quit it fully) so it loads SearchDesk."
+#: A late answer is kept this long for Claude to collect (the approval book's own limit).
+KEEP_MINUTES = 5
+
+
+@functools.cache
+def tool_title(tool: str) -> str:
+    """A tool as a site owner reads it ("Delete sitemap"), from the one table of tools."""
+    from searchdesk_server.catalogue import TOOLS
+
+    return next((t.title for t in TOOLS if t.name == tool), "A change")
+
+
+def start_folder() -> str:
+    """Where a file picker opens: Downloads (where a key or client file usually is), else home."""
+    downloads = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DownloadLocation)
+    return downloads if downloads and Path(downloads).is_dir() else str(Path.home())
+
+
+def exec_yes(box: QMessageBox) -> bool:
+    try:
+        return box.exec() == QMessageBox.StandardButton.Yes
+    finally:
+        box.deleteLater()
 
 
 class StepRow(QFrame):
-    """One numbered step: a title, a status with a mark, a detail line, and its buttons."""
+    """One numbered step: a title, a status with a mark, a detail, an error, extras and its buttons."""
 
     def __init__(self, number: int, title: str) -> None:
         super().__init__()
@@ -61,59 +112,252 @@ class StepRow(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         outer = QHBoxLayout(self)
         self.badge = plain_label(str(number), wrap=False, selectable=False)
+        self.badge.setObjectName("badge")
         self.badge.setFixedSize(32, 32)
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
         outer.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
         body = QVBoxLayout()
-        self.title = plain_label(title, selectable=False)
-        font = QFont(self.title.font())
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * 1.1)
-        self.title.setFont(font)
-        self.status = plain_label("")
+        self.title = bold(plain_label(title, selectable=False), 1.1)
+        self.status = bold(plain_label(""))
         self.detail = plain_label("")
-        self.detail.setStyleSheet("color:#374151;")
-        self.buttons = QHBoxLayout()
-        self.buttons.addStretch(1)
-        body.addWidget(self.title)
-        body.addWidget(self.status)
-        body.addWidget(self.detail)
+        self.error = error_label()
+        self.extras = QVBoxLayout()
+        self.buttons = FlowLayout(align_right=True)
+        for item in (self.title, self.status, self.detail, self.error):
+            body.addWidget(item)
+        body.addLayout(self.extras)
         body.addLayout(self.buttons)
         outer.addLayout(body, 1)
         self.button_widgets: dict[str, QPushButton] = {}
         self.state = TODO
 
-    def show_state(self, state: str, status: str, detail: str = "") -> None:
+    def show_state(self, state: str, status: str, detail: str = "", error: str = "") -> None:
         self.state = state
-        colour = COLOURS[state]
         self.badge.setText(str(self.number) if state == TODO else MARKS[state])
-        self.badge.setStyleSheet(f"background:{colour};color:white;border-radius:16px;font-weight:bold;font-size:15px;")
+        self.badge.setStyleSheet(
+            f"background:{COLOURS[state]};color:white;border-radius:16px;font-weight:bold;font-size:15px;"
+        )
         self.status.setText(status)
-        self.status.setStyleSheet(f"color:{colour};font-weight:bold;")
         self.detail.setText(detail)
         self.detail.setVisible(bool(detail))
+        set_error(self.error, error)
 
     def set_buttons(self, buttons: list[tuple[str, Callable[[], None]]], primary: str = "") -> None:
-        while self.buttons.count() > 1:
-            item = self.buttons.takeAt(1)
+        while self.buttons.count():
+            item = self.buttons.takeAt(0)
             widget = item.widget() if item is not None else None
             if widget is not None:
+                widget.hide()
                 widget.deleteLater()
         self.button_widgets = {}
         for label, action in buttons:
             button = QPushButton(label)
             button.setAutoDefault(False)
             if label == primary:
-                button.setStyleSheet("font-weight:bold;")
+                font = button.font()
+                font.setBold(True)
+                button.setFont(font)
             button.clicked.connect(action)
             self.buttons.addWidget(button)
             self.button_widgets[label] = button
+
+
+class SignInLink(QWidget):
+    """While Google's sign-in page is open: its address to copy (the app cannot tell whether the
+    browser opened) and how long SearchDesk keeps waiting."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.hint = plain_label(
+            "No sign-in page in your browser? Copy this link and open it in your browser yourself:",
+            selectable=False,
+        )
+        self.link = QLineEdit()
+        self.link.setReadOnly(True)
+        self.link.setObjectName("signInLink")
+        row = QHBoxLayout()
+        row.addWidget(self.link, 1)
+        self.copy_button = QPushButton("Copy link")
+        self.copy_button.setAutoDefault(False)
+        self.copy_button.clicked.connect(self.copy)
+        row.addWidget(self.copy_button)
+        self.time_left = plain_label("", selectable=False)
+        layout.addWidget(self.hint)
+        layout.addLayout(row)
+        layout.addWidget(self.time_left)
+
+    def show_link(self, url: str, seconds_left: int) -> None:
+        if self.link.text() != url:
+            self.link.setText(url)
+            self.link.setCursorPosition(0)
+        minutes, seconds = divmod(seconds_left, 60)
+        self.time_left.setText(f"SearchDesk waits {minutes}:{seconds:02d} more for you to finish.")
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.link.text())
+        self.copy_button.setText("Copied")
+
+
+def check_table_text(report: Any) -> str:
+    """The check's answers as plain-text tables (monospace), from its structured result."""
+    out: list[str] = []
+    for table in getattr(report, "tables", []):
+        rows = [tuple(table.columns), *table.rows]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(table.columns))]
+        numeric = [all(_numeric(row[i]) for row in table.rows) and bool(table.rows) for i in range(len(widths))]
+
+        def line(row: tuple[str, ...], widths: list[int] = widths, numeric: list[bool] = numeric) -> str:
+            cells = [c.rjust(w) if n else c.ljust(w) for c, w, n in zip(row, widths, numeric, strict=True)]
+            return "  ".join(cells).rstrip()
+
+        out.append(table.title)
+        if any(table.columns):
+            out += [line(tuple(table.columns)), "  ".join("-" * w for w in widths)]
+        out += [line(row) for row in table.rows]
+        if table.more:
+            out.append(f"… and {table.more} more")
+        out.append("")
+    error = getattr(report, "error", "")
+    if error:
+        out += ["What the server said:", error]
+    return "\n".join(out).rstrip()
+
+
+def _numeric(text: str) -> bool:
+    return bool(text) and text.replace(",", "").replace(".", "", 1).replace("-", "", 1).isdigit()
+
+
+class TextTable(QScrollArea):
+    """Plain text in a fixed-width font, selectable; as tall as its lines, scrolling sideways only."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.label = plain_label("", wrap=False)
+        self.label.setObjectName("checkTable")
+        self.label.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.label.setMargin(6)
+        self.label.setBackgroundRole(QPalette.ColorRole.Base)
+        self.label.setForegroundRole(QPalette.ColorRole.Text)
+        self.label.setAutoFillBackground(True)
+        self.setWidget(self.label)
+        self.setWidgetResizable(True)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def set_text(self, text: str) -> None:
+        self.label.setText(text)
+        self.updateGeometry()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        hint = self.label.sizeHint()
+        room = 2 * self.frameWidth() + self.horizontalScrollBar().sizeHint().height()
+        return QSize(min(hint.width(), 600), hint.height() + room)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(120, self.sizeHint().height())
+
+
+class CheckResult(QFrame):
+    """The check as a result: "What Claude would see", the verdict first, then the rows as a table."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("checkResult")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        self.heading = bold(plain_label("What Claude would see", selectable=False), 1.1)
+        self.verdict = bold(plain_label(""))
+        self.subject = plain_label("")
+        self.table = TextTable()
+        for widget in (self.heading, self.verdict, self.subject, self.table):
+            layout.addWidget(widget)
+
+    def show_report(self, verdict: str, subject: CheckSubject, report: Any) -> None:
+        self.verdict.setText(verdict)
+        self.subject.setText(f"Checked for {subject.account}, with {subject.entry}.")
+        text = check_table_text(report)
+        self.table.set_text(text)
+        self.table.setVisible(bool(text))
+
+
+class ApprovalsSection(QFrame):
+    """Questions waiting, and answers given after Claude stopped waiting (what to tell Claude)."""
+
+    def __init__(self, review: Callable[[], None]) -> None:
+        super().__init__()
+        self.setObjectName("approvals")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        layout.addWidget(bold(plain_label("Approval questions", selectable=False), 1.1))
+        row = QHBoxLayout()
+        self.waiting = plain_label("", selectable=False)
+        self.review_button = QPushButton("Review")
+        self.review_button.setAutoDefault(False)
+        self.review_button.clicked.connect(review)
+        row.addWidget(self.waiting, 1)
+        row.addWidget(self.review_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(row)
+        self.late = QVBoxLayout()
+        layout.addLayout(self.late)
+        self.late_labels: list[QLabel] = []
+
+    def show_state(self, waiting: int, late: list[Entry]) -> None:
+        self.waiting.setText(
+            f"{plural(waiting, 'approval question')} waiting for you." if waiting else "No approval questions waiting."
+        )
+        self.review_button.setEnabled(bool(waiting))
+        texts = [late_answer_text(e) for e in late]
+        while len(self.late_labels) > len(texts):
+            self.late_labels.pop().deleteLater()
+        while len(self.late_labels) < len(texts):
+            label = bold(plain_label(""))
+            label.setObjectName("lateAnswer")
+            self.late.addWidget(label)
+            self.late_labels.append(label)
+        for label, text in zip(self.late_labels, texts, strict=True):
+            label.setText(text)
+
+
+def values_text(values: tuple[tuple[str, str], ...] | list[tuple[str, str]], limit: int = 0) -> str:
+    """The question's values, one "Label: value" a line (the first ``limit`` of them, when set)."""
+    lines = [f"{label}: {value}" for label, value in values]
+    if limit and len(lines) > limit:
+        lines = [*lines[:limit], f"… and {len(lines) - limit} more"]
+    return "\n".join(lines)
+
+
+def late_answer_text(entry: Entry) -> str:
+    """What the person does after answering a question Claude stopped waiting for."""
+    a = entry.activity
+    what = f"“{tool_title(a.tool)}” ({values_text(a.values, 3).replace(chr(10), '; ')})"
+    answered = a.answered_at or time.time()
+    by = time.strftime("%H:%M", time.localtime(answered + KEEP_MINUTES * 60))
+    if entry.state is State.APPROVED:
+        return (
+            f"You approved {what} after Claude stopped waiting. Now tell Claude: “I approved it in SearchDesk, "
+            f"please try again.” Claude must ask again by {by} ({KEEP_MINUTES} minutes after your answer), or the "
+            "approval lapses and nothing is done."
+        )
+    return (
+        f"You said no to {what} after Claude stopped waiting: nothing will be done. If Claude asks again within "
+        f"{KEEP_MINUTES} minutes it is told no; you can tell Claude you said no."
+    )
 
 
 class MainWindow(QMainWindow):
     """First run's three steps, the app's state, and what the tray menu offers."""
 
     quit_requested = Signal()
+    #: The window closed while the app stays in the tray (the app says where it went, once).
+    closed_to_tray = Signal()
 
     def __init__(self, core: Core, *, autostart: Autostart | None = None, has_tray: bool = False) -> None:
         super().__init__()
@@ -131,20 +375,18 @@ class MainWindow(QMainWindow):
         self._asked_again_shown: list[tuple[str, int]] = []
         #: "Try the demo": set by the app to restart itself on the demo (see DesktopApp.restart_in_demo).
         self.restart_in_demo: Callable[[], None] | None = None
+        #: Asks the person a yes/no question (tests answer for them).
+        self.ask: Callable[[QMessageBox], bool] = exec_yes
         self.step_errors: dict[int, str] = {}
         self.notice = ""  # one more plain line under the status (notifications turned off)
         self.setWindowTitle(title(core.demo))
-        self.setMinimumWidth(620)
-        central = QWidget()
-        layout = QVBoxLayout(central)
+
+        content = QWidget()
+        content.setObjectName("content")
+        layout = QVBoxLayout(content)
         if core.demo:
             layout.addWidget(demo_banner())
-        heading = plain_label("Set up SearchDesk in three steps", selectable=False)
-        font = QFont(heading.font())
-        font.setPointSizeF(font.pointSizeF() * 1.5)
-        font.setBold(True)
-        heading.setFont(font)
-        layout.addWidget(heading)
+        layout.addWidget(bold(plain_label("Set up SearchDesk in three steps", selectable=False), 1.5))
         layout.addWidget(
             plain_label(
                 "SearchDesk lets Claude read your Google Search Console data, and asks you before anything "
@@ -155,73 +397,90 @@ class MainWindow(QMainWindow):
         self.step1 = StepRow(1, "Sign in with Google")
         self.step2 = StepRow(2, "Add to Claude Desktop")
         self.step3 = StepRow(3, "Check it works")
+        self.signin_link = SignInLink()
+        self.step1.extras.addWidget(self.signin_link)
+        self.check_result = CheckResult()
+        self.step3.extras.addWidget(self.check_result)
         for step in (self.step1, self.step2, self.step3):
             layout.addWidget(step)
-        self.check_output = QPlainTextEdit()
-        self.check_output.setReadOnly(True)
-        self.check_output.setMaximumHeight(140)
-        self.check_output.setVisible(False)
-        layout.addWidget(self.check_output)
-
+        #: One section a state of the app adds below the steps (approvals; others may follow).
+        self.sections = QVBoxLayout()
+        self.approvals = ApprovalsSection(lambda: self.review())
+        self.add_section(self.approvals)
+        layout.addLayout(self.sections)
         self.status_line = plain_label("")
         layout.addWidget(self.status_line)
-        approvals = QHBoxLayout()
-        self.approvals_label = plain_label("", selectable=False)
-        self.review_button = QPushButton("Review")
-        self.review_button.setAutoDefault(False)
-        self.review_button.clicked.connect(lambda: self.review())
-        approvals.addWidget(self.approvals_label, 1)
-        approvals.addWidget(self.review_button)
-        layout.addLayout(approvals)
-        self.asked_again_box = QVBoxLayout()
-        layout.addLayout(self.asked_again_box)
+        # Claude asked again after the person said no: one line each, with "Change my mind".
+        asked_again = QWidget()
+        self.asked_again_box = QVBoxLayout(asked_again)
+        self.asked_again_box.setContentsMargins(0, 0, 0, 0)
+        self.add_section(asked_again)
+        layout.addStretch(1)
 
-        bottom = QHBoxLayout()
+        central = QWidget()
+        outer = QVBoxLayout(central)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scrolling(content), 1)
+        bottom = QVBoxLayout()
+        bottom.setContentsMargins(9, 0, 9, 9)
         self.autostart_box = QCheckBox("Start SearchDesk when I log in")
         self.autostart_box.setChecked(self.autostart.is_enabled())
         self.autostart_box.toggled.connect(self._autostart_toggled)
         bottom.addWidget(self.autostart_box)
-        bottom.addStretch(1)
+        buttons = FlowLayout(align_right=True)
         for label, slot in (
             ("Settings", self.show_settings),
             ("Activity", self.show_activity),
             ("About", self.show_about),
+            ("Quit SearchDesk", self.quit_requested.emit),
         ):
             button = QPushButton(label)
             button.setAutoDefault(False)
             button.clicked.connect(slot)
-            bottom.addWidget(button)
-        quit_button = QPushButton("Quit SearchDesk")
-        quit_button.setAutoDefault(False)
-        quit_button.clicked.connect(self.quit_requested)
-        bottom.addWidget(quit_button)
-        layout.addLayout(bottom)
+            buttons.addWidget(button)
+        bottom.addLayout(buttons)
+        outer.addLayout(bottom)
         self.setCentralWidget(central)
+        fit_to_screen(self, 760, 860)
 
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._tick)
         core.changed.connect(self.refresh)
         core.signin_done.connect(self._signin_done)
         core.check_done.connect(self._check_done)
         self.refresh()
+
+    def add_section(self, section: QWidget) -> None:
+        """Add one part of the window below the steps (each is a widget of its own)."""
+        self.sections.addWidget(section)
 
     # --- state ------------------------------------------------------------------------------
     def refresh(self) -> None:
         self._show_signin()
         self._show_claude()
         self._show_check()
+        self._show_approvals()
         account = self.core.account
         claude = self.core.claude_status()
-        lines = [account.short, claude.short]
+        line = f"{account.short} · {claude.short}"
         if self.core.listener_error:
-            lines.append("Approvals cannot reach this app: " + self.core.listener_error)
+            line += "\nApproval questions cannot reach this app: " + self.core.listener_error
         if self.notice:
-            lines.append(self.notice)
-        self.status_line.setText("\n".join([" · ".join(lines[:2]), *lines[2:]]))
-        waiting = self.core.pending_count()
-        self.approvals_label.setText(
-            f"{waiting} approval question(s) waiting for you." if waiting else "No approval questions waiting."
-        )
-        self.review_button.setEnabled(bool(waiting))
+            line += "\n" + self.notice
+        self.status_line.setText(line)
         self._show_asked_again()
+        busy = self.core.signing_in or bool(self.core.book.late_answers())
+        if busy != self._ticker.isActive():
+            self._ticker.start() if busy else self._ticker.stop()
+
+    def _tick(self) -> None:
+        if self.core.signing_in:
+            self.signin_link.show_link(self.core.signin_url, self.core.signin_seconds_left())
+        self._show_approvals()  # a late answer's 5 minutes end
+
+    def _show_approvals(self) -> None:
+        self.approvals.show_state(self.core.pending_count(), self.core.book.late_answers())
 
     def _show_asked_again(self) -> None:
         """One line per deny that Claude asked about again, each with "Change my mind"."""
@@ -257,18 +516,6 @@ class MainWindow(QMainWindow):
             self.asked_again_box.addWidget(
                 plain_label(f"And {more} more question(s) Claude asked again; they appear here in turn.")
             )
-        QTimer.singleShot(0, self, self._grow_to_fit)  # once the new rows are shown (Qt shows them next)
-
-    def _grow_to_fit(self) -> None:
-        """Taller by what newly shown lines need; never shorter (the person may have sized it)."""
-        central = self.centralWidget()
-        layout = central.layout() if central is not None else None
-        if central is None or layout is None or not self.isVisible():
-            return
-        layout.activate()
-        need = layout.totalHeightForWidth(central.width()) if layout.hasHeightForWidth() else layout.sizeHint().height()
-        if need > central.height():
-            self.resize(self.width(), self.height() + need - central.height())
 
     def show_notice(self, text: str, shown: bool) -> None:
         self.notice = text if shown else ""
@@ -280,15 +527,22 @@ class MainWindow(QMainWindow):
         return [
             self.core.account.short,
             self.core.claude_status().short,
-            f"{waiting} approval(s) waiting" if waiting else "No approvals waiting",
+            f"{plural(waiting, 'approval')} waiting" if waiting else "No approvals waiting",
         ]
 
     def _show_signin(self) -> None:
         step, core = self.step1, self.core
         account = core.account
         error = self.step_errors.get(1, "")
+        self.signin_link.setVisible(core.signing_in)
         if core.signing_in:
-            step.show_state(BUSY, "Waiting for you in the browser…", "Finish signing in there, then come back.")
+            step.show_state(
+                BUSY,
+                "Waiting for you in the browser…",
+                "SearchDesk opened Google's sign-in page in your browser. Sign in there, allow access, then "
+                "come back here.",
+            )
+            self.signin_link.show_link(core.signin_url, core.signin_seconds_left())
             step.set_buttons([("Cancel", core.cancel_sign_in)])
             return
         if account.state is Account.DEMO:
@@ -296,27 +550,26 @@ class MainWindow(QMainWindow):
             step.set_buttons([])
             return
         if account.state is Account.SIGNED_IN:
-            detail = "\n".join(x for x in (account.detail, account.warning, error) if x)
-            step.show_state(PROBLEM if account.warning_due else OK, account.short, detail)
+            detail = "\n".join(x for x in (account.detail, account.warning) if x)
+            step.show_state(PROBLEM if account.warning_due else OK, account.short, detail, error)
             step.set_buttons([("Sign in again", self.sign_in_again), ("Sign out", self.sign_out)])
             return
         if account.state is Account.EXPIRED:
-            step.show_state(PROBLEM, account.short, "\n".join(x for x in (account.detail, error) if x))
+            step.show_state(PROBLEM, account.short, account.detail, error)
             step.set_buttons([("Sign in again", self.sign_in_again), ("Sign out", self.sign_out)], "Sign in again")
             return
         if account.state is Account.SERVICE_ACCOUNT:
-            step.show_state(OK, account.short, account.detail)
+            step.show_state(OK, account.short, account.detail, error)
             step.set_buttons([("Stop using this key", self.sign_out)])
             return
         if account.state is Account.KEYRING:
-            step.show_state(PROBLEM, "Your keyring is not available", account.detail)
+            step.show_state(PROBLEM, "Your keyring is not available", account.detail, error)
             step.set_buttons([("Try again", core.refresh_account)])
             return
-        status = account.short
         try:
             core.oauth_client()
         except NoOAuthClient as exc:
-            step.show_state(PROBLEM if error else TODO, status, "\n".join(x for x in (str(exc), error) if x))
+            step.show_state(PROBLEM if error else TODO, account.short, str(exc), error)
             step.set_buttons(
                 [
                     ("Try the demo", self.try_demo),
@@ -328,8 +581,7 @@ class MainWindow(QMainWindow):
             return
         except SignInError as exc:
             error = error or str(exc)
-        state = PROBLEM if account.state is Account.EXPIRED or error else TODO
-        step.show_state(state, status, "\n".join(x for x in (account.detail, error) if x))
+        step.show_state(PROBLEM if error else TODO, account.short, account.detail, error)
         step.set_buttons([("Sign in with Google", self.sign_in)], primary="Sign in with Google")
 
     def _show_claude(self) -> None:
@@ -338,123 +590,175 @@ class MainWindow(QMainWindow):
         status = claude.check
         error = self.step_errors.get(2, "")
         where = f"Settings file: {cc.display_path(status.path)}"
-        restart = "Restart Claude Desktop (quit it fully) so it loads SearchDesk."
-        if status.state is cc.EntryState.OK and claude.extension is not None:
+        state = status.state
+        if state is cc.EntryState.INVALID_FILE:
+            step.show_state(PROBLEM, "Claude Desktop's settings file cannot be read", status.detail, error)
+            step.set_buttons([("Try again", core.changed.emit)])
+        elif state is not cc.EntryState.ABSENT and claude.extension is not None:
             step.show_state(
                 PROBLEM,
                 "SearchDesk is in Claude Desktop twice",
-                "\n".join(
-                    x
-                    for x in (
-                        "It is installed as an extension and also listed in the settings file, so Claude sees "
-                        "every tool twice. Remove the settings-file entry.",
-                        where,
-                        error,
-                    )
-                    if x
-                ),
+                "It is installed as an extension and also listed in the settings file, so Claude sees every "
+                "tool twice. Remove the settings-file entry.\n" + where,
+                error,
             )
             step.set_buttons([("Remove from the settings file", self.remove_from_claude)])
-        elif status.state is cc.EntryState.OK:
+        elif state is cc.EntryState.OK:
             label = "Added to Claude Desktop" + (" (the demo)" if status.demo else "")
-            step.show_state(OK, label, "\n".join(x for x in (restart, where, error) if x))
+            step.show_state(OK, label, f"{RESTART}\n{where}", error)
             step.set_buttons([("Remove from Claude Desktop", self.remove_from_claude)])
-        elif status.state in (cc.EntryState.BROKEN, cc.EntryState.OTHER_COPY):
-            step.show_state(PROBLEM, f"Needs repair: {status.detail}", "\n".join(x for x in (where, error) if x))
+        elif state is cc.EntryState.OTHER_MODE:
+            self._show_other_mode(status.demo, where, error)
+        elif state is cc.EntryState.OWN_CREDENTIALS:
+            step.show_state(
+                PROBLEM,
+                "Claude Desktop's entry uses other Google credentials",
+                "SearchDesk's entry in Claude Desktop carries Google credentials of its own, so Claude would "
+                "not use the account you set up here. SearchDesk can replace the entry with its own.\n" + where,
+                error,
+            )
+            step.set_buttons(
+                [("Use SearchDesk's sign-in instead", self.switch_claude)], "Use SearchDesk's sign-in instead"
+            )
+        elif state in (cc.EntryState.BROKEN, cc.EntryState.OTHER_COPY):
+            step.show_state(PROBLEM, f"Needs repair: {status.detail}", where, error)
             step.set_buttons(
                 [("Repair", self.repair_claude), ("Remove from Claude Desktop", self.remove_from_claude)],
                 primary="Repair",
             )
-        elif status.state is cc.EntryState.INVALID_FILE:
-            step.show_state(PROBLEM, "Claude Desktop's settings file cannot be read", status.detail)
-            step.set_buttons([("Try again", core.changed.emit)])
         elif claude.extension is not None:
-            detail = "Its settings are in Claude Desktop: Settings, Extensions, SearchDesk."
-            step.show_state(OK, "Added to Claude Desktop as an extension", "\n".join(x for x in (detail, error) if x))
-            step.set_buttons([])
+            self._show_extension(claude, error)
         elif core.bundle_opened and core.add_method() == "bundle":
             detail = (
                 "Claude Desktop should be showing SearchDesk's install dialog: click Install there, then "
                 "come back. Nothing appeared? Add SearchDesk through the settings file instead."
             )
-            step.show_state(TODO, "Opened in Claude Desktop", "\n".join(x for x in (detail, error) if x))
+            step.show_state(TODO, "Opened in Claude Desktop", detail, error)
             step.set_buttons(
                 [("Open it again", self.add_to_claude), ("Use the settings file instead", self.add_via_settings_file)]
             )
         else:
-            installed = cc.claude_installed(status.path)
-            note = (
-                ""
-                if installed
-                else "Claude Desktop does not seem to be installed yet; SearchDesk can add itself anyway."
-            )
+            notes = []
+            if not cc.claude_installed(status.path):
+                notes.append("Claude Desktop does not seem to be installed yet; SearchDesk can add itself anyway.")
             if core.add_method() == "config":
-                note = "\n".join(x for x in (note, where) if x)
-            step.show_state(PROBLEM if error else TODO, "Not added yet", "\n".join(x for x in (note, error) if x))
+                notes.append(where)
+            step.show_state(PROBLEM if error else TODO, "Not added yet", "\n".join(notes), error)
             label = "Add the demo to Claude Desktop" if core.demo else "Add to Claude Desktop"
             step.set_buttons([(label, self.add_to_claude)], primary=label)
 
+    def _show_other_mode(self, entry_is_demo: bool, where: str, error: str) -> None:
+        if entry_is_demo:  # the real app, the demo's entry
+            status = "Claude Desktop uses the demo, not your account"
+            detail = (
+                "SearchDesk's entry in Claude Desktop runs the demo, so Claude answers with made-up data. "
+                "Switch it to your Google account."
+            )
+            label = "Switch Claude Desktop to your account"
+        else:  # the demo app, a real entry
+            status = "Claude Desktop uses your real account, not the demo"
+            detail = (
+                "SearchDesk's entry in Claude Desktop uses your real Google account; this demo cannot answer "
+                "for it. Switch it to the demo, or quit the demo and start SearchDesk normally."
+            )
+            label = "Switch Claude Desktop to the demo"
+        self.step2.show_state(PROBLEM, status, f"{detail}\n{where}", error)
+        self.step2.set_buttons([(label, self.switch_claude)], primary=label)
+
+    def _show_extension(self, claude: Any, error: str) -> None:
+        step = self.step2
+        if self.core.demo:
+            label = "Switch Claude Desktop to the demo"
+            step.show_state(
+                PROBLEM,
+                "Claude Desktop uses your real account, not the demo",
+                "Claude Desktop has the SearchDesk extension, which uses your real Google account. To use the "
+                "demo in Claude, first remove the extension in Claude Desktop (Settings, Extensions), then switch.",
+                error,
+            )
+            step.set_buttons([(label, self.switch_claude)], primary=label)
+        elif not claude.extension_is_ours:
+            version = claude.extension_version or "unknown"
+            step.show_state(
+                PROBLEM,
+                "The SearchDesk extension in Claude Desktop is another version",
+                f"Claude Desktop has version {version}; this app is {__version__}. Update it: Claude Desktop shows "
+                "its install dialog, click Install there.",
+                error,
+            )
+            step.set_buttons([("Update the extension", self.add_to_claude)], primary="Update the extension")
+        else:
+            detail = "Its settings are in Claude Desktop: Settings, Extensions, SearchDesk."
+            step.show_state(OK, "Added to Claude Desktop as an extension", detail, error)
+            step.set_buttons([])
+
     def _show_check(self) -> None:
-        step, result = self.step3, self.core.last_check
+        step, core = self.step3, self.core
+        blocked = core.check_blocked()
+        result = None if blocked else core.last_check
+        self.check_result.setVisible(False)
+        if blocked:
+            step.show_state(TODO, "Not checked yet", blocked)
+            step.set_buttons([])
+            return
         if result is None:
-            step.show_state(TODO, "Not checked yet", "Starts the server exactly as Claude Desktop would, and asks it.")
+            step.show_state(
+                TODO, "Not checked yet", "Starts SearchDesk's server exactly as Claude Desktop would, and asks it."
+            )
             step.set_buttons([("Check it works", self.run_check)], primary="Check it works")
             return
         if result == BUSY:
-            step.show_state(BUSY, "Checking…", "Starting the server as Claude Desktop would.")
+            step.show_state(BUSY, "Checking…", "Starting SearchDesk's server as Claude Desktop would.")
             step.set_buttons([])
             return
         if isinstance(result, str):
-            step.show_state(PROBLEM, "The check could not run", result)
+            step.show_state(PROBLEM, "The check could not run", "", result)
         else:
-            step.show_state(OK if result.ok else PROBLEM, result.verdict or ("Works" if result.ok else "Problem"))
-            self.check_output.setPlainText("\n".join(result.lines))
-            self.check_output.setVisible(bool(result.lines))
+            claude = core.claude_status()
+            added = claude.check.entry is not None or claude.extension is not None
+            if result.ok and added:
+                state, status, verdict = OK, "It works", result.verdict
+            elif result.ok:
+                state, status = TODO, "The server works; Claude Desktop does not have it yet"
+                verdict = f"{result.verdict} Once you add SearchDesk to Claude Desktop (step 2), Claude can use it."
+            else:
+                state, status, verdict = PROBLEM, "The check found a problem", check_verdict(result)
+            step.show_state(state, status)
+            self.check_result.show_report(verdict, core.check_subject(), result)
+            self.check_result.setVisible(True)
         step.set_buttons([("Check again", self.run_check)])
 
     # --- actions ----------------------------------------------------------------------------
-    def sign_in(self) -> None:
+    def _step1(self, action: Callable[[], object]) -> None:
         self.step_errors.pop(1, None)
         try:
-            self.core.sign_in()
+            action()
         except SignInError as exc:
             self.step_errors[1] = str(exc)
         self.refresh()
+
+    def sign_in(self) -> None:
+        self._step1(self.core.sign_in)
 
     def sign_in_again(self) -> None:
-        self.step_errors.pop(1, None)
-        try:
-            self.core.sign_in_again()
-        except SignInError as exc:
-            self.step_errors[1] = str(exc)
-        self.refresh()
+        self._step1(self.core.sign_in_again)
 
     def sign_in_with_client_file(self, path: Path) -> None:
-        self.step_errors.pop(1, None)
-        try:
-            self.core.sign_in_with_client_file(path)
-        except SignInError as exc:
-            self.step_errors[1] = str(exc)
-        self.refresh()
+        self._step1(lambda: self.core.sign_in_with_client_file(path))
 
     def use_service_account(self, path: Path) -> None:
-        self.step_errors.pop(1, None)
-        try:
-            self.core.use_service_account(path)
-        except SignInError as exc:
-            self.step_errors[1] = str(exc)
-        self.refresh()
+        self._step1(lambda: self.core.use_service_account(path))
 
     def choose_client_file(self) -> None:
         name, _ = QFileDialog.getOpenFileName(
-            self, title(self.core.demo, "choose your OAuth client file"), "", "JSON files (*.json)"
+            self, title(self.core.demo, "choose your OAuth client file"), start_folder(), "JSON files (*.json)"
         )
         if name:
             self.sign_in_with_client_file(Path(name))
 
     def choose_service_account(self) -> None:
         name, _ = QFileDialog.getOpenFileName(
-            self, title(self.core.demo, "choose a service-account key file"), "", "JSON files (*.json)"
+            self, title(self.core.demo, "choose a service-account key file"), start_folder(), "JSON files (*.json)"
         )
         if name:
             self.use_service_account(Path(name))
@@ -485,21 +789,43 @@ class MainWindow(QMainWindow):
                 "Claude Desktop did not open SearchDesk's extension file, so SearchDesk added itself to Claude "
                 "Desktop's settings file instead."
             )
-        self._add_to_settings_file(confirm)
+        self._write_entry(confirm)
 
     def add_via_settings_file(self) -> None:
         self.step_errors.pop(2, None)
-        self._add_to_settings_file(None)
+        self._write_entry(None)
 
-    def _add_to_settings_file(self, confirm: Callable[[], bool] | None) -> None:
+    def switch_claude(self, *, confirm: Callable[[], bool] | None = None) -> None:
+        """Make Claude Desktop's entry this app's own: the other mode's entry, or one with credentials
+        of its own, is replaced (the real app in a build with the extension: by the extension)."""
+        self.step_errors.pop(2, None)
+        status = self.core.claude_status()
+        if self.core.demo and status.extension is not None and status.check.entry is None:
+            self.step_errors[2] = (
+                "The SearchDesk extension is still in Claude Desktop. Remove it there first (Settings, "
+                "Extensions, SearchDesk): SearchDesk cannot remove it for you."
+            )
+            self.refresh()
+            return
+        if not self.core.demo and self.core.add_method() == "bundle":
+            try:
+                self.core.remove_from_claude()
+            except cc.ClaudeConfigError as exc:
+                self.step_errors[2] = str(exc)
+                self.refresh()
+                return
+            self.add_to_claude()
+            return
+        self._write_entry(confirm, replace=True)
+
+    def _write_entry(self, confirm: Callable[[], bool] | None, *, replace: bool = False) -> None:
         allow_demo = False
         if self.core.demo:
-            ask = confirm or self._confirm_demo
-            if not ask():
+            if not (confirm or (lambda: self.ask(self.confirm_demo_box())))():
                 return
             allow_demo = True
         try:
-            self.core.add_to_claude(allow_demo=allow_demo)
+            self.core.add_to_claude(allow_demo=allow_demo, replace_real=replace and allow_demo)
         except cc.ClaudeConfigError as exc:
             self.step_errors[2] = str(exc)
         self.refresh()
@@ -508,20 +834,25 @@ class MainWindow(QMainWindow):
         box = QMessageBox(
             QMessageBox.Icon.Question,
             title(self.core.demo, "add the demo to Claude Desktop?"),
-            "Claude Desktop will then see SearchDesk's demo: made-up Search Console data, labelled as demo. "
-            "You can replace it with your real account later.",
+            "Claude Desktop will then use SearchDesk's demo: made-up Search Console data, labelled as demo. "
+            "To go back to your real account, start SearchDesk normally and switch there.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             self,
         )
         box.setDefaultButton(QMessageBox.StandardButton.No)
         return box
 
-    def _confirm_demo(self) -> bool:
-        box = self.confirm_demo_box()
-        try:
-            return box.exec() == QMessageBox.StandardButton.Yes
-        finally:
-            box.deleteLater()
+    def confirm_remove_box(self) -> QMessageBox:
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            title(self.core.demo, "remove from Claude Desktop?"),
+            "Remove SearchDesk from Claude Desktop? Claude will no longer reach your Search Console data "
+            "through SearchDesk. You can add it again at any time.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self,
+        )
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        return box
 
     def repair_claude(self) -> None:
         self.step_errors.pop(2, None)
@@ -531,7 +862,10 @@ class MainWindow(QMainWindow):
             self.step_errors[2] = str(exc)
         self.refresh()
 
-    def remove_from_claude(self) -> None:
+    def remove_from_claude(self, *, confirm: Callable[[], bool] | None = None) -> None:
+        """Asks first: removing breaks Claude's access until SearchDesk is added again."""
+        if not (confirm or (lambda: self.ask(self.confirm_remove_box())))():
+            return
         self.step_errors.pop(2, None)
         try:
             self.core.remove_from_claude()
@@ -540,9 +874,8 @@ class MainWindow(QMainWindow):
         self.refresh()
 
     def run_check(self) -> None:
-        self.core.last_check = BUSY
-        self.refresh()
         self.core.run_check()
+        self.refresh()
 
     def _signin_done(self, message: str) -> None:
         if message:
@@ -595,8 +928,12 @@ class MainWindow(QMainWindow):
         self.activateWindow()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.has_tray or self.quitting:
-            event.accept()  # the tray keeps the app reachable (or the app is quitting anyway)
+        if self.quitting:
+            event.accept()
+            return
+        if self.has_tray:
+            event.accept()  # the tray keeps the app reachable; the app says so
+            self.closed_to_tray.emit()
             return
         # No tray: closing would leave questions nobody can see. Minimise; "Quit SearchDesk" quits.
         event.ignore()
@@ -604,43 +941,141 @@ class MainWindow(QMainWindow):
 
 
 class ActivityWindow(QDialog):
-    """What was asked, when, by which client (as it says), the decision, and whether it was used."""
+    """The audit log of this session: what was asked, by whom (as it says), the answer, how, and use."""
 
-    COLUMNS = ("Asked", "Tool", "What was asked (values are not kept)", "Asked by (says it is)", "Decision", "Used")
+    COLUMNS = ("Asked", "What was asked", "Details", "Asked by (as it says)", "Answer", "How answered", "Used")
+    DETAILS = 2
+    #: Columns whose long cells wrap, at about this many characters (the others fit their contents).
+    WRAP_CHARS: ClassVar[dict[int, int]] = {3: 18, 4: 18}
+    #: The details column never gets narrower than this many characters (the table scrolls instead).
+    DETAILS_CHARS = 30
+    #: Values shown in a row; all of them are in its tooltip and in "Copy as CSV".
+    SHOWN_VALUES = 6
 
     def __init__(self, core: Core) -> None:
         super().__init__()
         self.core = core
         self.setWindowTitle(title(core.demo, "Activity"))
-        self.resize(820, 320)
         layout = QVBoxLayout(self)
         if core.demo:
             layout.addWidget(demo_banner())
         layout.addWidget(
-            plain_label("Questions asked since SearchDesk started. No tokens or answers are kept.", selectable=False)
+            plain_label(
+                "Every question Claude asked you since SearchDesk started, newest first. SearchDesk keeps this "
+                "list in memory only: it is gone when SearchDesk quits.",
+                selectable=False,
+            )
         )
+        self.empty = plain_label(
+            "Nothing yet. When Claude asks before changing something, the question and your answer appear here.",
+            selectable=False,
+        )
+        self.empty.setObjectName("empty")
+        layout.addWidget(self.empty)
         self.table = QTableWidget(0, len(self.COLUMNS))
         self.table.setHorizontalHeaderLabels(list(self.COLUMNS))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setWordWrap(True)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        layout.addWidget(self.table)
-        core.changed.connect(self.refresh)
+        self.table.horizontalHeader().setStretchLastSection(False)
+        copy = QAction("Copy", self.table)
+        copy.setShortcut(QKeySequence.StandardKey.Copy)
+        copy.triggered.connect(self.copy_selection)
+        self.table.addAction(copy)
+        layout.addWidget(self.table, 1)
+        buttons = FlowLayout(align_right=True)
+        self.csv_button = QPushButton("Copy as CSV")
+        self.csv_button.setAutoDefault(False)
+        self.csv_button.clicked.connect(self.copy_csv)
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        buttons.addWidget(self.csv_button)
+        buttons.addWidget(close)
+        layout.addLayout(buttons)
+        fit_to_screen(self, 1000, 520)
+        # A burst of questions is shown once, after it: the list is rebuilt on the next turn of the loop.
+        self._refresh_soon = QTimer(self)
+        self._refresh_soon.setSingleShot(True)
+        self._refresh_soon.timeout.connect(self.refresh)
+        core.changed.connect(self._changed)
 
-    def rows(self) -> list[list[str]]:
-        out = []
-        for a in reversed(self.core.book.activity):
-            asked = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(a.asked_at))
-            out.append([asked, a.tool, a.what, a.client, a.decision, "yes" if a.used else "no"])
-        return out
+    @staticmethod
+    def record(a: Activity, *, all_values: bool = False) -> list[str]:
+        """One row: the question's values as plain text, the answer in words."""
+        asked = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(a.asked_at))
+        answer = a.decision + (" (after Claude stopped waiting)" if a.late else "")
+        how = {"dialog": "dialog", "notification": "notification"}.get(a.answered_by, "")
+        used = ("yes" if a.used else "no") if a.decision.startswith("approved") else ""
+        details = values_text(a.values, 0 if all_values else ActivityWindow.SHOWN_VALUES)
+        return [asked, tool_title(a.tool), details, a.client, answer, how, used]
+
+    def rows(self, *, all_values: bool = False) -> list[list[str]]:
+        return [self.record(a, all_values=all_values) for a in reversed(self.core.book.activity)]
+
+    def fit_columns(self) -> None:
+        """Every header whole; short columns fit their contents, long ones wrap; the details take the
+        rest of the width (at least DETAILS_CHARS: on a narrow screen the table scrolls sideways)."""
+        table, header = self.table, self.table.horizontalHeader()
+        char = table.fontMetrics().horizontalAdvance("x")
+        used = 0
+        for c in range(len(self.COLUMNS)):
+            if c == self.DETAILS:
+                continue
+            width = max(table.sizeHintForColumn(c), header.sectionSizeHint(c))
+            if c in self.WRAP_CHARS:
+                width = max(header.sectionSizeHint(c), min(width, self.WRAP_CHARS[c] * char))
+            table.setColumnWidth(c, width)
+            used += width
+        room = table.viewport().width() - used
+        table.setColumnWidth(self.DETAILS, max(room, header.sectionSizeHint(self.DETAILS), self.DETAILS_CHARS * char))
+        table.resizeRowsToContents()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
+
+    def _changed(self) -> None:
+        if self.isVisible():
+            self._refresh_soon.start(0)
 
     def refresh(self) -> None:
         rows = self.rows()
+        whole = self.rows(all_values=True)
+        self.empty.setVisible(not rows)
+        self.table.setVisible(bool(rows))
+        self.csv_button.setEnabled(bool(rows))
         self.table.setRowCount(len(rows))
-        for r, row in enumerate(rows):
+        for r, (row, full) in enumerate(zip(rows, whole, strict=True)):
             for c, text in enumerate(row):
-                self.table.setItem(r, c, QTableWidgetItem(text))  # items are always plain text
+                item = QTableWidgetItem(text)  # items are always plain text
+                if full[c] != text:
+                    item.setToolTip(full[c])
+                self.table.setItem(r, c, item)
+        self.fit_columns()
+
+    def csv_text(self) -> str:
+        """The whole log as CSV, every value in full, cells escaped as the server's CSV export does."""
+        from searchdesk_server.tools.export import safe_cell
+
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(self.COLUMNS)
+        for row in self.rows(all_values=True):
+            writer.writerow([safe_cell(cell) for cell in row])
+        return out.getvalue()
+
+    def copy_csv(self) -> None:
+        QGuiApplication.clipboard().setText(self.csv_text())
+        self.csv_button.setText("Copied as CSV")
+
+    def copy_selection(self) -> None:
+        cells = sorted((i.row(), i.column(), i.text()) for i in self.table.selectedItems())
+        lines: dict[int, list[str]] = {}
+        for row, _col, text in cells:
+            lines.setdefault(row, []).append(text.replace("\n", "; "))
+        QGuiApplication.clipboard().setText("\n".join("\t".join(v) for v in lines.values()))
 
 
 def versions(core: Core) -> list[tuple[str, str]]:
@@ -652,16 +1087,16 @@ def versions(core: Core) -> list[tuple[str, str]]:
     from .logs import log_dir
 
     try:
-        store = core.keystore.backend_name
+        store = core.keystore.place
     except Exception as exc:
-        store = f"none usable ({type(exc).__name__})"
+        store = f"no keyring SearchDesk can use ({type(exc).__name__})"
     return [
         ("SearchDesk app", __version__ + (" (demo)" if core.demo else "")),
         ("SearchDesk server", searchdesk_server.__version__),
         ("Qt / PySide6", f"{QtCore.qVersion()} / {PySide6.__version__}"),
         ("Python", f"{platform.python_version()} on {sys.platform}"),
         ("Sign-in kept in", store),
-        ("Log files", str(log_dir())),
+        ("Log files", cc.display_path(log_dir())),
     ]
 
 
@@ -670,15 +1105,15 @@ class AboutDialog(QDialog):
         super().__init__()
         self.setWindowTitle(title(core.demo, "About"))
         layout = QVBoxLayout(self)
-        heading = plain_label(app_name(core.demo), selectable=False)
-        font = QFont(heading.font())
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * 1.4)
-        heading.setFont(font)
-        layout.addWidget(heading)
+        layout.addWidget(bold(plain_label(app_name(core.demo), selectable=False), 1.4))
         self.rows = versions(core)
         for name, value in self.rows:
             layout.addWidget(plain_label(f"{name}: {value}"))
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(self.close)
-        layout.addWidget(buttons)
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(close)
+        layout.addStretch(1)
+        layout.addLayout(row)
+        fit_to_screen(self, 620, 320)

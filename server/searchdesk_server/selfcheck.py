@@ -7,13 +7,32 @@ in plain words whether it works and, if not, precisely why.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
+from .text import flatten
+
 START_TIMEOUT = 30.0
 CALL_TIMEOUT = 60.0
+CELL_CHARS = 80
+TABLE_ROWS = 10
+
+
+@dataclass(frozen=True)
+class CheckTable:
+    """One answer the check got, as rows a window can lay out as plain text.
+
+    Built from the tools' structured results; every cell from Google is flattened (one line, no
+    control or bidi characters) and cut, so it reads as what it is wherever it is shown.
+    """
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    more: int = 0  # rows left out
 
 
 @dataclass
@@ -23,6 +42,13 @@ class CheckReport:
     lines: list[str] = field(default_factory=list)
     properties: int = 0
     tools: int = 0
+    #: Why it failed, for a program to word it its own way: a key of VERDICTS, or "start",
+    #: "switched_off", "no_properties", "error". Empty when it passed.
+    kind: str = ""
+    tables: list[CheckTable] = field(default_factory=list)
+    #: What the server said when it failed in a way VERDICTS does not name (its error text or its
+    #: error output); for a named kind the verdict says all a person needs.
+    error: str = ""
 
     def render(self) -> str:
         mark = "PASS" if self.ok else "FAIL"
@@ -53,10 +79,63 @@ VERDICTS = {
 }
 
 
-def _problem(result: Any) -> str:
+def _fail(report: CheckReport, result: Any) -> None:
     """Name the cause a person can act on, from the kind the server put in its error result."""
-    kind = (result.structured_content or {}).get("kind")
-    return VERDICTS.get(str(kind), "The server answered with an error (above).")
+    kind = str((result.structured_content or {}).get("kind"))
+    report.kind = kind if kind in VERDICTS else "error"
+    report.verdict = VERDICTS.get(kind, "The server answered with an error (above).")
+    report.error = "" if kind in VERDICTS else _text(result)
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, bool) or value is None:
+        return "" if value is None else ("yes" if value else "no")
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return flatten(str(value), CELL_CHARS)
+
+
+def _table(title: str, columns: Iterable[str], rows: list[list[object]]) -> CheckTable:
+    shown = tuple(tuple(_cell(v) for v in row) for row in rows[:TABLE_ROWS])
+    return CheckTable(title, tuple(columns), shown, max(0, len(rows) - TABLE_ROWS))
+
+
+def _dicts(value: object) -> list[dict[str, Any]]:
+    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
+
+
+def sites_table(data: dict[str, Any]) -> CheckTable:
+    rows = [[s.get("site"), s.get("permission")] for s in _dicts(data.get("sites"))]
+    return _table("Properties this account can see", ("Property", "Permission"), rows)
+
+
+def performance_table(data: dict[str, Any], site: str) -> CheckTable:
+    rows = [
+        [r.get("query"), r.get("clicks"), r.get("impressions"), r.get("ctr", 0) * 100, r.get("position")]
+        for r in _dicts(data.get("rows"))
+        if isinstance(r.get("ctr", 0), (int, float))
+    ]
+    title = f"Top searches, last 28 days ({_cell(site)})"
+    return _table(title, ("Search", "Clicks", "Impressions", "CTR %", "Position"), rows)
+
+
+INSPECTION_FIELDS = (
+    ("verdict", "Verdict"),
+    ("coverage", "Coverage"),
+    ("indexing_state", "Indexing"),
+    ("robots_txt", "robots.txt"),
+    ("page_fetch", "Page fetch"),
+    ("last_crawl", "Last crawl"),
+)
+
+
+def inspection_table(data: dict[str, Any], url: str) -> CheckTable:
+    index = data.get("index") if isinstance(data.get("index"), dict) else {}
+    assert isinstance(index, dict)
+    rows: list[list[object]] = [[label, index[key]] for key, label in INSPECTION_FIELDS if key in index]
+    return _table(f"How Google sees {_cell(url)}", ("", ""), rows)
 
 
 def first_url(prop: str) -> str:
@@ -78,7 +157,9 @@ async def run_check(command: list[str], env: dict[str, str]) -> CheckReport:
             errlog.seek(0)
             stderr = errlog.read()[-2000:].strip()
             report.ok = False
+            report.kind = "start"
             report.verdict = "The server failed to start or stopped answering."
+            report.error = stderr
             report.lines.append(f"Could not talk to the server ({type(exc).__name__}).")
             if stderr:
                 report.lines.append("Its error output:")
@@ -93,21 +174,25 @@ async def _exercise(client: Any, report: CheckReport) -> None:
         report.tools = len(names)
         report.lines.append(f"Started; it offers {len(names)} tools.")
         if "list_sites" not in names:
+            report.kind = "switched_off"
             report.verdict = "list_sites is switched off (GSC_ALLOW_TOOLS / GSC_DENY_TOOLS); the check needs it."
             return
         sites = await client.call_tool("list_sites", {})
         report.lines += ["", "list_sites:"] + _indent(_text(sites))
         if sites.is_error:
-            report.verdict = _problem(sites)
+            _fail(report, sites)
             return
-        listed = (sites.structured_content or {}).get("sites", [])
-        props = [str(s["site"]) for s in listed if isinstance(s, dict) and isinstance(s.get("site"), str)]
+        data = sites.structured_content or {}
+        listed = _dicts(data.get("sites"))
+        props = [str(s["site"]) for s in listed if isinstance(s.get("site"), str)]
         report.properties = len(props)
+        report.tables.append(sites_table(data))
         failed = _accounts(report, (sites.structured_content or {}).get("accounts"))
         if not props and failed:
             report.verdict = _unreadable(props, failed)
             return
         if not props:
+            report.kind = "no_properties"
             report.verdict = "Signed in, but this account has no Search Console properties; add one in Search Console."
             return
         first = props[0]
@@ -116,14 +201,16 @@ async def _exercise(client: Any, report: CheckReport) -> None:
             perf = await client.call_tool("query_search_analytics", args)
             report.lines += ["", f"query_search_analytics (last 28 days, top queries, {first}):"] + _indent(_text(perf))
             if perf.is_error:
-                report.verdict = _problem(perf)
+                _fail(report, perf)
                 return
+            report.tables.append(performance_table(perf.structured_content or {}, first))
         if "inspect_url" in names:
             insp = await client.call_tool("inspect_url", {"site": first, "url": first_url(first)})
             report.lines += ["", f"inspect_url ({first_url(first)}):"] + _indent(_text(insp))
             if insp.is_error:
-                report.verdict = _problem(insp)
+                _fail(report, insp)
                 return
+            report.tables.append(inspection_table(insp.structured_content or {}, first_url(first)))
         noun = "property" if len(props) == 1 else "properties"
         if failed:
             report.verdict = _unreadable(props, failed)

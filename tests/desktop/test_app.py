@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import gc
+import io
 import json
 import os
 import tempfile
@@ -51,7 +53,8 @@ def test_wrong_key_file_says_which_it_is(qtbot: QtBot, place: dict, tmp_path: Pa
     client_file = tmp_path / "client.json"
     client_file.write_text(json.dumps({"installed": {"client_id": "x", "client_secret": "y"}}))
     window.use_service_account(client_file)
-    assert "is an OAuth client file (Desktop app), not a service-account key" in window.step1.detail.text()
+    assert "is an OAuth client file (Desktop app), not a service-account key" in window.step1.error.text()
+    assert window.step1.error.isVisibleTo(window)
     assert window.step1.state == PROBLEM
     finish(core)
 
@@ -99,7 +102,7 @@ def test_sign_in_with_own_client_then_token_hand_off(
             assert window.step1.status.text() == "Waiting for you in the browser…"
         assert done.args == [""]
         assert window.step1.status.text() == f"Signed in as {EMAIL}"
-        assert "Secret Service" in window.step1.detail.text()
+        assert "your system's keyring (GNOME Keyring)" in window.step1.detail.text()
         assert "Testing" in window.step1.detail.text()  # an own client: the 7-day warning
         assert KeyStore().load(EMAIL) is not None
         # A server asks the app for a token: minted from the stored refresh token at "Google".
@@ -161,6 +164,13 @@ def test_add_repair_remove_claude(qtbot: QtBot, place: dict, tmp_path: Path, rea
     assert window.step2.state == PROBLEM and "Repair" in window.step2.button_widgets
     qtbot.mouseClick(window.step2.button_widgets["Repair"], Qt.MouseButton.LeftButton)
     assert window.step2.state == OK
+    # Removing asks first; "No" leaves the entry where it is.
+    asked: list[str] = []
+    window.ask = lambda box: asked.append(box.text()) or False  # type: ignore[func-returns-value]
+    qtbot.mouseClick(window.step2.button_widgets["Remove from Claude Desktop"], Qt.MouseButton.LeftButton)
+    assert asked and "Remove SearchDesk from Claude Desktop?" in asked[0]
+    assert window.step2.state == OK
+    window.ask = lambda box: True
     qtbot.mouseClick(window.step2.button_widgets["Remove from Claude Desktop"], Qt.MouseButton.LeftButton)
     assert window.step2.status.text() == "Not added yet"
     finish(core)
@@ -246,8 +256,28 @@ def test_check_it_works_runs_the_real_server(qtbot: QtBot, place: dict) -> None:
     with qtbot.waitSignal(core.check_done, timeout=60_000):
         qtbot.mouseClick(window.step3.button_widgets["Check it works"], Qt.MouseButton.LeftButton)
         assert window.step3.status.text() == "Checking…"
-    assert window.step3.state == OK, window.check_output.toPlainText()
-    assert window.step3.status.text() == "Claude can see 5 properties through SearchDesk."
+    result = window.check_result
+    assert window.step3.state == OK, result.table.label.text()
+    assert window.step3.status.text() == "It works"
+    assert result.isVisibleTo(window) and result.heading.text() == "What Claude would see"
+    assert result.verdict.text() == "Claude can see 5 properties through SearchDesk."
+    assert (
+        result.subject.text()
+        == "Checked for the demo (no Google account), with Claude Desktop's SearchDesk entry (the demo)."
+    )
+    table = result.table.label
+    assert table.textFormat() == Qt.TextFormat.PlainText
+    assert table.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse
+    lines = table.text().splitlines()
+    width = len("https://shop.example.org/")  # the longest property: the column is as wide
+    assert lines[0] == "Properties this account can see"
+    assert lines[1:3] == [
+        "Property".ljust(width) + "  Permission",
+        "-" * width + "  " + "-" * len("siteRestrictedUser"),
+    ]
+    assert "sc-domain:example.com".ljust(width) + "  siteOwner" in lines
+    assert not any(line.startswith("|") for line in lines)  # no Markdown
+    assert "\u202e" not in table.text()  # the demo's bidi override is gone, not hidden in the table
     finish(core)
 
 
@@ -265,9 +295,8 @@ def test_tray_menu_and_window_show_state(qtbot: QtBot, place: dict) -> None:
         autostart=place["autostart"],
     )
     texts = tray.texts()
-    assert texts[:4] == [
+    assert texts[:3] == [
         "DEMO: made-up data, no Google account",
-        "Demo (no Google account)",
         "Claude Desktop: not added",
         "No approvals waiting",
     ]
@@ -275,11 +304,15 @@ def test_tray_menu_and_window_show_state(qtbot: QtBot, place: dict) -> None:
     core.book.ask(question())
     tray.rebuild()
     review = next(a for a in tray.menu.actions() if a.text().startswith("1 approval"))
-    assert review.isEnabled()
+    assert review.text() == "1 approval question waiting: review" and review.isEnabled()
     review.trigger()
     assert opened == ["review"]
-    qtbot.waitUntil(lambda: window.status_lines()[2] == "1 approval(s) waiting")
-    assert window.review_button.isEnabled()
+    qtbot.waitUntil(lambda: window.status_lines()[2] == "1 approval waiting")
+    assert window.approvals.review_button.isEnabled()
+    assert window.approvals.waiting.text() == "1 approval question waiting for you."
+    assert tray.toolTip() == "SearchDesk (Demo): 1 question waiting"
+    core.book.ask(question("https://other.example/"))
+    qtbot.waitUntil(lambda: window.approvals.waiting.text() == "2 approval questions waiting for you.")
     start = next(a for a in tray.menu.actions() if a.text() == "Start at login")
     start.trigger()
     assert place["autostart"].is_enabled()
@@ -287,23 +320,91 @@ def test_tray_menu_and_window_show_state(qtbot: QtBot, place: dict) -> None:
     finish(core)
 
 
-def test_activity_window_lists_questions_without_values(qtbot: QtBot, place: dict) -> None:
+def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtGui import QGuiApplication
+
+    from searchdesk_server.agent.protocol import Value
+    from searchdesk_server.tools import export
+
     core = make_core(place, demo=True)
-    entry = core.book.ask(question("https://secret-value.example/"))
-    core.book.answer(entry.fingerprint, True, "dialog")
-    core.book.take(entry.fingerprint)
     activity = ActivityWindow(core)
     qtbot.addWidget(activity)
+    activity.show()
     activity.refresh()
+    assert activity.empty.isVisibleTo(activity) and not activity.table.isVisibleTo(activity)
+    assert activity.empty.text().startswith("Nothing yet.")
+    assert not activity.csv_button.isEnabled()
+
+    sitemap = (Value("Property", "sc-domain:example.com"), Value("Sitemap", "https://www.example.com/old.xml"))
+    used = core.book.ask(question("https://a.example/", tool="delete_sitemap", values=sitemap))
+    core.book.answer(used.fingerprint, True, "notification")
+    core.book.take(used.fingerprint)
+    denied = core.book.ask(question("https://b.example/"))
+    core.book.answer(denied.fingerprint, False, "dialog")
+    late = core.book.ask(question("https://c.example/", tool="unverify_site", values=(Value("Site", "c.example"),)))
+    core.book.stopped_waiting(late.fingerprint)
+    core.book.answer(late.fingerprint, True, "dialog")
+    formula = (Value("Site", "https://d.example/"), Value("Added", '=HYPERLINK("https://evil.example","x")'))
+    core.book.ask(question("https://d.example/", tool="update_site_owners", values=formula))
+    qtbot.waitUntil(lambda: activity.table.rowCount() == 4)
+    assert activity.table.isVisibleTo(activity) and not activity.empty.isVisibleTo(activity)
     rows = activity.rows()
-    assert rows[0][1:] == [
-        "delete_site",
-        entry.request.what,
-        "Claude Desktop 0.9.1",
-        "approved",
-        "yes",
+    assert [r[1:] for r in rows] == [
+        [
+            "Set site owners",
+            'Site: https://d.example/\nAdded: =HYPERLINK("https://evil.example","x")',
+            "Claude Desktop 0.9.1",
+            "waiting",
+            "",
+            "",
+        ],
+        [
+            "Unverify site",
+            "Site: c.example",
+            "Claude Desktop 0.9.1",
+            "approved (after Claude stopped waiting)",
+            "dialog",
+            "no",
+        ],
+        ["Delete property", "Property: https://b.example/", "Claude Desktop 0.9.1", "denied", "dialog", ""],
+        [
+            "Delete sitemap",
+            "Property: sc-domain:example.com\nSitemap: https://www.example.com/old.xml",
+            "Claude Desktop 0.9.1",
+            "approved",
+            "notification",
+            "yes",
+        ],
     ]
-    assert not any("secret-value" in cell for row in rows for cell in row)
+    # Whole headers; every cell plain text and selectable.
+    header = activity.table.horizontalHeader()
+    assert all(header.sectionSize(i) >= header.sectionSizeHint(i) for i in range(header.count()))
+    assert activity.table.selectionMode() is not activity.table.SelectionMode.NoSelection
+    activity.table.setCurrentCell(3, 2)
+    activity.copy_selection()
+    assert (
+        QGuiApplication.clipboard().text()
+        == "Property: sc-domain:example.com; Sitemap: https://www.example.com/old.xml"
+    )
+    # Copy as CSV: every row, the formula defused exactly as the server's CSV export does it.
+    activity.copy_csv()
+    parsed = list(csv.reader(io.StringIO(QGuiApplication.clipboard().text())))
+    assert parsed[0] == list(ActivityWindow.COLUMNS) and len(parsed) == 5
+    assert parsed[1][2] == 'Site: https://d.example/\nAdded: =HYPERLINK("https://evil.example","x")'  # not first
+    monkeypatch.setattr(export, "safe_cell", lambda value: "<escaped>")  # the very function, not a copy of it
+    assert set(next(csv.reader(io.StringIO(activity.csv_text().splitlines()[1])))) == {"<escaped>"}
+    finish(core)
+
+
+def test_csv_cells_that_start_a_formula_are_escaped(qtbot: QtBot, place: dict) -> None:
+    from searchdesk_server.agent.protocol import Value
+
+    core = make_core(place, demo=True)
+    core.book.ask(question("https://e.example/", client="=cmd|' /C calc'!A0", values=(Value("Site", "x"),)))
+    activity = ActivityWindow(core)
+    qtbot.addWidget(activity)
+    parsed = list(csv.reader(io.StringIO(activity.csv_text())))
+    assert parsed[1][3] == "'=cmd|' /C calc'!A0 0.9.1"
     finish(core)
 
 
@@ -351,14 +452,14 @@ def test_log_redacts_token_shapes() -> None:
 
 
 def test_screenshots_render(tmp_path: Path, qtbot: QtBot) -> None:
+    """Offscreen (no colour-scheme switching) the light pictures are written and the dark ones skipped."""
     from PySide6.QtGui import QImage
 
-    from searchdesk_desktop.screenshots import render
+    from searchdesk_desktop.screenshots import PICTURES, render
 
     before = {k: os.environ.get(k) for k in ("HOME", "SEARCHDESK_OAUTH_CLIENT_FILE")}
     paths = render(tmp_path)
-    names = ["first-run.png", "approval-dialog.png", "notification-linux.png", "settings.png", "activity.png"]
-    assert [p.name for p in paths] == names
+    assert [p.name for p in paths] == [f"{name}.png" for name, _ in PICTURES]
     assert {k: os.environ.get(k) for k in before} == before  # the environment is put back
     for p in paths:
         image = QImage(str(p))

@@ -254,3 +254,29 @@ def test_closed_before_armed_stays_open_and_review_brings_it_back(qtbot: QtBot) 
     assert queue.dialog is dialog and "1 more" in dialog.queue_label.text()
     assert entry.state is State.PENDING
     queue.close()
+
+
+def test_queue_line_says_question_or_questions(qtbot: QtBot) -> None:
+    dialog, _ = make(qtbot)
+    dialog.set_waiting_after(1)
+    assert dialog.queue_label.text() == "1 more question waiting after this one."
+    dialog.set_waiting_after(3)
+    assert dialog.queue_label.text() == "3 more questions waiting after this one."
+
+
+def test_stopped_waiting_line_shows_only_once_claude_stopped_waiting(qtbot: QtBot) -> None:
+    book = ApprovalBook()
+    queue = ApprovalQueue(book, arm_delay_ms=0)
+    entry = book.ask(question())
+    qtbot.waitUntil(lambda: queue.dialog is not None)
+    dialog = queue.dialog
+    assert dialog is not None and not dialog.stopped_label.isVisibleTo(dialog)
+    book.stopped_waiting(entry.fingerprint)
+    qtbot.waitUntil(lambda: dialog.stopped_label.isVisibleTo(dialog))
+    assert dialog.stopped_label.text() == (
+        "Claude stopped waiting — answer here, then ask Claude to try again within 5 minutes."
+    )
+    book.ask(question())  # the same question asked again: a call waits once more
+    qtbot.waitUntil(lambda: not dialog.stopped_label.isVisibleTo(dialog))
+    queue.close()
+    queue.deleteLater()

@@ -136,3 +136,17 @@ def test_reconsider_reopens_the_question_and_never_approves() -> None:
     assert b.reconsider(e.fingerprint) is None  # nothing to reconsider while it is open
     assert b.answer(e.fingerprint, True, "dialog") and b.take(e.fingerprint) == "approve"
     assert b.reconsider("0" * 64) is None
+
+
+def test_an_answer_after_the_caller_stopped_waiting_is_marked_late() -> None:
+    b, clock = book()
+    on_time = b.ask(question("https://a.example/", request_id="a"))
+    b.answer(on_time.fingerprint, True, "dialog")
+    late = b.ask(question("https://b.example/", request_id="b"))
+    b.stopped_waiting(late.fingerprint)
+    b.answer(late.fingerprint, False, "notification")
+    assert not on_time.activity.late and late.activity.late
+    assert late.activity.answered_at == clock.now and late.activity.values == (("Property", "https://b.example/"),)
+    assert b.late_answers() == [late]
+    clock.now += 301
+    assert b.late_answers() == []  # kept 5 minutes, like every answer

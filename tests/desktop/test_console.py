@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import console
 from searchdesk_desktop.__main__ import headless_check
+from searchdesk_server.selfcheck import CheckReport
 
 
 @dataclass
@@ -109,12 +110,9 @@ class FakeCore(QObject):
         QTimer.singleShot(0, lambda: self.check_done.emit(Report()))
 
 
-@dataclass
-class Report:
-    ok: bool = True
-
-    def render(self) -> str:
-        return "Started; it offers 25 tools.\n\nlist_sites:\n    5 properties\n\nPASS: Claude can see 5 properties."
+def Report() -> CheckReport:
+    lines = ["Started; it offers 25 tools.", "", "list_sites:", "    5 properties"]
+    return CheckReport(ok=True, verdict="Claude can see 5 properties.", lines=lines)
 
 
 def test_headless_check_with_no_stdout_ends_in_a_message_box(monkeypatch: pytest.MonkeyPatch, qtbot: QtBot) -> None:
@@ -130,3 +128,21 @@ def test_headless_check_with_no_stdout_ends_in_a_message_box(monkeypatch: pytest
     assert headless_check(demo=True) == 0
     assert seen == [("SearchDesk (Demo): check it works", "SearchDesk works.", "PASS: Claude can see 5 properties.")]
     assert details == [Report().render()]  # the whole report, behind "Show Details..."
+
+
+def test_a_failed_headless_check_speaks_the_apps_words(monkeypatch: pytest.MonkeyPatch, qtbot: QtBot) -> None:
+    """`searchdesk --check` is the app: its verdict is the window's, not the server's command-line words."""
+    import searchdesk_desktop.core
+    from searchdesk_desktop.core import CHECK_WORDS
+
+    class FailingCore(FakeCore):
+        def run_check(self) -> None:
+            failed = CheckReport(ok=False, kind="not_configured", verdict="Not configured: … (see docs).")
+            QTimer.singleShot(0, lambda: self.check_done.emit(failed))
+
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(searchdesk_desktop.core, "Core", FailingCore)
+    assert headless_check(demo=False) == 1
+    assert out.getvalue().splitlines()[-1] == "FAIL: " + CHECK_WORDS["not_configured"]
+    assert "see docs" not in out.getvalue()

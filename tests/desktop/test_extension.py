@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from searchdesk_desktop import __version__
 from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop.extension import choose_method, find_bundle, installed_extension
 from searchdesk_desktop.windows import OK, PROBLEM, TODO
@@ -110,7 +111,7 @@ def test_bundle_the_system_will_not_open_falls_back_to_the_settings_file(
     window = make_window(qtbot, core, place)
     window.add_to_claude()
     assert window.step2.state == OK
-    assert "did not open SearchDesk's extension file" in window.step2.detail.text()
+    assert "did not open SearchDesk's extension file" in window.step2.error.text()
     assert json.loads(Path(place["claude_path"]).read_text())["mcpServers"]["searchdesk"]
     finish(core)
 
@@ -130,9 +131,10 @@ def test_installed_extension_counts_as_added_and_twice_is_flagged(
 ) -> None:
     ours = Path(place["claude_path"]).parent / "Claude Extensions" / "local.mcpb.searchdesk.searchdesk"
     ours.mkdir(parents=True)
-    (ours / "manifest.json").write_text('{"name": "searchdesk"}')
+    (ours / "manifest.json").write_text(json.dumps({"name": "searchdesk", "version": __version__}))
     core = make_core(place)
     window = make_window(qtbot, core, place)
+    window.ask = lambda box: True
     assert window.step2.state == OK and window.step2.status.text() == "Added to Claude Desktop as an extension"
     assert core.claude_status().short == "Claude Desktop: added (extension)"
     core.add_to_claude()

@@ -50,7 +50,10 @@ def test_every_catalogue_group_has_a_checkbox(qtbot: QtBot, place: dict) -> None
     window = open_settings(qtbot, core)
     assert list(window.group_boxes) == list(GROUPS)
     assert window.all_tools.isChecked() and not any(b.isEnabled() for b in window.group_boxes.values())
-    assert "query_search_analytics" in window.group_boxes["analytics"].toolTip()
+    # The tools' own titles, never their programmatic names; the guarded ones say they ask first.
+    assert window.group_boxes["analytics"].toolTip() == "Lets Claude: Search performance"
+    sitemaps = window.group_boxes["sitemaps"].toolTip()
+    assert "Delete sitemap (asks you first)" in sitemaps and "_" not in sitemaps
     finish(core)
 
 
@@ -150,7 +153,8 @@ def test_unreadable_claude_file_keeps_the_settings_and_says_so(qtbot: QtBot, pla
     path.write_text("{ broken")
     tick(qtbot, window.read_only)
     assert window.save()
-    assert "Claude Desktop's settings were not changed" in window.status.text()
+    assert "Claude Desktop's settings were not changed" in window.status_error.text()
+    assert window.status_error.isVisibleTo(window) and not window.status.isVisibleTo(window)
     assert path.read_text() == "{ broken" and AppSettings.load(place["settings_path"]).read_only
     finish(core)
 

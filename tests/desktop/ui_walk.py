@@ -1,0 +1,392 @@
+"""Walk every window of the app through the states a person meets, and check each one.
+
+Run as a program (``python -m tests.desktop.ui_walk``) by ``test_readable.py``, one process per screen
+set-up: the screen's size and Qt's scale factor are fixed when Qt starts, so each combination needs a
+process of its own. The screen comes from the offscreen platform's ``configfile=`` option (or, for the
+colour schemes, a real X server); the fonts are made larger here, before any window exists.
+
+The states (issue 15): the main window (demo and real × signed out, signed in, service account ×
+Claude Desktop's entry absent, the demo's, the real one's, a broken file × check not run, running,
+passed, failed; plus sign-in waiting), each Settings error, Activity empty and with 200 rows, the
+approval dialog for each guarded tool (with 1 and with 200 owners), and About. Everything is real —
+the app's own core and windows, the real keyring of the test session, Claude Desktop's settings
+file in a scratch folder, the self-check's results from the real server — except Google, which no
+state needs.
+
+Prints a JSON list of problems (empty: every state passed) on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import pickle
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtWidgets import QApplication, QWidget
+
+from searchdesk_desktop import claude_config as cc
+from searchdesk_desktop.approval_dialog import ApprovalDialog, fit_height
+from searchdesk_desktop.approvals import ApprovalBook
+from searchdesk_desktop.core import Core
+from searchdesk_desktop.keystore import KeyStore, SignInRecord
+from searchdesk_desktop.settings import AppSettings
+from searchdesk_desktop.settings_window import SettingsWindow
+from searchdesk_desktop.windows import AboutDialog, ActivityWindow, MainWindow
+from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Value
+from searchdesk_server.approval import question as server_question
+from tests.desktop.uicheck import contrast_problems, layout_problems
+
+ACCOUNT = "alex.morgan@example-garden-supplies.com"
+SA_EMAIL = "searchdesk-reader@example-garden-supplies.iam.gserviceaccount.com"
+CLIENT_ID = "123456789012-release.apps.googleusercontent.com"
+
+Check = Callable[[QWidget, str], list[str]]
+ENTRIES = ("no entry", "demo entry", "real entry", "entry with its own credentials", "broken file")
+
+
+def settle(qapp: QApplication) -> None:
+    """Let layouts and deferred deletions run (a window's final geometry comes a few events later)."""
+    for _ in range(3):
+        qapp.processEvents()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # buttons a state replaced
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+
+
+class Scene:
+    """A scratch home for one walk: Claude Desktop's folder, a server program, settings, a socket."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.claude = root / "Claude" / cc.CONFIG_NAME
+        self.claude.parent.mkdir(parents=True)
+        exe = root / "app" / "searchdesk-server"
+        exe.parent.mkdir()
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+        self.server = cc.ServerCommand(str(exe))
+        self.sockets = Path(tempfile.mkdtemp(prefix="sdw-"))  # short: a socket path has a length limit
+        self.key_file = root / "service-account.json"
+        self.key_file.write_text(
+            json.dumps(
+                {
+                    "type": "service_account",
+                    "client_email": SA_EMAIL,
+                    "private_key": "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n",
+                }
+            )
+        )
+        self.client_file = root / "oauth_client.json"
+        self.client_file.write_text(json.dumps({"installed": {"client_id": CLIENT_ID, "client_secret": "x"}}))
+        self._count = 0
+
+    def core(self, *, demo: bool, account: str) -> Core:
+        self._count += 1
+        settings = self.root / f"settings-{self._count}.json"
+        AppSettings(
+            site_url="sc-domain:example-garden-supplies.com",
+            allowed_sites=["sc-domain:example-garden-supplies.com", "https://shop.example-garden-supplies.com/"],
+            service_account_file=str(self.key_file) if account == "service account" else "",
+            first_run_done=True,
+        ).save(settings)
+        store = KeyStore()
+        store.delete()
+        if account == "signed in":
+            store.save(
+                SignInRecord(
+                    refresh_token="1//walk-not-a-real-token",
+                    account=ACCOUNT,
+                    client_kind="packaged",
+                    client_id=CLIENT_ID,
+                    scopes=("https://www.googleapis.com/auth/webmasters",),
+                    issued_at=int(time.time()),
+                )
+            )
+        core = Core(
+            demo=demo,
+            settings_path=settings,
+            claude_path=self.claude,
+            keystore=store,
+            socket_path=str(self.sockets / f"a{self._count}.sock"),
+            server=self.server,
+            open_browser=lambda url: False,
+        )
+        core.start()
+        return core
+
+    def entry(self, kind: str) -> None:
+        """Claude Desktop's settings file: no entry, the demo's entry, the real one's, or not JSON."""
+        socket = str(self.sockets / f"a{self._count}.sock")
+        self.claude.unlink(missing_ok=True)
+        if kind == "demo entry":
+            cc.add(self.claude, self.server, cc.ServerSettings(demo=True, agent_socket=socket), allow_demo=True)
+        elif kind == "real entry":
+            cc.add(self.claude, self.server, cc.ServerSettings(agent_socket=socket))
+        elif kind == "entry with its own credentials":
+            cc.add(self.claude, self.server, cc.ServerSettings(agent_socket=socket))
+            data = json.loads(self.claude.read_text())
+            data["mcpServers"]["searchdesk"]["env"]["GSC_REFRESH_TOKEN"] = "1//not-a-real-token"
+            self.claude.write_text(json.dumps(data))
+        elif kind == "broken file":
+            self.claude.write_text('{"mcpServers": {"searchdesk": {"command": "/opt/SearchDesk/searchdesk-server",')
+
+    def close(self) -> None:
+        KeyStore().delete()
+        for p in self.sockets.iterdir():
+            p.unlink()
+        self.sockets.rmdir()
+
+
+def dispose(*objects: Any) -> None:
+    for obj in objects:
+        if isinstance(obj, Core):
+            obj.stop()
+            obj.listener.deleteLater()
+        if obj is not None:
+            obj.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def request(q: Any, number: int, client: tuple[str, str] = ("claude-ai", "0.14.10")) -> ApprovalRequest:
+    return ApprovalRequest(
+        request_id=f"walk-{number}",
+        tool=q.tool,
+        what=q.what,
+        consequence=q.consequence,
+        values=tuple(Value(label, value) for label, value in q.values),
+        fingerprint=q.fingerprint,
+        client=ClientInfo(*client),
+        wait_s=40,
+    )
+
+
+def owners(n: int, who: str) -> list[str]:
+    return [f"{who}-{i:03d}.seo-contractor@agency-example-partners.com" for i in range(n)]
+
+
+def questions() -> dict[str, Any]:
+    site = "https://www.example-garden-supplies.com/"
+    return {
+        "delete_site": server_question.delete_site(site),
+        "delete_sitemap": server_question.delete_sitemap(
+            site, "https://www.example-garden-supplies.com/sitemaps/products-2026-archive-part-07.xml"
+        ),
+        "unverify_site": server_question.unverify_site(site),
+        "update_site_owners (1 owner)": server_question.update_site_owners(
+            site, [ACCOUNT, "old.agency@example.net"], [ACCOUNT, "new.agency@example.net"], ACCOUNT
+        ),
+        "update_site_owners (200 owners)": server_question.update_site_owners(
+            site, [ACCOUNT, *owners(200, "old")], [ACCOUNT, *owners(200, "new")], ACCOUNT
+        ),
+    }
+
+
+# --- the walk ---------------------------------------------------------------------------------------
+
+
+def main_window_states(qapp: QApplication, scene: Scene, reports: dict[str, Any]) -> Iterator[tuple[str, QWidget]]:
+    for demo in (False, True):
+        accounts = ["demo"] if demo else ["signed out", "signed in", "service account", "no OAuth client"]
+        for account in accounts:
+            with _client_file(scene, present=account != "no OAuth client"):
+                core = scene.core(demo=demo, account=account)
+                window = MainWindow(core, has_tray=True)
+                window.show()
+                mode = "demo" if demo else "real"
+                for entry in ENTRIES:
+                    scene.entry(entry)
+                    for check, result in (("not checked", None), ("checking", "busy"), *reports.items()):
+                        core.last_check = result
+                        window.refresh()
+                        settle(qapp)
+                        yield f"main window ({mode}, {account}, {entry}, check {check})", window
+                if account == "signed out":
+                    core.sign_in()
+                    window.refresh()
+                    settle(qapp)
+                    yield f"main window ({mode}, sign-in waiting)", window
+                    core.cancel_sign_in()
+                if account in ("signed in", "demo"):
+                    yield from _approval_states(qapp, core, window, mode)
+                window.close()
+                dispose(window, core)
+
+
+def _approval_states(qapp: QApplication, core: Core, window: MainWindow, mode: str) -> Iterator[tuple[str, QWidget]]:
+    """Questions waiting, and answers given after Claude stopped waiting (approved, and said no)."""
+    asked = list(questions().items())
+    entries = [core.book.ask(request(q, 900 + n)) for n, (_name, q) in enumerate(asked)]
+    window.refresh()
+    settle(qapp)
+    yield f"main window ({mode}, {len(entries)} questions waiting)", window
+    for n, entry in enumerate(entries):
+        core.book.stopped_waiting(entry.fingerprint)
+        core.book.answer(entry.fingerprint, n % 2 == 0, "dialog")
+    window.refresh()
+    settle(qapp)
+    yield f"main window ({mode}, answers after Claude stopped waiting)", window
+    for entry in entries:
+        core.book.take(entry.fingerprint)
+
+
+@contextlib.contextmanager
+def _client_file(scene: Scene, *, present: bool) -> Iterator[None]:
+    """A release build has an OAuth client built in; a development build has none."""
+    saved = os.environ.pop("SEARCHDESK_OAUTH_CLIENT_FILE", None)
+    if present:
+        os.environ["SEARCHDESK_OAUTH_CLIENT_FILE"] = str(scene.client_file)
+    try:
+        yield
+    finally:
+        os.environ.pop("SEARCHDESK_OAUTH_CLIENT_FILE", None)
+        if saved is not None:
+            os.environ["SEARCHDESK_OAUTH_CLIENT_FILE"] = saved
+
+
+def settings_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWidget]]:
+    for demo in (False, True):
+        core = scene.core(demo=demo, account="signed in" if not demo else "demo")
+        scene.entry("demo entry" if demo else "real entry")
+        window = SettingsWindow(core)
+        window.show()
+        settle(qapp)
+        mode = "demo" if demo else "real"
+        yield f"settings ({mode})", window
+        for name, edit in SETTINGS_EDITS.items():
+            window.load()
+            edit(window)
+            settle(qapp)
+            yield f"settings ({mode}, {name})", window
+        window.load()
+        scene.entry("broken file")
+        window.save()
+        settle(qapp)
+        yield f"settings ({mode}, Claude's file broken on save)", window
+        window.close()
+        dispose(window, core)
+
+
+def _no_group(window: SettingsWindow) -> None:
+    window.all_tools.setChecked(False)
+    for box in window.group_boxes.values():
+        box.setChecked(False)
+
+
+def _default_not_allowed(window: SettingsWindow) -> None:
+    window.site.setText("sc-domain:other.example")
+    window.allowed.setText("sc-domain:a.example")
+
+
+#: Each mistake the Settings window explains beside its field.
+SETTINGS_EDITS: dict[str, Callable[[SettingsWindow], None]] = {
+    "no tool group": _no_group,
+    "default property ambiguous": lambda w: w.site.setText("example-garden-supplies.com"),
+    "allowed property refused": lambda w: w.allowed.setText("sc-domain:ok.example, ftp://files.example"),
+    "default not allowed": _default_not_allowed,
+}
+
+
+def activity_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWidget]]:
+    core = scene.core(demo=False, account="signed in")
+    window = ActivityWindow(core)
+    window.refresh()
+    window.show()
+    settle(qapp)
+    yield "activity (empty)", window
+    asked = list(questions().values())
+    for n in range(200):
+        q = asked[n % len(asked)]
+        entry = core.book.ask(request(q, n, client=("claude-ai", "0.14.10") if n % 3 else ("Claude Code", "2.1.4")))
+        if n % 4:
+            core.book.answer(entry.fingerprint, bool(n % 2), "dialog" if n % 5 else "notification")
+            core.book.take(entry.fingerprint)
+    window.refresh()
+    settle(qapp)
+    yield "activity (200 rows)", window
+    window.close()
+    dispose(window, core)
+
+
+def approval_states(qapp: QApplication) -> Iterator[tuple[str, QWidget]]:
+    for number, (name, q) in enumerate(questions().items()):
+        for demo, stopped in ((False, False), (True, False), (False, True)):
+            book = ApprovalBook()
+            entry = book.ask(request(q, number))
+            if stopped:
+                book.stopped_waiting(entry.fingerprint)
+            dialog = ApprovalDialog(entry, demo=demo, arm_delay_ms=0, waiting_after=2)
+            dialog.show()
+            settle(qapp)
+            fit_height(dialog)
+            settle(qapp)
+            state = ", demo" if demo else ", Claude stopped waiting" if stopped else ""
+            yield f"approval dialog ({name}{state})", dialog
+            dialog.close_silently()
+            dispose(dialog)
+
+
+def about_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWidget]]:
+    for demo in (False, True):
+        core = scene.core(demo=demo, account="signed in" if not demo else "demo")
+        dialog = AboutDialog(core)
+        dialog.show()
+        settle(qapp)
+        yield f"about ({'demo' if demo else 'real'})", dialog
+        dialog.close()
+        dispose(dialog, core)
+
+
+def walk(qapp: QApplication, scene: Scene, reports: dict[str, Any]) -> Iterator[tuple[str, QWidget]]:
+    yield from main_window_states(qapp, scene, reports)
+    yield from settings_states(qapp, scene)
+    yield from activity_states(qapp, scene)
+    yield from approval_states(qapp)
+    yield from about_states(qapp, scene)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--check", choices=("layout", "contrast"), required=True)
+    p.add_argument("--scheme", choices=("light", "dark"), default="")
+    p.add_argument("--font-scale", type=float, default=1.0)
+    p.add_argument("--reports", type=Path, required=True, help="the self-check's results (pickled)")
+    args = p.parse_args(argv)
+    qapp = QApplication(sys.argv[:1])
+    if args.scheme:
+        qapp.setStyle("Fusion")
+        qapp.styleHints().setColorScheme(Qt.ColorScheme.Dark if args.scheme == "dark" else Qt.ColorScheme.Light)
+        settle(qapp)
+        wanted = Qt.ColorScheme.Dark if args.scheme == "dark" else Qt.ColorScheme.Light
+        if qapp.styleHints().colorScheme() != wanted:
+            print(json.dumps([f"the platform did not switch to the {args.scheme} colour scheme"]))
+            return 2
+    if args.font_scale != 1.0:
+        font = qapp.font()
+        font.setPointSizeF(font.pointSizeF() * args.font_scale)
+        qapp.setFont(font)
+    reports = pickle.loads(args.reports.read_bytes())
+    check: Check = layout_problems if args.check == "layout" else contrast_problems
+    problems: list[str] = []
+    states = 0
+    with tempfile.TemporaryDirectory(prefix="sdwalk-") as folder:
+        scene = Scene(Path(folder))
+        try:
+            for state, window in walk(qapp, scene, reports):
+                states += 1
+                problems += check(window, state)
+        finally:
+            scene.close()
+    print(json.dumps({"states": states, "problems": problems}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
