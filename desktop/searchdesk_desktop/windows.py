@@ -1057,7 +1057,7 @@ class ActivityWindow(QDialog):
 
     def csv_text(self) -> str:
         """The whole log as CSV, every value in full, cells escaped as the server's CSV export does."""
-        from searchdesk_server.tools.export import safe_cell
+        from searchdesk_server.tools.analytics.export import safe_cell
 
         out = io.StringIO()
         writer = csv.writer(out)

@@ -324,7 +324,7 @@ def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest
     from PySide6.QtGui import QGuiApplication
 
     from searchdesk_server.agent.protocol import Value
-    from searchdesk_server.tools import export
+    from searchdesk_server.tools.analytics import export
 
     core = make_core(place, demo=True)
     activity = ActivityWindow(core)

@@ -27,7 +27,7 @@ import pytest
 from searchdesk_desktop import claude_config as cc
 from searchdesk_server.selfcheck import run_check
 from tests.desktop.conftest import KeyringSession
-from tests.desktop.test_display import Xvfb, _require_xvfb
+from tests.desktop.xdisplay import Xvfb, require
 
 ROOT = Path(__file__).resolve().parents[2]
 WALK_TIMEOUT = 240
@@ -108,7 +108,7 @@ def test_every_window_fits_its_text(
 def test_every_text_is_readable_in_light_and_dark(
     scheme: str, reports: Path, tmp_path: Path, real_keyring: KeyringSession
 ) -> None:
-    server = Xvfb(_require_xvfb())
+    server = Xvfb(require("Xvfb", "xvfb xauth"))
     env = {
         **os.environ,
         "QT_QPA_PLATFORM": "xcb",
