@@ -244,7 +244,8 @@ class ApprovalBook:
         if entry is None or entry.state is not State.DENIED:
             return False
         entry.asked_again += 1
-        entry.activity.decision = f"denied; asked again {entry.asked_again} time(s)"
+        times = "once" if entry.asked_again == 1 else f"{entry.asked_again} times"
+        entry.activity.decision = f"denied; Claude asked again {times}"
         self._changed(entry)
         return True
 

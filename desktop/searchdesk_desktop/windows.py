@@ -514,7 +514,7 @@ class MainWindow(QMainWindow):
         more = len(entries) - ASKED_AGAIN_ROWS
         if more > 0:
             self.asked_again_box.addWidget(
-                plain_label(f"And {more} more question(s) Claude asked again; they appear here in turn.")
+                plain_label(f"And {plural(more, 'more question')} Claude asked again; they appear here in turn.")
             )
 
     def show_notice(self, text: str, shown: bool) -> None:

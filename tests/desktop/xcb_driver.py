@@ -121,7 +121,7 @@ def run_app(qapp: QApplication, socket_path: str) -> int:
             "dialog": shown,
             "counts": counter.counts,
             "main_active": window.isActiveWindow(),
-            "review": centre(window.review_button) if window.review_button.isEnabled() else None,
+            "review": centre(window.approvals.review_button) if window.approvals.review_button.isEnabled() else None,
             "change_my_mind": [centre(button) for _, _, button in window.asked_again_rows],
         }
 
