@@ -147,7 +147,7 @@ class CheckSubject:
     A result stands only while both are unchanged; ``key`` compares them.
     """
 
-    account: str  # "alex@example.com", "the demo", "no Google account"
+    account: str  # "you@example.com", "the demo", "no Google account"
     entry: str  # "Claude Desktop's SearchDesk entry", …
     key: tuple[str, ...]
 

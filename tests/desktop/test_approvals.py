@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from searchdesk_desktop.approvals import ApprovalBook, QueueFull, RequestIdReused, State
-from tests.desktop.helpers import question
+from tests.desktop.helpers import REAL_SERVER, question
 
 
 class Clock:
@@ -140,11 +140,11 @@ def test_reconsider_reopens_the_question_and_never_approves() -> None:
 
 def test_an_answer_after_the_caller_stopped_waiting_is_marked_late() -> None:
     b, clock = book()
-    on_time = b.ask(question("https://a.example/", request_id="a"))
-    b.answer(on_time.fingerprint, True, "dialog")
-    late = b.ask(question("https://b.example/", request_id="b"))
-    b.stopped_waiting(late.fingerprint)
-    b.answer(late.fingerprint, False, "notification")
+    on_time = b.ask(question("https://a.example/", request_id="a", requester=REAL_SERVER))
+    b.answer(on_time.key, True, "dialog")
+    late = b.ask(question("https://b.example/", request_id="b", requester=REAL_SERVER))
+    b.stopped_waiting(late.key)
+    b.answer(late.key, False, "notification")
     assert not on_time.activity.late and late.activity.late
     assert late.activity.answered_at == clock.now and late.activity.values == (("Property", "https://b.example/"),)
     assert b.late_answers() == [late]
