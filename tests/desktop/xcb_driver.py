@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import traceback
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSocketNotifier
@@ -63,7 +64,10 @@ class Control(QObject):
         while b"\n" in self._buffer:
             line, self._buffer = self._buffer.split(b"\n", 1)
             QApplication.sync()  # take in every X event already sent to us before answering
-            answer = self._handle(json.loads(line))
+            try:
+                answer = self._handle(json.loads(line))
+            except Exception:  # said to the test at once, rather than no answer at all
+                answer = {"driver_error": traceback.format_exc()}
             sys.stdout.write(json.dumps(answer) + "\n")
             sys.stdout.flush()
 
