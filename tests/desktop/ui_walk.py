@@ -5,10 +5,12 @@ set-up: the screen's size and Qt's scale factor are fixed when Qt starts, so eac
 process of its own. The screen comes from the offscreen platform's ``configfile=`` option (or, for the
 colour schemes, a real X server); the fonts are made larger here, before any window exists.
 
-The states (issue 15): the main window (demo and real × signed out, signed in, service account ×
-Claude Desktop's entry absent, the demo's, the real one's, a broken file × check not run, running,
-passed, failed; plus sign-in waiting), each Settings error, Activity empty and with 200 rows, the
-approval dialog for each guarded tool (with 1 and with 200 owners), and About. Everything is real —
+The states (issue 15): the main window (demo and real × signed out, signed in, service account, both
+of them × Claude Desktop's entry absent, the demo's, the real one's, a broken file × check not run,
+running, passed, failed; plus sign-in waiting, questions waiting, late answers and "Claude asked
+again"), each Settings error, Activity empty and with 200 rows, the approval dialog for each guarded
+tool (with 1 and with 200 owners; real, demo, an older server in the demo app, Claude stopped
+waiting; before and after it arms), and About. Everything is real —
 the app's own core and windows, the real keyring of the test session, Claude Desktop's settings
 file in a scratch folder, the self-check's results from the real server — except Google, which no
 state needs.
