@@ -21,6 +21,7 @@ from enum import Enum
 from typing import Literal
 
 from searchdesk_server.agent.protocol import ApprovalRequest, StatusDecision, answer_key
+from searchdesk_server.approval.question import KNOWN_CLIENTS, UNNAMED_CLIENTS
 
 KEEP_SECONDS = 300.0
 MAX_OPEN = 32
@@ -51,6 +52,15 @@ def origin(request: ApprovalRequest, *, demo_app: bool) -> Origin:
     if request.requester is not None:
         return Origin.DEMO if request.requester.demo else Origin.REAL
     return Origin.REAL_IN_DEMO_APP if demo_app else Origin.REAL
+
+
+def client_words(name: str, version: str) -> str:
+    """Who asked, for the Activity log: what the program says it is, a known name said plainly
+    (claude-ai: Claude Desktop), an SDK's default name as no name at all."""
+    if name.strip().casefold() in UNNAMED_CLIENTS:
+        return "a program that did not give its name"
+    plain = KNOWN_CLIENTS.get(name.strip().casefold(), name)
+    return f"{plain} {version}" if version else plain
 
 
 class RequestIdReused(Exception):
@@ -175,7 +185,7 @@ class ApprovalBook:
         return entry
 
     def _open(self, request: ApprovalRequest, request_ids: set[str] | None = None) -> Entry:
-        client = request.client.name + (f" {request.client.version}" if request.client.version else "")
+        client = client_words(request.client.name, request.client.version)
         account = request.requester.account or "" if request.requester is not None else ""
         values = tuple((v.label, v.value) for v in request.values)
         activity = Activity(self._wall(), request.tool, request.what, client, account, values=values)
@@ -244,7 +254,8 @@ class ApprovalBook:
         if entry is None or entry.state is not State.DENIED:
             return False
         entry.asked_again += 1
-        entry.activity.decision = f"denied; asked again {entry.asked_again} time(s)"
+        times = "once" if entry.asked_again == 1 else f"{entry.asked_again} times"
+        entry.activity.decision = f"denied; Claude asked again {times}"
         self._changed(entry)
         return True
 

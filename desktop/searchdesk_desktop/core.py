@@ -147,7 +147,7 @@ class CheckSubject:
     A result stands only while both are unchanged; ``key`` compares them.
     """
 
-    account: str  # "alex@example.com", "the demo", "no Google account"
+    account: str  # "you@example.com", "the demo", "no Google account"
     entry: str  # "Claude Desktop's SearchDesk entry", …
     key: tuple[str, ...]
 
@@ -606,14 +606,23 @@ class Core(QObject):
 
     # --- check it works ---------------------------------------------------------------------
     def check_subject(self) -> CheckSubject:
-        """The account and the entry a check run now would be about."""
+        """The accounts and the entry a check run now would be about: the server checks every account
+        Claude may use, so adding, removing or withholding one changes the subject too."""
         status = self.claude_status()
         account = self._account
-        who = {
-            Account.DEMO: "the demo (no Google account)",
-            Account.SIGNED_IN: account.account or "your Google account",
-            Account.SERVICE_ACCOUNT: f"the service account {account.account}",
-        }.get(account.state, "no Google account")
+        if account.state is Account.DEMO:
+            who = "the demo (no Google account)"
+        else:
+            names = [
+                row.email if row.state is Account.SIGNED_IN else f"the service account {row.email}"
+                for row in self.accounts.rows
+                if row.for_claude and row.ok
+            ]
+            if len(names) > 1:
+                who = f"{', '.join(names[:-1])} and {names[-1]}"
+            else:
+                who = names[0] if names else "no Google account"
+        accounts = tuple(f"{r.kind} {r.email} {r.state.value} {r.for_claude} {r.default}" for r in self.accounts.rows)
         entry = status.check.entry
         if entry is not None:
             what = "Claude Desktop's SearchDesk entry" + (" (the demo)" if cc.is_demo_entry(entry) else "")
@@ -624,7 +633,7 @@ class Core(QObject):
         else:
             what = "what SearchDesk will add to Claude Desktop"
             key = json.dumps(self.settings.server_settings(demo=self.demo).env(), sort_keys=True)
-        return CheckSubject(who, what, (account.state.value, account.account, key))
+        return CheckSubject(who, what, (account.state.value, *accounts, key))
 
     @property
     def last_check(self) -> Any:

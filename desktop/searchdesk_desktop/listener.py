@@ -484,13 +484,14 @@ class AgentListener(QObject):
             waiter.timer.stop()
             self._waiters.remove(waiter)
             if not self._closing:
-                self._maybe_stopped_waiting(waiter.request.fingerprint)
+                self._maybe_stopped_waiting(_key(waiter.request))
         if known and not self._closing:
             self.connections_changed.emit()
 
-    def _maybe_stopped_waiting(self, fingerprint: str) -> None:
-        if not any(w.request.fingerprint == fingerprint for w in self._waiters):
-            self.book.stopped_waiting(fingerprint)
+    def _maybe_stopped_waiting(self, key: str) -> None:
+        """No call waits for this question (its book key) any more: the book marks it."""
+        if not any(_key(w.request) == key for w in self._waiters):
+            self.book.stopped_waiting(key)
 
     # --- dispatch ---
     def _handle_line(self, conn: _Connection, line: bytes) -> None:
@@ -629,7 +630,7 @@ class AgentListener(QObject):
             decision = self.book.take(entry.key, served=request.request_id)
             return ApprovalResult(decision=_decision(decision), fingerprint=fp).to_json()
         if request.wait_s <= 0:
-            self._maybe_stopped_waiting(fp)
+            self._maybe_stopped_waiting(entry.key)
             return ApprovalResult(decision="pending", fingerprint=fp).to_json()
         timer = QTimer(self)
         timer.setSingleShot(True)
@@ -653,7 +654,7 @@ class AgentListener(QObject):
         if waiter in self._waiters:
             fp = waiter.request.fingerprint
             self._finish(waiter, protocol.encode_result(waiter.rpc_id, ApprovalResult("pending", fp).to_json()))
-            self._maybe_stopped_waiting(fp)
+            self._maybe_stopped_waiting(_key(waiter.request))
 
     def _entry_changed(self, entry: Entry) -> None:
         """An answer (or a withdrawal) arrived: tell whoever is waiting on this question."""

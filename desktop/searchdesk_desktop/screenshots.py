@@ -30,7 +30,7 @@ from typing import Any
 
 #: The Activity window's rows are asked at fixed times, so the image does not change run to run.
 ACTIVITY_DAY = (2026, 11, 27)
-ACCOUNT = "alex@example.com"
+ACCOUNT = "you@example.com"  # as the docs name it
 CLIENT_ID = "release.apps.googleusercontent.com"
 SCHEMES = ("light", "dark")
 
@@ -203,6 +203,15 @@ def late_answer(scene: Scene) -> Any:
     return scene.main_window(core)
 
 
+def asked_again(scene: Scene) -> Any:
+    """A property removal the person denied, which Claude asked about again: "Change my mind" beside it."""
+    core = scene.core(signed_in=True, added=True)
+    entry = core.book.ask(_request(_questions()["delete_site"], "asked-again"))
+    core.book.answer(entry.key, False, "dialog")
+    core.book.note_asked_again(entry.key)
+    return scene.main_window(core)
+
+
 def _approval(scene: Scene, tool: str, *, stopped: bool = False) -> Any:
     from .approval_dialog import ApprovalDialog
     from .approvals import ApprovalBook
@@ -339,6 +348,7 @@ PICTURES: list[tuple[str, Picture]] = [
     ("all-set", all_set),
     ("demo", demo),
     ("late-answer", late_answer),
+    ("asked-again", asked_again),
     ("approval-dialog", approval_dialog),
     ("approval-delete-site", approval_delete_site),
     ("approval-unverify-site", approval_unverify_site),
@@ -350,6 +360,9 @@ PICTURES: list[tuple[str, Picture]] = [
     ("activity", activity),
     ("about", about),
 ]
+
+#: Drawn in fixed colours (a notification server's bubble): one picture serves both schemes.
+SAME_IN_EVERY_SCHEME = frozenset({"notification-linux"})
 
 
 # --- rendering ---------------------------------------------------------------------------------------
@@ -368,16 +381,20 @@ def _set_scheme(qapp: Any, scheme: str) -> bool:
 
 def _natural_size(window: Any) -> None:
     """As large as the window's content wants at its width (within the screen), so nothing scrolls."""
-    from PySide6.QtWidgets import QScrollArea
+    from PySide6.QtWidgets import QScrollArea, QTableWidget
 
     from .approval_dialog import fit_height
 
     area = window.findChild(QScrollArea)
-    if area is not None and area.widget() is not None and type(window).__name__ != "ApprovalDialog":
+    table = window.findChild(QTableWidget)
+    room = window.screen().availableGeometry().height() - 40
+    if table is not None and table.isVisible():  # every row in view
+        extra = window.height() - table.viewport().height()
+        window.resize(window.width(), min(table.verticalHeader().length() + extra, room))
+    elif area is not None and area.widget() is not None and type(window).__name__ != "ApprovalDialog":
         content = area.widget()
         extra = window.height() - area.viewport().height()
         want = content.heightForWidth(area.viewport().width()) if content.hasHeightForWidth() else 0
-        room = window.screen().availableGeometry().height() - 40
         if want > 0:
             window.resize(window.width(), min(want + extra, room))
     else:
@@ -385,12 +402,17 @@ def _natural_size(window: Any) -> None:
 
 
 def grab(qapp: Any, window: Any, path: Path) -> Path:
-    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QEvent
 
     window.show()
     for _ in range(3):
         qapp.processEvents()
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    if hasattr(window, "armed"):  # an approval dialog as a person answers it: in front, its buttons on
+        window.activateWindow()
+        deadline = QDeadlineTimer(5000)
+        while not window.armed and not deadline.hasExpired():
+            qapp.processEvents()
     _natural_size(window)
     qapp.processEvents()
     window.grab().save(str(path))
@@ -428,6 +450,8 @@ def render(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
                         continue
                     suffix = "" if scheme == "light" else f"-{scheme}"
                     for name, picture in PICTURES:
+                        if scheme != "light" and name in SAME_IN_EVERY_SCHEME:
+                            continue
                         written.append(grab(qapp, picture(scene), out / f"{name}{suffix}.png"))
                         _dispose(scene)
             finally:

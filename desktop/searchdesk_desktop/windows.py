@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from PySide6.QtCore import QEvent, QSize, QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -29,7 +29,6 @@ from PySide6.QtGui import (
     QGuiApplication,
     QKeySequence,
     QPalette,
-    QResizeEvent,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -289,7 +288,8 @@ class CheckResult(QFrame):
 
 
 class ApprovalsSection(QFrame):
-    """Questions waiting, and answers given after Claude stopped waiting (what to tell Claude)."""
+    """Questions waiting, answers given after Claude stopped waiting (what to tell Claude), and denied
+    questions Claude asked again."""
 
     def __init__(self, review: Callable[[], None]) -> None:
         super().__init__()
@@ -308,6 +308,9 @@ class ApprovalsSection(QFrame):
         self.late = QVBoxLayout()
         layout.addLayout(self.late)
         self.late_labels: list[QLabel] = []
+        #: Denied questions Claude asked again, each with "Change my mind" (the main window fills it).
+        self.asked_again = QVBoxLayout()
+        layout.addLayout(self.asked_again)
 
     def show_state(self, waiting: int, late: list[Entry]) -> None:
         self.waiting.setText(
@@ -411,10 +414,7 @@ class MainWindow(QMainWindow):
         self.status_line = plain_label("")
         layout.addWidget(self.status_line)
         # Claude asked again after the person said no: one line each, with "Change my mind".
-        asked_again = QWidget()
-        self.asked_again_box = QVBoxLayout(asked_again)
-        self.asked_again_box.setContentsMargins(0, 0, 0, 0)
-        self.add_section(asked_again)
+        self.asked_again_box = self.approvals.asked_again
         layout.addStretch(1)
 
         central = QWidget()
@@ -514,7 +514,7 @@ class MainWindow(QMainWindow):
         more = len(entries) - ASKED_AGAIN_ROWS
         if more > 0:
             self.asked_again_box.addWidget(
-                plain_label(f"And {more} more question(s) Claude asked again; they appear here in turn.")
+                plain_label(f"And {plural(more, 'more question')} Claude asked again; they appear here in turn.")
             )
 
     def show_notice(self, text: str, shown: bool) -> None:
@@ -946,7 +946,7 @@ class ActivityWindow(QDialog):
     COLUMNS = ("Asked", "What was asked", "Details", "Asked by (as it says)", "Answer", "How answered", "Used")
     DETAILS = 2
     #: Columns whose long cells wrap, at about this many characters (the others fit their contents).
-    WRAP_CHARS: ClassVar[dict[int, int]] = {3: 18, 4: 18}
+    WRAP_CHARS: ClassVar[dict[int, int]] = {3: 22, 4: 18}  # "Claude Desktop 0.14.10" on one line
     #: The details column never gets narrower than this many characters (the table scrolls instead).
     DETAILS_CHARS = 30
     #: Values shown in a row; all of them are in its tooltip and in "Copy as CSV".
@@ -985,6 +985,7 @@ class ActivityWindow(QDialog):
         copy.triggered.connect(self.copy_selection)
         self.table.addAction(copy)
         layout.addWidget(self.table, 1)
+        self.table.viewport().installEventFilter(self)
         buttons = FlowLayout(align_right=True)
         self.csv_button = QPushButton("Copy as CSV")
         self.csv_button.setAutoDefault(False)
@@ -1028,13 +1029,16 @@ class ActivityWindow(QDialog):
                 width = max(header.sectionSizeHint(c), min(width, self.WRAP_CHARS[c] * char))
             table.setColumnWidth(c, width)
             used += width
-        room = table.viewport().width() - used
-        table.setColumnWidth(self.DETAILS, max(room, header.sectionSizeHint(self.DETAILS), self.DETAILS_CHARS * char))
+        least = max(header.sectionSizeHint(self.DETAILS), self.DETAILS_CHARS * char)
+        table.setColumnWidth(self.DETAILS, max(table.viewport().width() - used, least))
         table.resizeRowsToContents()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.fit_columns()
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # The table's own visible width, once it is known: the window's resize comes before its
+        # layout has resized the table, and a scroll bar coming or going changes it too.
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self.fit_columns()
+        return super().eventFilter(watched, event)
 
     def _changed(self) -> None:
         if self.isVisible():

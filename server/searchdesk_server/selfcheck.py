@@ -107,7 +107,19 @@ def _dicts(value: object) -> list[dict[str, Any]]:
 
 
 def sites_table(data: dict[str, Any]) -> CheckTable:
-    rows = [[s.get("site"), s.get("permission")] for s in _dicts(data.get("sites"))]
+    """The properties, each with its permission in Search Console's words; with several accounts, the
+    account a call about it goes to."""
+    from .tools.sites import PERMISSIONS
+
+    listed = _dicts(data.get("sites"))
+    several = any(s.get("account") for s in listed)
+    rows = [
+        [s.get("site"), PERMISSIONS.get(str(s.get("permission")), s.get("permission"))]
+        + ([s.get("account")] if several else [])
+        for s in listed
+    ]
+    if several:
+        return _table("Properties your Google accounts can see", ("Property", "Permission", "Account used"), rows)
     return _table("Properties this account can see", ("Property", "Permission"), rows)
 
 
@@ -131,10 +143,46 @@ INSPECTION_FIELDS = (
 )
 
 
+#: Google's codes in URL Inspection's answer, in the words Search Console and Google's reference use
+#: (a code not listed here is shown as Google sent it).
+INSPECTION_WORDS: dict[str, dict[str, str]] = {
+    "verdict": {"PASS": "Valid", "PARTIAL": "Partly valid", "FAIL": "Error", "NEUTRAL": "Excluded"},
+    "indexing_state": {
+        "INDEXING_ALLOWED": "Allowed",
+        "BLOCKED_BY_META_TAG": "Not allowed: 'noindex' in the page's robots meta tag",
+        "BLOCKED_BY_HTTP_HEADER": "Not allowed: 'noindex' in the page's X-Robots-Tag header",
+        "BLOCKED_BY_ROBOTS_TXT": "Blocked by robots.txt",
+    },
+    "robots_txt": {"ALLOWED": "Allowed", "DISALLOWED": "Blocked"},
+    "page_fetch": {
+        "SUCCESSFUL": "Successful",
+        "SOFT_404": "Soft 404 (the page looks missing or empty)",
+        "BLOCKED_ROBOTS_TXT": "Blocked by robots.txt",
+        "NOT_FOUND": "Not found",
+        "ACCESS_DENIED": "Blocked: the page needs a sign-in",
+        "SERVER_ERROR": "Server error",
+        "REDIRECT_ERROR": "Redirect error",
+        "ACCESS_FORBIDDEN": "Blocked: access forbidden",
+        "BLOCKED_4XX": "Blocked by another error",
+        "INTERNAL_CRAWL_ERROR": "Google's own error",
+        "INVALID_URL": "Not a valid address",
+    },
+}
+
+
+def _inspection_cell(key: str, value: object) -> object:
+    if key == "last_crawl" and isinstance(value, str) and value.endswith("Z") and value[10:11] == "T":
+        return f"{value[:10]} {value[11:16]} UTC"  # 2026-11-08T17:25:20Z
+    words = INSPECTION_WORDS.get(key, {})
+    return words.get(value, value) if isinstance(value, str) else value
+
+
 def inspection_table(data: dict[str, Any], url: str) -> CheckTable:
     index = data.get("index") if isinstance(data.get("index"), dict) else {}
     assert isinstance(index, dict)
-    rows: list[list[object]] = [[label, index[key]] for key, label in INSPECTION_FIELDS if key in index]
+    rows: list[list[object]] = [
+        [label, _inspection_cell(key, index[key])] for key, label in INSPECTION_FIELDS if key in index
+    ]
     return _table(f"How Google sees {_cell(url)}", ("", ""), rows)
 
 

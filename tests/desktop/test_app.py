@@ -273,9 +273,12 @@ def test_check_it_works_runs_the_real_server(qtbot: QtBot, place: dict) -> None:
     assert lines[0] == "Properties this account can see"
     assert lines[1:3] == [
         "Property".ljust(width) + "  Permission",
-        "-" * width + "  " + "-" * len("siteRestrictedUser"),
+        "-" * width + "  " + "-" * len("unverified (no data access)"),
     ]
-    assert "sc-domain:example.com".ljust(width) + "  siteOwner" in lines
+    assert "sc-domain:example.com".ljust(width) + "  owner" in lines  # Search Console's words, not Google's codes
+    assert "Indexing    Allowed" in lines and "Page fetch  Successful" in lines
+    for code in ("siteOwner", "siteRestrictedUser", "INDEXING_ALLOWED", "SUCCESSFUL", "NEUTRAL"):
+        assert code not in table.text()
     assert not any(line.startswith("|") for line in lines)  # no Markdown
     assert "\u202e" not in table.text()  # the demo's bidi override is gone, not hidden in the table
     finish(core)
@@ -336,16 +339,18 @@ def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest
     assert not activity.csv_button.isEnabled()
 
     sitemap = (Value("Property", "sc-domain:example.com"), Value("Sitemap", "https://www.example.com/old.xml"))
-    used = core.book.ask(question("https://a.example/", tool="delete_sitemap", values=sitemap))
-    core.book.answer(used.fingerprint, True, "notification")
-    core.book.take(used.fingerprint)
-    denied = core.book.ask(question("https://b.example/"))
-    core.book.answer(denied.fingerprint, False, "dialog")
-    late = core.book.ask(question("https://c.example/", tool="unverify_site", values=(Value("Site", "c.example"),)))
-    core.book.stopped_waiting(late.fingerprint)
-    core.book.answer(late.fingerprint, True, "dialog")
+    demo = {"requester": DEMO_SERVER}  # questions from the demo's server, bound to it
+    used = core.book.ask(question("https://a.example/", tool="delete_sitemap", values=sitemap, **demo))
+    core.book.answer(used.key, True, "notification")
+    core.book.take(used.key)
+    denied = core.book.ask(question("https://b.example/", client="claude-ai", **demo))
+    core.book.answer(denied.key, False, "dialog")
+    site = (Value("Site", "c.example"),)
+    late = core.book.ask(question("https://c.example/", tool="unverify_site", values=site, client="mcp", **demo))
+    core.book.stopped_waiting(late.key)
+    core.book.answer(late.key, True, "dialog")
     formula = (Value("Site", "https://d.example/"), Value("Added", '=HYPERLINK("https://evil.example","x")'))
-    core.book.ask(question("https://d.example/", tool="update_site_owners", values=formula))
+    core.book.ask(question("https://d.example/", tool="update_site_owners", values=formula, **demo))
     qtbot.waitUntil(lambda: activity.table.rowCount() == 4)
     assert activity.table.isVisibleTo(activity) and not activity.empty.isVisibleTo(activity)
     rows = activity.rows()
@@ -361,12 +366,19 @@ def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest
         [
             "Unverify site",
             "Site: c.example",
-            "Claude Desktop 0.9.1",
+            "a program that did not give its name",
             "approved (after Claude stopped waiting)",
             "dialog",
             "no",
         ],
-        ["Delete property", "Property: https://b.example/", "Claude Desktop 0.9.1", "denied", "dialog", ""],
+        [
+            "Delete property",
+            "Property: https://b.example/",
+            "Claude Desktop 0.9.1",
+            "denied",
+            "dialog",
+            "",
+        ],  # claude-ai
         [
             "Delete sitemap",
             "Property: sc-domain:example.com\nSitemap: https://www.example.com/old.xml",

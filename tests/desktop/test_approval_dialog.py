@@ -21,7 +21,7 @@ from searchdesk_desktop.approval_dialog import (
 )
 from searchdesk_desktop.approvals import ApprovalBook, State
 from searchdesk_server.agent.protocol import Value
-from tests.desktop.helpers import arm, question
+from tests.desktop.helpers import REAL_SERVER, arm, question
 
 HOSTILE = '<b>x</b> <a href="https://evil.example/">click</a> <img src=x> &amp;'
 NEVER = 600_000  # an arming delay no test outlasts: "before arming" stays before arming
@@ -267,16 +267,16 @@ def test_queue_line_says_question_or_questions(qtbot: QtBot) -> None:
 def test_stopped_waiting_line_shows_only_once_claude_stopped_waiting(qtbot: QtBot) -> None:
     book = ApprovalBook()
     queue = ApprovalQueue(book, arm_delay_ms=0)
-    entry = book.ask(question())
+    entry = book.ask(question(requester=REAL_SERVER))
     qtbot.waitUntil(lambda: queue.dialog is not None)
     dialog = queue.dialog
     assert dialog is not None and not dialog.stopped_label.isVisibleTo(dialog)
-    book.stopped_waiting(entry.fingerprint)
+    book.stopped_waiting(entry.key)
     qtbot.waitUntil(lambda: dialog.stopped_label.isVisibleTo(dialog))
     assert dialog.stopped_label.text() == (
         "Claude stopped waiting — answer here, then ask Claude to try again within 5 minutes."
     )
-    book.ask(question())  # the same question asked again: a call waits once more
+    book.ask(question(requester=REAL_SERVER))  # the same question asked again: a call waits once more
     qtbot.waitUntil(lambda: not dialog.stopped_label.isVisibleTo(dialog))
     queue.close()
     queue.deleteLater()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from searchdesk_desktop.approvals import ApprovalBook, QueueFull, RequestIdReused, State
-from tests.desktop.helpers import question
+from tests.desktop.helpers import REAL_SERVER, question
 
 
 class Clock:
@@ -113,7 +113,7 @@ def test_asked_again_is_noted_only_for_a_standing_deny() -> None:
     assert b.asked_again_entries() == []  # a deny alone is not news
     assert b.note_asked_again(e.fingerprint) and b.note_asked_again(e.fingerprint)
     assert b.asked_again_entries() == [e] and e.asked_again == 2
-    assert e.activity.decision == "denied; asked again 2 time(s)"
+    assert e.activity.decision == "denied; Claude asked again 2 times"
     assert b.take(e.fingerprint) == "deny"  # the deny still stands
     clock.now += 300  # kept as long as the deny is
     assert b.asked_again_entries() == [] and not b.note_asked_again(e.fingerprint)
@@ -131,7 +131,7 @@ def test_reconsider_reopens_the_question_and_never_approves() -> None:
     assert reopened.state is State.PENDING and reopened.opened == clock.now  # a fresh 5 minutes
     assert b.take(e.fingerprint) == "pending"  # open again, not approved
     assert b.asked_again_entries() == []
-    assert e.activity.decision == "denied; asked again 1 time(s), then reopened"
+    assert e.activity.decision == "denied; Claude asked again once, then reopened"
     assert [a.decision for a in b.activity] == [e.activity.decision, "waiting", "waiting"]
     assert b.reconsider(e.fingerprint) is None  # nothing to reconsider while it is open
     assert b.answer(e.fingerprint, True, "dialog") and b.take(e.fingerprint) == "approve"
@@ -140,11 +140,11 @@ def test_reconsider_reopens_the_question_and_never_approves() -> None:
 
 def test_an_answer_after_the_caller_stopped_waiting_is_marked_late() -> None:
     b, clock = book()
-    on_time = b.ask(question("https://a.example/", request_id="a"))
-    b.answer(on_time.fingerprint, True, "dialog")
-    late = b.ask(question("https://b.example/", request_id="b"))
-    b.stopped_waiting(late.fingerprint)
-    b.answer(late.fingerprint, False, "notification")
+    on_time = b.ask(question("https://a.example/", request_id="a", requester=REAL_SERVER))
+    b.answer(on_time.key, True, "dialog")
+    late = b.ask(question("https://b.example/", request_id="b", requester=REAL_SERVER))
+    b.stopped_waiting(late.key)
+    b.answer(late.key, False, "notification")
     assert not on_time.activity.late and late.activity.late
     assert late.activity.answered_at == clock.now and late.activity.values == (("Property", "https://b.example/"),)
     assert b.late_answers() == [late]

@@ -119,7 +119,7 @@ def test_asked_again_is_shown_and_change_my_mind_reopens_the_armed_dialog(qtbot:
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     dialog = reopened_dialog_must_arm(qtbot, app, path)
     qtbot.waitUntil(lambda: app.window.asked_again_rows == [])
-    assert [a.decision for a in app.core.book.activity] == ["denied; asked again 1 time(s), then reopened", "waiting"]
+    assert [a.decision for a in app.core.book.activity] == ["denied; Claude asked again once, then reopened", "waiting"]
     # The person reads it and approves; Claude's next call picks the yes up, once.
     arm(qtbot, dialog)
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)

@@ -68,7 +68,10 @@ class Driven:
         if not line:
             self._stderr.seek(0)
             pytest.fail(f"{DRIVER.name} ended: {self._stderr.read().decode(errors='replace')[-2000:]}")
-        return json.loads(line)
+        answer = json.loads(line)
+        if isinstance(answer, dict) and "driver_error" in answer:
+            pytest.fail(f"{DRIVER.name} failed on {cmd!r}:\n{answer['driver_error']}")
+        return answer
 
     def wait(self, condition: Callable[[Any], bool], what: str) -> Any:
         """Poll the process's state until ``condition`` holds (a condition, never a fixed sleep)."""

@@ -21,6 +21,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from searchdesk_desktop.app import DesktopApp, run
+from searchdesk_desktop.approval_dialog import ApprovalDialog
 from searchdesk_desktop.approvals import State
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.notify import APPROVE, SystemNotifications
@@ -39,6 +40,15 @@ async def until(condition: Callable[[], T | None], timeout: float = 20) -> T:
             raise AssertionError(f"timed out waiting for {condition}")
         await asyncio.sleep(0.02)
     return value
+
+
+async def armed_dialog(app: DesktopApp) -> ApprovalDialog:
+    """The approval dialog as a person answers it: brought to the front, and armed (before that no
+    click counts)."""
+    dialog = await until(lambda: app.queue.dialog)
+    dialog.activateWindow()
+    await until(lambda: dialog.armed)
+    return dialog
 
 
 def drive(app: DesktopApp, scenario: Callable[[], Coroutine[Any, Any, None]]) -> int:
@@ -146,7 +156,7 @@ def test_a_notification_service_that_never_answers_holds_nothing_up(
         beat = Heartbeat()
         entry = app.core.book.ask(question())
         assert await until(lambda: server.poll("ignored"))  # the service got our call and says nothing
-        dialog = await until(lambda: app.queue.dialog)
+        dialog = await armed_dialog(app)
         await beat.goes_on()
         dialog.deny_button.click()
         await until(lambda: entry.state is State.DENIED)
@@ -176,7 +186,7 @@ def test_a_service_that_stops_answering_mid_way_does_not_delay_quitting(
         await until(lambda: server.poll("hung"))
         entry = app.core.book.ask(question())
         assert await until(lambda: server.poll("ignored")) == "Notify"  # the send now waits, in vain
-        dialog = await until(lambda: app.queue.dialog)
+        dialog = await armed_dialog(app)
         dialog.deny_button.click()
         await until(lambda: entry.state is State.DENIED)
 

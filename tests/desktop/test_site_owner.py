@@ -7,9 +7,11 @@ self-check and server, the app's real listener, real Qt widgets.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import socket
+import threading
 from pathlib import Path
 
 import pytest
@@ -25,7 +27,7 @@ from searchdesk_desktop.keystore import describe_place
 from searchdesk_desktop.signin import AUTH_URI
 from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog
 from tests.desktop.agent_helpers import Background
-from tests.desktop.helpers import finish, make_core, make_window
+from tests.desktop.helpers import arm, finish, make_core, make_window
 from tests.server.stdio import connect, text_of
 
 SITE = "sc-domain:example.com"
@@ -184,7 +186,13 @@ def test_a_check_goes_when_the_account_changes(qtbot: QtBot, place: dict, tmp_pa
     core.last_check = "a result for a@"
     assert core.last_check == "a result for a@"
     assert core.check_subject().account == "the service account a@proj.iam.gserviceaccount.com"
-    core.use_service_account(keys[1])
+    core.use_service_account(keys[1])  # a second account: Claude may use both, and the check covers both
+    assert core.last_check is None
+    assert core.check_subject().account == (
+        "the service account a@proj.iam.gserviceaccount.com and the service account b@proj.iam.gserviceaccount.com"
+    )
+    core.last_check = "a result for both"
+    core.set_claude_may_use("a@proj.iam.gserviceaccount.com", False)  # Settings keeps one from Claude
     assert core.last_check is None
     finish(core)
 
@@ -303,23 +311,48 @@ def test_file_pickers_start_in_downloads_else_home(
 # --- approvals close the loop --------------------------------------------------------------------
 
 
-async def delete_sitemap(path: str) -> tuple[str, bool]:
-    env = {"SEARCHDESK_AGENT_SOCKET": path, "SEARCHDESK_APPROVAL_WAIT": "1"}
-    async with connect(env=env) as client:
-        result = await client.call_tool("delete_sitemap", {"site": SITE, "feedpath": FEED})
-        return text_of(result), bool(result.is_error)
+class Claude:
+    """One server process, as Claude Desktop keeps it running, calling delete_sitemap and, on cue, once
+    more: a yes is bound to the server (and account) that asked, so only this process can use it."""
+
+    def __init__(self, path: str) -> None:
+        self.first: list[tuple[str, bool]] = []
+        self.again = threading.Event()
+        self.session = Background(lambda: self._run(path))
+
+    async def _run(self, path: str) -> tuple[str, bool]:
+        env = {"SEARCHDESK_AGENT_SOCKET": path, "SEARCHDESK_APPROVAL_WAIT": "1"}
+        async with connect(env=env) as client:
+            result = await client.call_tool("delete_sitemap", {"site": SITE, "feedpath": FEED})
+            self.first.append((text_of(result), bool(result.is_error)))
+            if not await asyncio.to_thread(self.again.wait, 60):
+                raise TimeoutError("the test never asked Claude to try again")
+            result = await client.call_tool("delete_sitemap", {"site": SITE, "feedpath": FEED})
+            return text_of(result), bool(result.is_error)
+
+    def first_answer(self, qtbot: QtBot) -> tuple[str, bool]:
+        qtbot.waitUntil(lambda: bool(self.first) or self.session.done.is_set(), timeout=60_000)
+        if not self.first:
+            self.session.wait(qtbot)  # raises what went wrong
+        return self.first[0]
+
+    def try_again(self, qtbot: QtBot) -> tuple[str, bool]:
+        self.again.set()
+        return self.session.wait(qtbot, 60_000)
 
 
 def test_a_late_answer_says_what_to_tell_claude(qtbot: QtBot, place: dict) -> None:
     core = make_core(place, demo=True)
     queue = ApprovalQueue(core.book, demo=True, arm_delay_ms=0)
     window = make_window(qtbot, core, place)
-    text, is_error = Background(lambda: delete_sitemap(place["socket_path"])).wait(qtbot, 60_000)
+    claude = Claude(place["socket_path"])
+    text, is_error = claude.first_answer(qtbot)
     assert is_error and "SearchDesk" in text  # Claude stopped waiting; nothing was deleted
     dialog = queue.dialog
     assert dialog is not None
     qtbot.waitUntil(lambda: dialog.stopped_label.isVisibleTo(dialog))
     assert dialog.stopped_label.text() == STOPPED_WAITING
+    arm(qtbot, dialog)  # only a person who looked answers
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     late = window.approvals.late_labels
     qtbot.waitUntil(lambda: len(late) == 1)
@@ -327,7 +360,7 @@ def test_a_late_answer_says_what_to_tell_claude(qtbot: QtBot, place: dict) -> No
     assert "Now tell Claude: “I approved it in SearchDesk, please try again.”" in late[0].text()
     assert window.approvals.waiting.text() == "No approval questions waiting."
     # Claude asks again: the yes is used once, and the window no longer asks the person to do anything.
-    text, is_error = Background(lambda: delete_sitemap(place["socket_path"])).wait(qtbot, 60_000)
+    text, is_error = claude.try_again(qtbot)
     assert not is_error, text
     qtbot.waitUntil(lambda: not window.approvals.late_labels)
     assert core.book.activity[-1].used and core.book.activity[-1].late
@@ -350,13 +383,9 @@ def test_connected_now_clears_as_soon_as_the_server_goes(qtbot: QtBot, place: di
     finish(core)
 
 
-def test_closing_to_the_tray_says_where_the_app_went_once(
-    qtbot: QtBot, qapp: object, place: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from searchdesk_desktop import app as app_module
+def test_closing_to_the_tray_says_where_the_app_went_once(qtbot: QtBot, qapp: object, place: dict) -> None:
     from searchdesk_desktop.app import DesktopApp
 
-    monkeypatch.setattr(app_module, "make_backend", lambda tray: None)
     core = Core(demo=True, **{k: v for k, v in place.items() if k != "autostart"})  # type: ignore[arg-type]
     app = DesktopApp(qapp, core, autostart=place["autostart"], tray=True)  # type: ignore[arg-type]
     app.start()

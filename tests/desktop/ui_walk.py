@@ -5,10 +5,12 @@ set-up: the screen's size and Qt's scale factor are fixed when Qt starts, so eac
 process of its own. The screen comes from the offscreen platform's ``configfile=`` option (or, for the
 colour schemes, a real X server); the fonts are made larger here, before any window exists.
 
-The states (issue 15): the main window (demo and real × signed out, signed in, service account ×
-Claude Desktop's entry absent, the demo's, the real one's, a broken file × check not run, running,
-passed, failed; plus sign-in waiting), each Settings error, Activity empty and with 200 rows, the
-approval dialog for each guarded tool (with 1 and with 200 owners), and About. Everything is real —
+The states (issue 15): the main window (demo and real × signed out, signed in, service account, both
+of them × Claude Desktop's entry absent, the demo's, the real one's, a broken file × check not run,
+running, passed, failed; plus sign-in waiting, questions waiting, late answers and "Claude asked
+again"), each Settings error, Activity empty and with 200 rows, the approval dialog for each guarded
+tool (with 1 and with 200 owners; real, demo, an older server in the demo app, Claude stopped
+waiting; before and after it arms), and About. Everything is real —
 the app's own core and windows, the real keyring of the test session, Claude Desktop's settings
 file in a scratch folder, the self-check's results from the real server — except Google, which no
 state needs.
@@ -27,6 +29,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +37,15 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
 from searchdesk_desktop import claude_config as cc
+from searchdesk_desktop.accounts import AccountStore
 from searchdesk_desktop.approval_dialog import ApprovalDialog, fit_height
-from searchdesk_desktop.approvals import ApprovalBook
+from searchdesk_desktop.approvals import MAX_ACTIVITY, ApprovalBook, State
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.settings_window import SettingsWindow
 from searchdesk_desktop.windows import AboutDialog, ActivityWindow, MainWindow
-from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Value
+from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Requester, Value
 from searchdesk_server.approval import question as server_question
 from tests.desktop.uicheck import contrast_problems, layout_problems
 
@@ -50,6 +54,7 @@ SA_EMAIL = "searchdesk-reader@example-garden-supplies.iam.gserviceaccount.com"
 CLIENT_ID = "123456789012-release.apps.googleusercontent.com"
 
 Check = Callable[[QWidget, str], list[str]]
+NEVER = 600_000  # an arming delay no walk outlasts
 ENTRIES = ("no entry", "demo entry", "real entry", "entry with its own credentials", "broken file")
 
 
@@ -89,32 +94,37 @@ class Scene:
         self._count = 0
 
     def core(self, *, demo: bool, account: str) -> Core:
+        """The app's core with its accounts: none ("signed out"), one Google sign-in ("signed in": its
+        record in the real keyring, its line in the settings file), one service-account key file, or
+        both ("two accounts": the sign-in is the default)."""
         self._count += 1
-        settings = self.root / f"settings-{self._count}.json"
-        AppSettings(
+        path = self.root / f"settings-{self._count}.json"
+        settings = AppSettings(
             site_url="sc-domain:example-garden-supplies.com",
             allowed_sites=["sc-domain:example-garden-supplies.com", "https://shop.example-garden-supplies.com/"],
-            service_account_file=str(self.key_file) if account == "service account" else "",
             first_run_done=True,
-        ).save(settings)
-        store = KeyStore()
-        store.delete()
-        if account == "signed in":
-            store.save(
-                SignInRecord(
-                    refresh_token="1//walk-not-a-real-token",
-                    account=ACCOUNT,
-                    client_kind="packaged",
-                    client_id=CLIENT_ID,
-                    scopes=("https://www.googleapis.com/auth/webmasters",),
-                    issued_at=int(time.time()),
-                )
+        )
+        settings.save(path)
+        keystore = KeyStore()
+        keystore.delete(ACCOUNT)
+        store = AccountStore(keystore, settings, path)
+        if account in ("signed in", "two accounts"):
+            record = SignInRecord(
+                refresh_token="1//walk-not-a-real-token",
+                account=ACCOUNT,
+                client_kind="packaged",
+                client_id=CLIENT_ID,
+                scopes=("https://www.googleapis.com/auth/webmasters",),
+                issued_at=int(time.time()),
             )
+            store.add_sign_in(store.save_sign_in(record))
+        if account in ("service account", "two accounts"):
+            store.add_key_file(self.key_file)
         core = Core(
             demo=demo,
-            settings_path=settings,
+            settings_path=path,
             claude_path=self.claude,
-            keystore=store,
+            keystore=keystore,
             socket_path=str(self.sockets / f"a{self._count}.sock"),
             server=self.server,
             open_browser=lambda url: False,
@@ -139,7 +149,7 @@ class Scene:
             self.claude.write_text('{"mcpServers": {"searchdesk": {"command": "/opt/SearchDesk/searchdesk-server",')
 
     def close(self) -> None:
-        KeyStore().delete()
+        KeyStore().delete(ACCOUNT)
         for p in self.sockets.iterdir():
             p.unlink()
         self.sockets.rmdir()
@@ -155,7 +165,10 @@ def dispose(*objects: Any) -> None:
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
-def request(q: Any, number: int, client: tuple[str, str] = ("claude-ai", "0.14.10")) -> ApprovalRequest:
+def request(
+    q: Any, number: int, client: tuple[str, str] = ("claude-ai", "0.14.10"), *, demo: bool = False
+) -> ApprovalRequest:
+    """The question as a server of this version sends it: bound to that server and its account."""
     return ApprovalRequest(
         request_id=f"walk-{number}",
         tool=q.tool,
@@ -165,6 +178,7 @@ def request(q: Any, number: int, client: tuple[str, str] = ("claude-ai", "0.14.1
         fingerprint=q.fingerprint,
         client=ClientInfo(*client),
         wait_s=40,
+        requester=Requester(server="walk-server", account="demo" if demo else ACCOUNT, demo=demo),
     )
 
 
@@ -174,12 +188,14 @@ def owners(n: int, who: str) -> list[str]:
 
 def questions() -> dict[str, Any]:
     site = "https://www.example-garden-supplies.com/"
+    last = server_question.OwnerFacts(server_question.Ownership.LAST_OWNER)
+    others = server_question.OwnerFacts(server_question.Ownership.OTHERS_REMAIN, 3)
     return {
-        "delete_site": server_question.delete_site(site),
+        "delete_site": server_question.delete_site(site, ACCOUNT, last),
         "delete_sitemap": server_question.delete_sitemap(
-            site, "https://www.example-garden-supplies.com/sitemaps/products-2026-archive-part-07.xml"
+            site, "https://www.example-garden-supplies.com/sitemaps/products-2026-archive-part-07.xml", ACCOUNT
         ),
-        "unverify_site": server_question.unverify_site(site),
+        "unverify_site": server_question.unverify_site(site, ACCOUNT, others),
         "update_site_owners (1 owner)": server_question.update_site_owners(
             site, [ACCOUNT, "old.agency@example.net"], [ACCOUNT, "new.agency@example.net"], ACCOUNT
         ),
@@ -194,7 +210,9 @@ def questions() -> dict[str, Any]:
 
 def main_window_states(qapp: QApplication, scene: Scene, reports: dict[str, Any]) -> Iterator[tuple[str, QWidget]]:
     for demo in (False, True):
-        accounts = ["demo"] if demo else ["signed out", "signed in", "service account", "no OAuth client"]
+        accounts = (
+            ["demo"] if demo else ["signed out", "signed in", "service account", "two accounts", "no OAuth client"]
+        )
         for account in accounts:
             with _client_file(scene, present=account != "no OAuth client"):
                 core = scene.core(demo=demo, account=account)
@@ -221,20 +239,37 @@ def main_window_states(qapp: QApplication, scene: Scene, reports: dict[str, Any]
 
 
 def _approval_states(qapp: QApplication, core: Core, window: MainWindow, mode: str) -> Iterator[tuple[str, QWidget]]:
-    """Questions waiting, and answers given after Claude stopped waiting (approved, and said no)."""
+    """Questions waiting; answers given after Claude stopped waiting (approved, and said no); and
+    denied questions Claude asked again, each with "Change my mind" (more than the window lists)."""
+    demo = mode == "demo"
     asked = list(questions().items())
-    entries = [core.book.ask(request(q, 900 + n)) for n, (_name, q) in enumerate(asked)]
+    entries = [core.book.ask(request(q, 900 + n, demo=demo)) for n, (_name, q) in enumerate(asked)]
     window.refresh()
     settle(qapp)
     yield f"main window ({mode}, {len(entries)} questions waiting)", window
     for n, entry in enumerate(entries):
-        core.book.stopped_waiting(entry.fingerprint)
-        core.book.answer(entry.fingerprint, n % 2 == 0, "dialog")
+        core.book.stopped_waiting(entry.key)
+        core.book.answer(entry.key, n % 2 == 0, "dialog")
     window.refresh()
     settle(qapp)
     yield f"main window ({mode}, answers after Claude stopped waiting)", window
     for entry in entries:
-        core.book.take(entry.fingerprint)
+        core.book.take(entry.key)
+    for n, entry in enumerate(entries):
+        if entry.state is State.DENIED:
+            for _ in range(n + 1):
+                core.book.note_asked_again(entry.key)
+    window.refresh()
+    settle(qapp)
+    yield f"main window ({mode}, Claude asked again after you said no)", window
+    again = [core.book.ask(request(q, 950 + n, demo=demo)) for n, (_name, q) in enumerate(asked)]
+    for entry in again:
+        core.book.answer(entry.key, False, "dialog")
+        core.book.note_asked_again(entry.key)
+    window.refresh()
+    settle(qapp)
+    shown = len(core.book.asked_again_entries())
+    yield f"main window ({mode}, Claude asked again about {shown} questions)", window
 
 
 @contextlib.contextmanager
@@ -294,43 +329,82 @@ SETTINGS_EDITS: dict[str, Callable[[SettingsWindow], None]] = {
 }
 
 
+def question_for(n: int) -> Any:
+    """The n-th of many different questions (each on a property of its own), every kind in turn."""
+    site = f"https://shop-{n:03d}.example-garden-supplies.com/"
+    last = server_question.OwnerFacts(server_question.Ownership.LAST_OWNER)
+    kind = n % 5
+    if kind == 0:
+        return server_question.delete_site(site, ACCOUNT, last)
+    if kind == 1:
+        return server_question.delete_sitemap(site, f"{site}sitemaps/products-part-{n:03d}.xml", ACCOUNT)
+    if kind == 2:
+        return server_question.unverify_site(site, ACCOUNT, last)
+    changed = owners(1 if kind == 3 else 200, f"new{n}")
+    return server_question.update_site_owners(site, [ACCOUNT, *owners(1, "old")], [ACCOUNT, *changed], ACCOUNT)
+
+
 def activity_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWidget]]:
+    """Empty, then a full log: 200 questions of every kind, asked by two programs, approved (used or
+    not), denied (some asked again), answered in the dialog or the notification, late, and waiting."""
     core = scene.core(demo=False, account="signed in")
     window = ActivityWindow(core)
     window.refresh()
     window.show()
     settle(qapp)
     yield "activity (empty)", window
-    asked = list(questions().values())
-    for n in range(200):
-        q = asked[n % len(asked)]
-        entry = core.book.ask(request(q, n, client=("claude-ai", "0.14.10") if n % 3 else ("Claude Code", "2.1.4")))
-        if n % 4:
-            core.book.answer(entry.fingerprint, bool(n % 2), "dialog" if n % 5 else "notification")
-            core.book.take(entry.fingerprint)
+    for n in range(MAX_ACTIVITY):
+        client = ("claude-ai", "0.14.10") if n % 3 else ("Claude Code", "2.1.4")
+        entry = core.book.ask(request(question_for(n), n, client=client))
+        if n >= MAX_ACTIVITY - 5:
+            continue  # the last few still wait for an answer
+        if n % 7 == 0:
+            core.book.stopped_waiting(entry.key)
+        core.book.answer(entry.key, bool(n % 2), "dialog" if n % 5 else "notification")
+        if n % 4 == 1:
+            core.book.take(entry.key)
+        elif n % 4 == 2:
+            core.book.note_asked_again(entry.key)
     window.refresh()
     settle(qapp)
-    yield "activity (200 rows)", window
+    assert window.table.rowCount() == MAX_ACTIVITY, window.table.rowCount()
+    yield f"activity ({MAX_ACTIVITY} rows)", window
     window.close()
     dispose(window, core)
 
 
 def approval_states(qapp: QApplication) -> Iterator[tuple[str, QWidget]]:
+    """Each question: from a real server in the real app, from the demo, from an older server (no
+    requester) in the demo app, and after Claude stopped waiting; each before the dialog is armed
+    (the buttons off) and once armed."""
+    cases = (
+        ("", False, False),
+        (", demo", True, True),
+        (", older server in the demo app", True, None),
+        (", Claude stopped waiting", False, False),
+    )
     for number, (name, q) in enumerate(questions().items()):
-        for demo, stopped in ((False, False), (True, False), (False, True)):
-            book = ApprovalBook()
-            entry = book.ask(request(q, number))
-            if stopped:
-                book.stopped_waiting(entry.fingerprint)
-            dialog = ApprovalDialog(entry, demo=demo, arm_delay_ms=0, waiting_after=2)
-            dialog.show()
-            settle(qapp)
-            fit_height(dialog)
-            settle(qapp)
-            state = ", demo" if demo else ", Claude stopped waiting" if stopped else ""
-            yield f"approval dialog ({name}{state})", dialog
-            dialog.close_silently()
-            dispose(dialog)
+        for label, demo_app, demo_server in cases:
+            for arm_delay_ms in (NEVER, 0):
+                book = ApprovalBook()
+                asked = request(q, number, demo=bool(demo_server))
+                entry = book.ask(asked if demo_server is not None else replace(asked, requester=None))
+                if label == ", Claude stopped waiting":
+                    book.stopped_waiting(entry.key)
+                dialog = ApprovalDialog(entry, demo=demo_app, arm_delay_ms=arm_delay_ms, waiting_after=2)
+                dialog.show()
+                dialog.activateWindow()  # as a person brings it to the front
+                deadline = time.monotonic() + 5
+                while arm_delay_ms == 0 and not dialog.armed and time.monotonic() < deadline:
+                    qapp.processEvents()
+                if dialog.armed != (arm_delay_ms == 0):
+                    raise RuntimeError(f"the approval dialog ({name}{label}) armed={dialog.armed}")
+                settle(qapp)
+                fit_height(dialog)
+                settle(qapp)
+                yield f"approval dialog ({name}{label}, {'armed' if dialog.armed else 'not armed yet'})", dialog
+                dialog.close_silently()
+                dispose(dialog)
 
 
 def about_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWidget]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import traceback
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSocketNotifier
@@ -63,7 +64,10 @@ class Control(QObject):
         while b"\n" in self._buffer:
             line, self._buffer = self._buffer.split(b"\n", 1)
             QApplication.sync()  # take in every X event already sent to us before answering
-            answer = self._handle(json.loads(line))
+            try:
+                answer = self._handle(json.loads(line))
+            except Exception:  # said to the test at once, rather than no answer at all
+                answer = {"driver_error": traceback.format_exc()}
             sys.stdout.write(json.dumps(answer) + "\n")
             sys.stdout.flush()
 
@@ -121,7 +125,7 @@ def run_app(qapp: QApplication, socket_path: str) -> int:
             "dialog": shown,
             "counts": counter.counts,
             "main_active": window.isActiveWindow(),
-            "review": centre(window.review_button) if window.review_button.isEnabled() else None,
+            "review": centre(window.approvals.review_button) if window.approvals.review_button.isEnabled() else None,
             "change_my_mind": [centre(button) for _, _, button in window.asked_again_rows],
         }
 

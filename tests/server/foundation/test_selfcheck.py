@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from searchdesk_server.selfcheck import inspection_table, sites_table
 from tests.server.stdio import REPO, server_env
 
 
@@ -45,3 +46,40 @@ def test_list_sites_switched_off_is_explained() -> None:
     proc = check({"GSC_DENY_TOOLS": "list_sites"}, "--demo")
     assert proc.returncode == 1
     assert "list_sites is switched off" in proc.stdout
+
+
+def test_the_checks_tables_speak_search_consoles_words() -> None:
+    """Permissions and URL Inspection's codes as Search Console says them; an unknown code as sent."""
+    one = sites_table({"sites": [{"site": "sc-domain:a.example", "permission": "siteFullUser"}]})
+    assert one.title == "Properties this account can see" and one.columns == ("Property", "Permission")
+    assert one.rows == (("sc-domain:a.example", "full user"),)
+    several = sites_table(
+        {
+            "sites": [
+                {"site": "sc-domain:a.example", "permission": "siteOwner", "account": "you@example.com"},
+                {"site": "https://b.example/", "permission": "siteNewLevel", "account": "agency@example.net"},
+            ]
+        }
+    )
+    assert several.columns == ("Property", "Permission", "Account used")
+    assert several.rows == (
+        ("sc-domain:a.example", "owner", "you@example.com"),
+        ("https://b.example/", "siteNewLevel", "agency@example.net"),
+    )
+    index = {
+        "verdict": "NEUTRAL",
+        "coverage": "Page with redirect",
+        "indexing_state": "BLOCKED_BY_META_TAG",
+        "robots_txt": "DISALLOWED",
+        "page_fetch": "SOFT_404",
+        "last_crawl": "2026-11-08T17:25:20Z",
+    }
+    rows = dict(inspection_table({"index": index}, "https://a.example/").rows)
+    assert rows == {
+        "Verdict": "Excluded",
+        "Coverage": "Page with redirect",
+        "Indexing": "Not allowed: 'noindex' in the page's robots meta tag",
+        "robots.txt": "Blocked",
+        "Page fetch": "Soft 404 (the page looks missing or empty)",
+        "Last crawl": "2026-11-08 17:25 UTC",
+    }
