@@ -236,8 +236,7 @@ class Directory:
 
     async def _fetch(self, account: Account, listing: Listing) -> Seen:
         from .google.http import Api
-        from .tools.sites import SITES, site_entries
-        from .tools.verification import RESOURCES, verified_entries
+        from .google.listings import RESOURCES, SITES, site_entries, verified_entries
 
         client = await self._rt.client()
         try:

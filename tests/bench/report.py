@@ -568,7 +568,7 @@ def _cleaning_note(a: dict[str, Any], prof: dict[str, Any]) -> list[str]:
     if "rows.entries" in w:
         out.append(
             f"`rows.entries` checks each of Google's rows once ({w['rows.entries']['cum_s']:.2f} s cumulative under "
-            f"the profiler; `_shape.text` ran {w.get('_shape.text', {}).get('calls', 0):,} times, for values that "
+            f"the profiler; `shapes.text` ran {w.get('shapes.text', {}).get('calls', 0):,} times, for values that "
             f"are not plain printable text); only the {a['rows_shown']:,} rows shown become dictionaries. The "
             f"result budget itself (`budget.fit_listing`) costs {w.get('budget.fit_listing', {}).get('cum_s', 0):.3f} s."
         )

@@ -289,7 +289,7 @@ async def _in_process(body: bytes, profile: bool) -> dict[str, Any]:
 _CATEGORIES = (
     ("JSON decode of Google's answer", ("json/decoder.py", "json/__init__.py:loads", "google/http.py:_decode")),
     ("text cleaning (searchdesk_server.text)", ("searchdesk_server/text.py",)),
-    ("shape checks (tools/_shape.py)", ("searchdesk_server/tools/_shape.py",)),
+    ("shape checks (google/shapes.py)", ("searchdesk_server/google/shapes.py",)),
     ("analytics tool (rows, totals, table cells)", ("searchdesk_server/tools/analytics/",)),
     ("result budget (budget.py, _listing.py)", ("searchdesk_server/budget.py", "searchdesk_server/tools/_listing.py")),
     ("JSON encode (measuring and writing)", ("json/encoder.py",)),
@@ -340,9 +340,9 @@ def _profile_summary(profiler: cProfile.Profile) -> dict[str, Any]:
 _WATCH = {
     "text.clean_json": ("searchdesk_server/text.py", "clean_json"),
     "text.clean": ("searchdesk_server/text.py", "clean"),
-    "_shape.records": ("searchdesk_server/tools/_shape.py", "records"),
-    "_shape.text": ("searchdesk_server/tools/_shape.py", "text"),
-    "_shape.number": ("searchdesk_server/tools/_shape.py", "number"),
+    "shapes.records": ("searchdesk_server/google/shapes.py", "records"),
+    "shapes.text": ("searchdesk_server/google/shapes.py", "text"),
+    "shapes.number": ("searchdesk_server/google/shapes.py", "number"),
     "rows.entries": ("searchdesk_server/tools/analytics/rows.py", "entries"),
     "budget.fit_listing": ("searchdesk_server/budget.py", "fit_listing"),
 }

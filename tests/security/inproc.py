@@ -23,7 +23,7 @@ from searchdesk_server.quota import QuotaBook
 from searchdesk_server.result import UNTRUSTED_LINE
 from searchdesk_server.runtime import Runtime
 from searchdesk_server.server import build_server
-from searchdesk_server.tools import _shape as sh
+from searchdesk_server.google import shapes as sh
 from tests.fakegoogle import FakeGoogle
 
 from .conftest import NO_AGENT, Witness

@@ -6,8 +6,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .. import budget
+from ..google.shapes import md_row, md_table
 from ..result import UNTRUSTED_LINE, Output
-from ._shape import md_row, md_table
 
 # to_result() adds the untrusted line and two marker keys around what is budgeted here.
 _RESERVED = len(UNTRUSTED_LINE.encode()) + 200  # + marker keys and next_start_row

@@ -6,11 +6,11 @@ Google acts on these notifications only for job-posting and livestream pages; th
 
 from __future__ import annotations
 
+from ..google import shapes as sh
 from ..google.errors import ErrorKind, GoogleError
 from ..google.http import Api
 from ..result import Output, ToolFailure
 from ..runtime import Call
-from . import _shape as sh
 
 PUBLISH = "v3/urlNotifications:publish"
 METADATA = "v3/urlNotifications/metadata"

@@ -11,11 +11,11 @@ import re
 import time
 from typing import Any
 
+from ..google import shapes as sh
 from ..google.errors import ErrorKind, GoogleError
 from ..google.http import Api, Limit
 from ..result import Output, ToolFailure
 from ..runtime import Call
-from . import _shape as sh
 
 INSPECT = "v1/urlInspection/index:inspect"
 DAILY_QUOTA = 2_000

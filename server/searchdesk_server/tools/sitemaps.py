@@ -7,11 +7,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ..google import shapes as sh
 from ..google.errors import GoogleError
 from ..google.http import Api
 from ..result import Output, ToolFailure
 from ..runtime import Call, plural
-from . import _shape as sh
 from ._listing import listing
 
 LIST = "webmasters/v3/sites/{siteUrl}/sitemaps"

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from ..accounts import failures, merge, names
+from ..google import shapes as sh
 from ..google.http import Api
+from ..google.listings import SITE_FIELDS, SITES, site_entries
 from ..result import Output, ToolFailure
 from ..runtime import Call, plural
-from . import _shape as sh
 from ._listing import listing
 
-SITES = "webmasters/v3/sites"
 SITE = "webmasters/v3/sites/{siteUrl}"
 
 PERMISSIONS = {
@@ -18,17 +18,6 @@ PERMISSIONS = {
     "siteRestrictedUser": "restricted user",
     "siteUnverifiedUser": "unverified (no data access)",
 }
-FIELDS = (("site", "siteUrl", sh.text), ("permission", "permissionLevel", sh.text))
-
-
-def site_entries(raw: object) -> list[dict[str, str]]:
-    """Google's site list as {site, permission} rows (an entry without a site is left out)."""
-    out = []
-    for entry in sh.records(raw, "siteEntry"):
-        picked = sh.pick(entry, FIELDS)
-        if "site" in picked:
-            out.append(picked)
-    return out
 
 
 async def fetch_sites(call: Call) -> list[dict[str, str]]:
@@ -94,7 +83,7 @@ async def _every_account(call: Call) -> Output:
 async def get_site(call: Call) -> Output:
     site = call.site()
     raw = sh.record(await call.google(Api.SEARCHCONSOLE, "GET", SITE, path_params={"siteUrl": site}, retry=True))
-    picked = sh.pick(raw, FIELDS)
+    picked = sh.pick(raw, SITE_FIELDS)
     if "site" not in picked:
         raise ToolFailure("Google answered without property data for that property; try list_sites.")
     perm = picked.get("permission", "")

@@ -7,17 +7,15 @@ Search Console's properties map onto verification resources: `sc-domain:x` is an
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..accounts import failures, merge, names
+from ..google import shapes as sh
 from ..google.http import Api
+from ..google.listings import RESOURCES, resource, verified_entries
 from ..properties import verification_id
 from ..result import Output, ToolFailure
 from ..runtime import Call, plural
-from . import _shape as sh
 from ._listing import listing
 
-RESOURCES = "webResource"
 RESOURCE = "webResource/{id}"
 TOKEN = "token"  # noqa: S105 (the getToken path)
 METHODS = {"DNS": "DNS_TXT", "FILE": "FILE", "META": "META"}
@@ -35,20 +33,6 @@ def method_for(prop: str, requested: str | None) -> str:
             raise ToolFailure("A domain property (sc-domain:) can only be verified by DNS; use method DNS.")
         return METHODS["DNS"]
     return METHODS[requested or "META"]
-
-
-def resource(entry: dict[str, Any]) -> dict[str, Any]:
-    site = sh.record(entry.get("site"))
-    owners = sh.texts(entry.get("owners"))
-    out: dict[str, Any] = {"id": sh.text(entry.get("id")) or "", "type": sh.text(site.get("type")) or ""}
-    out["identifier"] = sh.text(site.get("identifier")) or ""
-    out["owners"] = owners
-    return out
-
-
-def verified_entries(raw: object) -> list[dict[str, Any]]:
-    """Google's verified sites (webResource.list) as resources."""
-    return [resource(e) for e in sh.records(raw, "items")]
 
 
 async def list_verified_sites(call: Call) -> Output:

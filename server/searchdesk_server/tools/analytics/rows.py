@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
-from .. import _shape as sh
+from ...google import shapes as sh
 
 MAX_AMOUNT: Final = 1e15  # far above any real count; a larger one is an odd row and is dropped
 

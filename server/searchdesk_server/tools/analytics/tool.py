@@ -13,10 +13,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ...google import shapes as sh
 from ...google.http import Api, Limit
 from ...result import Output, ToolFailure
 from ...runtime import Call, plural
-from .. import _shape as sh
 from .._listing import listing
 from .export import export_rows
 from .lazy_rows import LazyRows

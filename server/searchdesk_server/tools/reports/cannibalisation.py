@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from ...google import shapes as sh
 from ...result import Output
 from ...runtime import Call, plural
-from .. import _shape as sh
 from .._listing import listing
 from ..analytics.lazy_rows import LazyRows
 from ..analytics.metrics import Sums, as_count, position, rounded
