@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from . import catalogue
+from .catalogue import CATALOGUE, Catalogue, ToolSpec
 from .properties import PropertyError, normalise_property
 from .text import describe
 
@@ -77,12 +78,17 @@ class Config:
     tools: tuple[str, ...] = ()
     #: Write-capable scopes brought in by tools named explicitly in read-only mode.
     explicit_write_scopes: tuple[str, ...] = ()
+    #: The table `tools` were chosen from (a test may serve a copy with a tool added).
+    catalogue: Catalogue = field(default=CATALOGUE, repr=False, compare=False)
+
+    def spec(self, name: str) -> ToolSpec:
+        return self.catalogue.by_name[name]
 
     @property
     def scopes(self) -> tuple[str, ...]:
         wanted: set[str] = set()
         for name in self.tools:
-            spec = catalogue.BY_NAME[name]
+            spec = self.spec(name)
             wanted.update(spec.scopes)
             if not self.read_only:
                 wanted.update(spec.optional_scopes)
@@ -160,14 +166,14 @@ def parse_today(env: Mapping[str, str]) -> None:
         ) from None
 
 
-def parse_tool_list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+def parse_tool_list(env: Mapping[str, str], name: str, table: Catalogue = CATALOGUE) -> tuple[str, ...]:
     """Names, `prefix*` patterns or groups; an entry matching nothing is an error, never ignored."""
     raw = env.get(name, "")
     entries = [e.strip() for e in raw.split(",") if e.strip()]
-    unknown = [e for e in entries if not expand_entry(e)]
+    unknown = [e for e in entries if not expand_entry(e, table)]
     if unknown:
         shown = ", ".join(describe(e) for e in unknown)
-        names = ", ".join(t.name for t in catalogue.TOOLS)
+        names = ", ".join(t.name for t in table.tools)
         raise ConfigError(
             f"{name} has entries that match no tool: {shown}. Use tool names ({names}), "
             f"a prefix with * (e.g. list_*), or groups ({', '.join(catalogue.GROUPS)})."
@@ -175,26 +181,30 @@ def parse_tool_list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
     return tuple(entries)
 
 
-def expand_entry(entry: str) -> tuple[str, ...]:
+def expand_entry(entry: str, table: Catalogue = CATALOGUE) -> tuple[str, ...]:
     if entry in catalogue.GROUPS:
-        return catalogue.group_members(entry)
+        return table.group_members(entry)
     if entry.endswith("*"):
         prefix = entry[:-1]
-        return tuple(t.name for t in catalogue.TOOLS if t.name.startswith(prefix))
-    return (entry,) if any(t.name == entry for t in catalogue.TOOLS) else ()
+        return tuple(t.name for t in table.tools if t.name.startswith(prefix))
+    return (entry,) if any(t.name == entry for t in table.tools) else ()
 
 
 def select_tools(
-    read_only: bool, allow: tuple[str, ...], deny: tuple[str, ...], diagnostics: bool = False
+    read_only: bool,
+    allow: tuple[str, ...],
+    deny: tuple[str, ...],
+    diagnostics: bool = False,
+    table: Catalogue = CATALOGUE,
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The registered tools and the write-capable scopes brought in explicitly in read-only mode."""
-    allowed = {n for e in allow for n in expand_entry(e)} if allow else set(catalogue.BY_NAME)
+    allowed = {n for e in allow for n in expand_entry(e, table)} if allow else set(table.by_name)
     # Read-only mode keeps a read whose only scope could also write only when named by itself.
-    named = {e for e in allow if e in catalogue.BY_NAME}
-    denied = {n for e in deny for n in expand_entry(e)}
+    named = {e for e in allow if e in table.by_name}
+    denied = {n for e in deny for n in expand_entry(e, table)}
     chosen: list[str] = []
     brought: set[str] = set()
-    for spec in catalogue.all_tools(diagnostics):
+    for spec in table.all_tools(diagnostics):
         if spec.diagnostic:
             chosen.append(spec.name)  # MCP_DIAGNOSTICS asked for it; allow/deny lists are about Google tools
             continue
@@ -364,18 +374,18 @@ def parse_sites(env: Mapping[str, str]) -> tuple[str | None, tuple[str, ...]]:
 # --- the whole ------------------------------------------------------------------------------
 
 
-def load(env: Mapping[str, str], *, demo_flag: bool = False) -> Config:
+def load(env: Mapping[str, str], *, demo_flag: bool = False, table: Catalogue = CATALOGUE) -> Config:
     demo = demo_flag or parse_bool(env, "SEARCHDESK_DEMO")
     read_only = parse_bool(env, "GSC_READ_ONLY")
     diagnostics = parse_bool(env, "MCP_DIAGNOSTICS")
     elicitation = parse_elicitation(env)
     wait = parse_wait(env)
     parse_today(env)
-    allow = parse_tool_list(env, "GSC_ALLOW_TOOLS")
-    deny = parse_tool_list(env, "GSC_DENY_TOOLS")
+    allow = parse_tool_list(env, "GSC_ALLOW_TOOLS", table)
+    deny = parse_tool_list(env, "GSC_DENY_TOOLS", table)
     default_site, allowed_sites = parse_sites(env)
     credential = parse_credential(env, demo)
-    tools, brought = select_tools(read_only, allow, deny, diagnostics)
+    tools, brought = select_tools(read_only, allow, deny, diagnostics, table)
     socket = env.get("SEARCHDESK_AGENT_SOCKET", "").strip() or None
     return Config(
         credential=credential,
@@ -391,6 +401,7 @@ def load(env: Mapping[str, str], *, demo_flag: bool = False) -> Config:
         agent_socket=socket,
         tools=tools,
         explicit_write_scopes=brought,
+        catalogue=table,
     )
 
 

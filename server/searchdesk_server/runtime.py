@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .catalogue import ToolSpec
+from .catalogue import QuotaKind, ToolSpec
 from .config import Config
 from .properties import PropertyError, check_allowed, check_allowed_url, check_url, normalise_property
 from .result import ToolFailure
@@ -198,6 +198,13 @@ class Call:
     @property
     def config(self) -> Config:
         return self.runtime.config
+
+    @property
+    def quota_kind(self) -> QuotaKind:
+        """The daily quota this tool spends, as its catalogue entry says (`Runtime.quota` counts it)."""
+        if self.spec.quota is None:
+            raise AssertionError(f"{self.spec.name} spends no quota")
+        return self.spec.quota
 
     def site(self, key: str = "site") -> str:
         """The property to use: the argument, else GSC_SITE_URL unless the tool requires it."""

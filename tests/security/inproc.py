@@ -18,12 +18,12 @@ from mcp import Client
 
 from searchdesk_server.approval.question import VALUES_HEADING
 from searchdesk_server.config import load
+from searchdesk_server.google import shapes as sh
 from searchdesk_server.google.http import RetryPolicy
 from searchdesk_server.quota import QuotaBook
 from searchdesk_server.result import UNTRUSTED_LINE
 from searchdesk_server.runtime import Runtime
 from searchdesk_server.server import build_server
-from searchdesk_server.google import shapes as sh
 from tests.fakegoogle import FakeGoogle
 
 from .conftest import NO_AGENT, Witness

@@ -20,8 +20,8 @@ import pytest
 from mcp_types import ElicitResult
 
 from searchdesk_server.approval.question import VALUES_HEADING
-from searchdesk_server.result import UNTRUSTED_LINE
 from searchdesk_server.google import shapes as sh
+from searchdesk_server.result import UNTRUSTED_LINE
 from searchdesk_server.tools.reports.yardstick import CTR_CURVE_SOURCE
 from tests.agentref.agent import ApprovalScript, Script
 from tests.agentref.harness import AgentThread

@@ -27,8 +27,9 @@ import anyio
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from ..catalogue import resolve
 from ..confirm_tokens import Redeemed
-from ..google.errors import ErrorKind, GoogleError
+from ..google.errors import GoogleError
 from ..handlers import run_tool
 from ..mcp_client import client_info, declared_form
 from ..result import ToolFailure, error_result
@@ -85,51 +86,13 @@ class Unreachable:
 
 
 async def build_question(call: Call) -> Question:
-    """The question for this call, from its arguments and Google's current state. Raises ToolFailure
-    (a refusal to explain) or GoogleError (Google could not be read)."""
-    from ..tools.verification import fetch_owners, owner_list
-
-    name = call.spec.name
-    site = call.site()
-    account = await call.account_name()
-    if name == "delete_site":
-        return q.delete_site(site, account, await _owner_facts(call, site))
-    if name == "delete_sitemap":
-        return q.delete_sitemap(site, call.url(call.args["feedpath"], "feedpath"), account)
-    if name == "unverify_site":
-        facts = await _owner_facts(call, site)
-        if facts.ownership is q.Ownership.NOT_OWNER:
-            raise ToolFailure(
-                "unverify_site did nothing: Google does not list this account as a verified owner of that "
-                "website, so there is no ownership to end."
-            )
-        return q.unverify_site(site, account, facts)
-    if name == "update_site_owners":
-        owners = owner_list(call.args["owners"])
-        current = await fetch_owners(call, site)
-        if current is None:
-            raise ToolFailure(
-                "update_site_owners did nothing: Google did not say who the owners are now, so the change "
-                "could not be shown; nothing was changed."
-            )
-        return q.update_site_owners(site, current, owners, account)
-    raise AssertionError(f"{name} is not a guarded tool")
-
-
-async def _owner_facts(call: Call, site: str) -> q.OwnerFacts:
-    """Which documented case applies. Google lists a site's owners only to its verified owners, so
-    a refusal (403/404) means this account is not one; another failure leaves the case unknown."""
-    from ..tools.verification import fetch_owners
-
-    try:
-        owners = await fetch_owners(call, site)
-    except GoogleError as exc:
-        if exc.kind in (ErrorKind.PERMISSION, ErrorKind.NOT_FOUND):
-            return q.owner_facts(None, readable=False)
-        if exc.kind in (ErrorKind.AUTH, ErrorKind.NOT_CONFIGURED, ErrorKind.NETWORK):
-            raise  # the action itself could not reach Google either
-        return q.OwnerFacts(q.Ownership.UNKNOWN)
-    return q.owner_facts(owners, readable=True)
+    """The question for this call, from its arguments and Google's current state: the builder its
+    catalogue entry names (builders.py). Raises ToolFailure (a refusal to explain) or GoogleError
+    (Google could not be read)."""
+    if call.spec.question is None:
+        raise AssertionError(f"{call.spec.name} is not a guarded tool")
+    question: Question = await resolve(call.spec.question)(call)
+    return question
 
 
 # --- the whole guarded call ---------------------------------------------------------------------
