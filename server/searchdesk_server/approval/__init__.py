@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
@@ -36,6 +37,14 @@ from ..result import ToolFailure, error_result
 from ..runtime import Call
 from . import question as q
 from .question import Question
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+
+    from ..agent.client import AgentClient
+    from ..agent.protocol import ApprovalRequest, Requester
+
+    Context = ServerRequestContext[Any]
 
 log = logging.getLogger("searchdesk_server.approval")
 
@@ -69,17 +78,40 @@ class How(Enum):
     TOKEN = "a confirm_token"  # noqa: S105 (nobody: the call was made twice)
 
 
+class Answer(Enum):
+    """What a person said in a dialog that was shown."""
+
+    APPROVE = "approve"
+    DECLINE = "decline"
+    UNCLEAR = "unclear"  # the client's dialog was accepted without a ticked box: not a yes
+
+
+class Why(Enum):
+    """Why a step reached nobody; the token text gives these words."""
+
+    ELICITATION_OFF = "this server was started with ELICITATION=false"
+    TOO_LONG_FOR_CLIENT = "the question is too long for this client's own dialog"
+    NO_CLIENT_DIALOG = "this client cannot show a confirmation dialog (it did not declare MCP elicitation)"
+    CLIENT_DID_NOT_SHOW = "the client did not show its dialog (it answered cancel or failed)"
+    APP_NOT_RUNNING = "the SearchDesk app is not running"
+    APP_CLOSED_EARLY = "the SearchDesk app closed the connection before the question was sent"
+
+
+@dataclass(frozen=True)
+class NotAsked:
+    """Nobody was asked at this step, because …"""
+
+    because: Why
+
+
 @dataclass(frozen=True)
 class Approved:
     question: Question
     by: How
 
 
-@dataclass(frozen=True)
-class Unreachable:
-    """Nobody could be asked in the app, and why (the token text says it)."""
-
-    reason: str
+#: What a guarded call sends back when it does not act: a refusal or a question still open.
+Reply = types.CallToolResult | types.InputRequiredResult
 
 
 # --- building the question ---------------------------------------------------------------------
@@ -98,7 +130,7 @@ async def build_question(call: Call) -> Question:
 # --- the whole guarded call ---------------------------------------------------------------------
 
 
-async def run_guarded(call: Call, ctx: Any, params: types.CallToolRequestParams) -> Any:
+async def run_guarded(call: Call, ctx: Context, params: types.CallToolRequestParams) -> Reply:
     """Ask, read Google again, act once on exactly what was approved (or say why not)."""
     tool = call.spec.name
     try:
@@ -168,9 +200,7 @@ def _changed_since_token(tool: str) -> types.CallToolResult:
     )
 
 
-async def guard(
-    call: Call, ctx: Any, params: types.CallToolRequestParams, question: Question
-) -> Approved | types.CallToolResult | types.InputRequiredResult:
+async def guard(call: Call, ctx: Context, params: types.CallToolRequestParams, question: Question) -> Approved | Reply:
     """Approved only when a person said yes to exactly this question (or a valid token proves the
     call was made twice while nobody could be asked); anything else is the result to send back."""
     tool = call.spec.name
@@ -190,55 +220,57 @@ async def guard(
             )
         # The token stands in for the person only while nobody can be reached: ask the app if it is there now.
         answer = await _ask_desktop(call, ctx, question, requester)
-        if isinstance(answer, Unreachable):
+        if isinstance(answer, NotAsked):
             return Approved(question, How.TOKEN)
         return _app_answer(tool, question, answer)
 
-    reasons: list[str] = []
+    not_asked: list[NotAsked] = []
     client = client_info(ctx)[0]
     # 1. The client's own dialog.
     if not call.config.elicitation:
-        reasons.append("this server was started with ELICITATION=false")
+        not_asked.append(NotAsked(Why.ELICITATION_OFF))
     elif not question.fits_elicitation:
-        reasons.append("the question is too long for this client's own dialog")
+        not_asked.append(NotAsked(Why.TOO_LONG_FOR_CLIENT))
     elif not declared_form(ctx):
-        reasons.append("this client cannot show a confirmation dialog (it did not declare MCP elicitation)")
+        not_asked.append(NotAsked(Why.NO_CLIENT_DIALOG))
         _once(client, "no elicitation capability")
     else:
         outcome = await _elicit(call, ctx, params, question)
         if isinstance(outcome, types.InputRequiredResult):
             return outcome
-        if outcome == "approve":
+        if outcome is Answer.APPROVE:
             return Approved(question, How.CLIENT)
-        if outcome == "decline":
+        if outcome is Answer.DECLINE:
             return declined(tool)
-        if outcome == "unclear":
+        if outcome is Answer.UNCLEAR:
             return not_a_clear_yes(tool)
-        reasons.append("the client did not show its dialog (it answered cancel or failed)")
+        not_asked.append(outcome)
         _once(client, "elicitation cancelled or failed")
 
     # 2. The desktop app's dialog.
     answer = await _ask_desktop(call, ctx, question, requester)
-    if not isinstance(answer, Unreachable):
+    if not isinstance(answer, NotAsked):
         return _app_answer(tool, question, answer)
-    reasons.append(answer.reason)
+    not_asked.append(answer)
 
     # 3. The two-call token: nobody can be reached.
-    return _token(call, question, reasons)
+    return _token(call, question, not_asked)
 
 
-def _app_answer(tool: str, question: Question, answer: str | types.CallToolResult) -> Approved | types.CallToolResult:
-    if answer == "approve":
+def _app_answer(
+    tool: str, question: Question, answer: Answer | types.CallToolResult
+) -> Approved | types.CallToolResult:
+    if answer is Answer.APPROVE:
         return Approved(question, How.APP)
-    if answer == "deny":
+    if isinstance(answer, Answer):
         return declined(tool)
-    assert isinstance(answer, types.CallToolResult)
     return answer
 
 
-def _token_text(tool: str, question: Question, reasons: list[str], token: str) -> str:
+def _token_text(tool: str, question: Question, not_asked: list[NotAsked], token: str) -> str:
+    reasons = "; and ".join(n.because.value for n in not_asked)
     return (
-        f"{tool} did nothing yet. Nobody could be asked to approve it: {'; and '.join(reasons)}.\n\n"
+        f"{tool} did nothing yet. Nobody could be asked to approve it: {reasons}.\n\n"
         f"{question.text}\n\n"
         f"To go ahead, call {tool} again within 5 minutes with exactly the same arguments plus "
         f'confirm_token "{token}". The token proves only that the call was made twice with the same '
@@ -246,29 +278,30 @@ def _token_text(tool: str, question: Question, reasons: list[str], token: str) -
     )
 
 
-def _token(call: Call, question: Question, reasons: list[str]) -> types.CallToolResult:
+def _token(call: Call, question: Question, not_asked: list[NotAsked]) -> types.CallToolResult:
     tool = call.spec.name
     sample = "sdk_" + "x" * 32  # a token's length, to size the text before issuing one
-    if len(_token_text(tool, question, reasons, sample).encode("utf-8")) > MAX_TOKEN_TEXT_BYTES:
+    if len(_token_text(tool, question, not_asked, sample).encode("utf-8")) > MAX_TOKEN_TEXT_BYTES:
         most = _most_changes(
-            question, lambda part: len(_token_text(tool, part, reasons, sample).encode()) <= MAX_TOKEN_TEXT_BYTES
+            question, lambda part: len(_token_text(tool, part, not_asked, sample).encode()) <= MAX_TOKEN_TEXT_BYTES
         )
+        reasons = "; and ".join(n.because.value for n in not_asked)
         return error_result(
             f"{tool} did nothing: the change is too long to show here, and nobody could be asked in the "
-            f"SearchDesk app ({'; and '.join(reasons)}). Open the SearchDesk app and call again, or change "
+            f"SearchDesk app ({reasons}). Open the SearchDesk app and call again, or change "
             f"at most {most} owners at a time.",
             decision="refused",
         )
     issued = call.runtime.tokens.issue(question.fingerprint, question.digest)
     return error_result(
-        _token_text(tool, question, reasons, issued),
+        _token_text(tool, question, not_asked, issued),
         decision="token",
         confirm_token=issued,
         fingerprint=question.fingerprint,
     )
 
 
-def _most_changes(question: Question, fits: Any) -> int:
+def _most_changes(question: Question, fits: Callable[[Question], bool]) -> int:
     """The largest number of change lines (from the start) with which the question still fits."""
     low, high = 0, question.counted_lines
     while low < high:
@@ -297,8 +330,11 @@ def not_a_clear_yes(tool: str) -> types.CallToolResult:
     return error_result(f"The answer was not a clear yes; {tool} did nothing.", decision="declined")
 
 
-async def _elicit(call: Call, ctx: Any, params: types.CallToolRequestParams, question: Question) -> Any:
-    """'approve' | 'decline' | 'unclear' | 'unshown', or an InputRequiredResult to send (2026-07-28)."""
+async def _elicit(
+    call: Call, ctx: Context, params: types.CallToolRequestParams, question: Question
+) -> Answer | NotAsked | types.InputRequiredResult:
+    """The person's answer in the client's dialog, NotAsked when it was not shown, or an
+    InputRequiredResult to send (2026-07-28)."""
     if ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
         states = call.runtime.states
         response = (params.input_responses or {}).get(INPUT_KEY)
@@ -321,18 +357,18 @@ async def _elicit(call: Call, ctx: Any, params: types.CallToolRequestParams, que
         raise
     except Exception as exc:
         log.info("elicitation failed: %s", type(exc).__name__)
-        return "unshown"
+        return NotAsked(Why.CLIENT_DID_NOT_SHOW)
     return _interpret(result)
 
 
-def _interpret(result: object) -> str:
+def _interpret(result: object) -> Answer | NotAsked:
     if not isinstance(result, types.ElicitResult):
-        return "unshown"
+        return NotAsked(Why.CLIENT_DID_NOT_SHOW)
     if result.action == "accept":
-        return "approve" if (result.content or {}).get("confirm") is True else "unclear"
+        return Answer.APPROVE if (result.content or {}).get("confirm") is True else Answer.UNCLEAR
     if result.action == "decline":
-        return "decline"
-    return "unshown"
+        return Answer.DECLINE
+    return NotAsked(Why.CLIENT_DID_NOT_SHOW)
 
 
 # --- step 2: the app's dialog ---------------------------------------------------------------------
@@ -343,9 +379,9 @@ def _refused(tool: str, why: str) -> types.CallToolResult:
 
 
 async def _ask_desktop(
-    call: Call, ctx: Any, question: Question, requester: Any
-) -> str | types.CallToolResult | Unreachable:
-    """'approve' | 'deny' | a result to return | Unreachable (only when nobody is there)."""
+    call: Call, ctx: Context, question: Question, requester: Requester
+) -> Answer | types.CallToolResult | NotAsked:
+    """The person's answer in the app, a result to return, or NotAsked (only when nobody is there)."""
     from ..agent.client import (
         AgentBusy,
         AgentConnectionLost,
@@ -370,11 +406,11 @@ async def _ask_desktop(
             )
         status = await agent.approval_status(question.fingerprint, requester)
         if status == "deny":
-            return "deny"
+            return Answer.DECLINE
         if status == "pending":
             return _waiting(tool)
         if status == "approve" and rt.shown.matches(question.fingerprint, question.digest):
-            return "approve"
+            return Answer.APPROVE
         # No answer yet, or a yes to words that read differently now (it is spent): ask.
         request = _approval_request(call, ctx, question, requester)
         if isinstance(request, types.CallToolResult):
@@ -388,9 +424,9 @@ async def _ask_desktop(
                 "call again with the same arguments.",
                 decision="unanswered",
             )
-        return Unreachable("the SearchDesk app closed the connection before the question was sent")
+        return NotAsked(Why.APP_CLOSED_EARLY)
     except AgentUnavailable:
-        return Unreachable("the SearchDesk app is not running")
+        return NotAsked(Why.APP_NOT_RUNNING)
     except DemoApp:
         return _refused(
             tool,
@@ -410,7 +446,9 @@ async def _ask_desktop(
         return _refused(tool, "SearchDesk could not show the question; nothing was done.")
 
 
-def _approval_request(call: Call, ctx: Any, question: Question, requester: Any) -> Any:
+def _approval_request(
+    call: Call, ctx: Context, question: Question, requester: Requester
+) -> ApprovalRequest | types.CallToolResult:
     """The approval/request to send, or the refusal when the question cannot be shown whole."""
     from ..agent import protocol
 
@@ -448,7 +486,7 @@ def _approval_request(call: Call, ctx: Any, question: Question, requester: Any) 
     return _refused(call.spec.name, "SearchDesk could not show the question; nothing was done.")
 
 
-async def _wait_for_answer(call: Call, agent: Any, request: Any) -> str | types.CallToolResult:
+async def _wait_for_answer(call: Call, agent: AgentClient, request: ApprovalRequest) -> Answer | types.CallToolResult:
     tool = call.spec.name
     decision = "pending"
     try:
@@ -466,8 +504,10 @@ async def _wait_for_answer(call: Call, agent: Any, request: Any) -> str | types.
         with anyio.CancelScope(shield=True), anyio.move_on_after(3):
             await agent.approval_cancel(request.request_id)
         raise
-    if decision in ("approve", "deny"):
-        return decision
+    if decision == "approve":
+        return Answer.APPROVE
+    if decision == "deny":
+        return Answer.DECLINE
     return _waiting(tool)
 
 
