@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from searchdesk_server.config import Var
+
 #: The Activity window's rows are asked at fixed times, so the image does not change run to run.
 ACTIVITY_DAY = (2026, 11, 27)
 
@@ -74,7 +76,7 @@ def render(out: Path) -> list[Path]:
         client.write_text(
             json.dumps({"installed": {"client_id": "release.apps.googleusercontent.com", "client_secret": "x"}})
         )
-        with _environment(HOME=str(home), SEARCHDESK_OAUTH_CLIENT_FILE=str(client)):
+        with _environment(HOME=str(home), **{Var.SEARCHDESK_OAUTH_CLIENT_FILE: str(client)}):
             return _render_all(qapp, out, root, home)
 
 
@@ -291,7 +293,7 @@ def render_steps(out: Path) -> list[Path]:
         client.write_text(
             json.dumps({"installed": {"client_id": "release.apps.googleusercontent.com", "client_secret": "x"}})
         )
-        with _environment(HOME=str(home), SEARCHDESK_OAUTH_CLIENT_FILE=str(client)):
+        with _environment(HOME=str(home), **{Var.SEARCHDESK_OAUTH_CLIENT_FILE: str(client)}):
             return _render_steps(qapp, out, root, home)
 
 
@@ -344,7 +346,7 @@ def _render_steps(qapp: Any, out: Path, root: Path, home: Path) -> list[Path]:
         grab("setup-step-2.png", window.step2)
         env = {
             **os.environ,
-            "SEARCHDESK_DEMO_TODAY": STEPS_DAY,
+            Var.SEARCHDESK_DEMO_TODAY: STEPS_DAY,
             **{var: str(root / var.lower()) for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")},
         }
         report = asyncio.run(run_check([sys.executable, "-m", "searchdesk_server", "--demo"], env))

@@ -47,6 +47,7 @@ class Runtime:
         self._client: GoogleClient | None = None
         self._quota: QuotaBook | None = None
         self._agent: AgentClient | None = None
+        self._approval_agent: AgentClient | None = None
         self._source: TokenSource | None = None
         self._tokens = tokens
         self._states = states
@@ -70,8 +71,9 @@ class Runtime:
         if transport is None and self.config.demo:
             from .demo import demo_transport
 
-            transport = demo_transport()
-        self._source = token_source(self.config.credential, transport=transport, server_id=self.server_id)
+            transport = demo_transport(self.config.today)
+        agent = self.agent() if self.config.credential.kind == "desktop" else None
+        self._source = token_source(self.config.credential, transport=transport, server_id=self.server_id, agent=agent)
         return GoogleClient(self._source, self.config.scopes, transport=transport)
 
     @property
@@ -108,13 +110,26 @@ class Runtime:
         return self._states
 
     def agent(self) -> AgentClient:
-        """The desktop app's agent socket; connecting happens on first use."""
+        """The desktop app, for what every call may need: its access tokens, its accounts, who it is.
+        A connection of its own, so a token is never refused because questions are waiting for the
+        person (the app bounds the requests in flight on each connection). Connects on first use."""
         if self._agent is None:
-            from . import __version__
-            from .agent.client import AgentClient
-
-            self._agent = AgentClient(self.config.agent_socket, version=__version__)
+            self._agent = self._agent_client()
         return self._agent
+
+    def approval_agent(self) -> AgentClient:
+        """The desktop app, for questions to the person: each may wait there as long as
+        SEARCHDESK_APPROVAL_WAIT allows, on this connection only."""
+        if self._approval_agent is None:
+            self._approval_agent = self._agent_client()
+        return self._approval_agent
+
+    def _agent_client(self) -> AgentClient:
+        from . import __version__
+        from .agent.client import AgentClient
+
+        # The socket as Config resolved it (None: the default place, found on first connect).
+        return AgentClient(self.config.agent_socket, version=__version__)
 
     @property
     def directory(self) -> Directory:
@@ -146,8 +161,9 @@ class Runtime:
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.aclose()
-        if self._agent is not None:
-            await self._agent.aclose()
+        for agent in (self._agent, self._approval_agent):
+            if agent is not None:
+                await agent.aclose()
 
 
 @dataclass

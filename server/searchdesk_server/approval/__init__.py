@@ -396,7 +396,7 @@ async def _ask_desktop(
     tool = call.spec.name
     rt = call.runtime
     try:
-        agent = rt.agent()
+        agent = rt.approval_agent()
         hello = await agent.app_hello()
         if not hello.binds_requester:
             return _refused(
