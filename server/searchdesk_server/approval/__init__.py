@@ -383,13 +383,13 @@ async def _ask_desktop(
 ) -> Answer | types.CallToolResult | NotAsked:
     """The person's answer in the app, a result to return, or NotAsked (only when nobody is there)."""
     from ..agent.client import (
-        AgentBusy,
         AgentConnectionLost,
         AgentNotAnswering,
         AgentTimeout,
         AgentUnavailable,
-        DemoApp,
-        QueueFull,
+        AppBusy,
+        AppQueueFull,
+        AppRunsDemo,
     )
     from ..agent.protocol import AgentError
 
@@ -427,17 +427,17 @@ async def _ask_desktop(
         return NotAsked(Why.APP_CLOSED_EARLY)
     except AgentUnavailable:
         return NotAsked(Why.APP_NOT_RUNNING)
-    except DemoApp:
+    except AppRunsDemo:
         return _refused(
             tool,
             "the SearchDesk app is running the demo; start SearchDesk normally to approve changes to your "
             "Google account.",
         )
-    except QueueFull as exc:
+    except AppQueueFull as exc:
         waiting = exc.data.get("waiting") if isinstance(exc.data, dict) else None
         many = f"{waiting}" if isinstance(waiting, int) and not isinstance(waiting, bool) else "many"
         return _refused(tool, f"SearchDesk already has {many} questions waiting; answer them there, then ask again.")
-    except (AgentBusy, AgentNotAnswering):
+    except (AppBusy, AgentNotAnswering):
         return _refused(tool, "SearchDesk is busy with other requests; try again in a moment.")
     except AgentTimeout:
         return _refused(tool, "SearchDesk did not answer in time; nothing was done. Try again in a moment.")

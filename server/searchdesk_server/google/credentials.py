@@ -296,32 +296,32 @@ def agent_failure(exc: Exception, account: str | None = None) -> GoogleError:
 
     reason = _agent_reason(exc)
     whose = "sign-in" if account is None else f"sign-in of {account}"
-    if isinstance(exc, agent_client.RefreshFailed):
+    if isinstance(exc, agent_client.AppRefreshFailed):
         return GoogleError(
             ErrorKind.AUTH,
             f"Google refused to refresh the SearchDesk app's {whose}: the sign-in was revoked or expired; "
             "sign in again in the SearchDesk app" + ("." if account is None else " with that account."),
         )
-    if isinstance(exc, agent_client.ScopeNotGranted):
+    if isinstance(exc, agent_client.AppScopeNotGranted):
         return GoogleError(
             ErrorKind.MISSING_SCOPE,
             f"The SearchDesk app's {whose} lacks a permission this server needs. Sign in again in the "
             "SearchDesk app and allow every permission it asks for.",
         )
-    if isinstance(exc, agent_client.UnknownAccount):
+    if isinstance(exc, agent_client.AppUnknownAccount):
         return GoogleError(
             ErrorKind.NOT_CONFIGURED,
             f"The Google account {account or 'asked for'} is no longer one Claude may use in the SearchDesk app "
             "(it was removed, or the app's Settings keep it from Claude). Call again: SearchDesk then uses "
             "an account it still has.",
         )
-    if isinstance(exc, agent_client.DemoApp):
+    if isinstance(exc, agent_client.AppRunsDemo):
         return GoogleError(
             ErrorKind.NOT_CONFIGURED,
             "The SearchDesk app is running the demo, which never hands out access to a Google account. "
             "Quit it and start SearchDesk normally, then try again.",
         )
-    if isinstance(exc, agent_client.SignedOut):
+    if isinstance(exc, agent_client.AppSignedOut):
         return GoogleError(
             ErrorKind.NOT_CONFIGURED,
             "No Google account is signed in to the SearchDesk app. Open SearchDesk and sign in with "
