@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -87,10 +88,6 @@ Decision: TypeAlias = Literal["approve", "deny", "pending"]
 StatusDecision: TypeAlias = Literal["approve", "deny", "pending", "none"]
 TokenKind: TypeAlias = Literal["oauth", "service_account"]
 RequestId: TypeAlias = "int | str"
-
-DECISIONS: Final = ("approve", "deny", "pending")
-STATUS_DECISIONS: Final = ("approve", "deny", "pending", "none")
-TOKEN_KINDS: Final = ("oauth", "service_account")
 
 
 class ErrorCode(IntEnum):
@@ -252,15 +249,17 @@ Account = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MA
 AnyAccount = Annotated[str, Strict(), StringConstraints(max_length=MAX_ACCOUNT_CHARS), _Plain]  # "" when unknown
 QuotaProject = Annotated[str, Strict(), StringConstraints(max_length=MAX_QUOTA_PROJECT_CHARS), _Plain]
 Fingerprint = Annotated[str, Strict(), StringConstraints(pattern=r"^[0-9a-f]{64}$"), _Plain]
-RequestIdText = Annotated[str, Strict(), StringConstraints(pattern=r"^[A-Za-z0-9._:-]{1,128}$"), _Plain]
+RequestIdText = Annotated[
+    str, Strict(), StringConstraints(pattern=rf"^[A-Za-z0-9._:-]{{1,{MAX_REQUEST_ID_CHARS}}}$"), _Plain
+]
 ToolName = Annotated[str, Strict(), StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$"), _Plain]
 Scope = Annotated[
-    str, Strict(), StringConstraints(pattern=r"^https://www\.googleapis\.com/auth/[A-Za-z0-9._-]{1,100}$")
+    str, Strict(), StringConstraints(pattern=rf"^{re.escape(SCOPE_PREFIX)}[A-Za-z0-9._-]{{1,100}}$"), _Plain
 ]
 AccessToken = Annotated[
     str, Strict(), StringConstraints(max_length=MAX_ACCESS_TOKEN_CHARS, pattern=r"^[\x21-\x7e]+$"), _Plain
 ]
-ServerId = Annotated[str, Strict(), StringConstraints(pattern=r"^[A-Za-z0-9._:-]{1,64}$"), _Plain]
+ServerId = Annotated[str, Strict(), StringConstraints(pattern=rf"^[A-Za-z0-9._:-]{{1,{MAX_SERVER_ID_CHARS}}}$"), _Plain]
 Feature = Annotated[str, Strict(), StringConstraints(pattern=r"^[a-z][a-z0-9_.-]{0,39}$"), _Plain]
 ProtocolNumber = Annotated[int, Strict(), Field(ge=0, le=2**31 - 1)]
 Seconds = Annotated[float, Strict(), Field(ge=0, le=MAX_WAIT_S, allow_inf_nan=False)]
