@@ -58,7 +58,7 @@ CUTTING = not os.environ.get(NO_CUTS_VAR)
 #: httpx's command-line tool (httpx/_main.py), which httpx imports only if it can (1.7 MB per program).
 PYZ_EXCLUDES = ["pygments"] if CUTTING else []
 
-#: The server has no Qt, no keyring and no desktop code (DESIGN.md: the server never imports it).
+#: The server has no Qt, no keyring and no desktop code (docs/architecture.md: the server never imports it).
 SERVER_EXCLUDES = [
     *COMMON_EXCLUDES,
     *PYZ_EXCLUDES,

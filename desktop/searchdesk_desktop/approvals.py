@@ -1,6 +1,6 @@
 """The book of questions waiting for a person, and what became of them. No Qt here.
 
-Rules it keeps (DESIGN.md "Asking a person", issue 6): every answer is bound to a fingerprint and to
+Rules it keeps (docs/asking-a-person.md, issue 6): every answer is bound to a fingerprint and to
 who asked (the requester: one server process and its Google account), so a yes given to one server
 is never collected by another; the first answer wins; an approve is spent by exactly one action
 (handed to one waiting request, or returned once by ``approval/status``); nothing is approved by

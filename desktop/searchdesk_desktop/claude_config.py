@@ -22,17 +22,18 @@ from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from searchdesk_server import config as server_config
+from searchdesk_server.config import Var
 
 SERVER_KEY = "searchdesk"
 CONFIG_NAME = "claude_desktop_config.json"
 BACKUP_SUFFIX = ".searchdesk-backup"
-DEMO_VAR = "SEARCHDESK_DEMO"
-SOCKET_VAR = "SEARCHDESK_AGENT_SOCKET"
+DEMO_VAR = Var.SEARCHDESK_DEMO
+SOCKET_VAR = Var.SEARCHDESK_AGENT_SOCKET
 #: Google credentials a server takes from its environment; an entry carrying any of them does not use
 #: this app's sign-in (the server's own list, so the two cannot drift).
-CREDENTIAL_VARS = (*server_config.CREDENTIAL_VARS, "GOOGLE_APPLICATION_CREDENTIALS")
+CREDENTIAL_VARS = (*server_config.CREDENTIAL_VARS, Var.GOOGLE_APPLICATION_CREDENTIALS)
 #: The variables the settings window owns; everything else in our entry's env is left as it is.
-SETTINGS_VARS = ("GSC_READ_ONLY", "GSC_ALLOW_TOOLS", "GSC_SITE_URL", "GSC_ALLOWED_SITES")
+SETTINGS_VARS = server_config.SETTINGS_VARS
 
 
 class ClaudeConfigError(Exception):
@@ -93,13 +94,13 @@ class ServerSettings:
     agent_socket: str = ""
 
     def env(self) -> dict[str, str]:
-        env = {"GSC_READ_ONLY": "true" if self.read_only else "false"}
+        env = {Var.GSC_READ_ONLY: "true" if self.read_only else "false"}
         if self.groups:
-            env["GSC_ALLOW_TOOLS"] = ",".join(self.groups)
+            env[Var.GSC_ALLOW_TOOLS] = ",".join(self.groups)
         if self.site_url:
-            env["GSC_SITE_URL"] = self.site_url
+            env[Var.GSC_SITE_URL] = self.site_url
         if self.allowed_sites:
-            env["GSC_ALLOWED_SITES"] = ",".join(self.allowed_sites)
+            env[Var.GSC_ALLOWED_SITES] = ",".join(self.allowed_sites)
         if self.demo:
             env[DEMO_VAR] = "true"
         if self.agent_socket:

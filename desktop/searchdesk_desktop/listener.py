@@ -1,6 +1,6 @@
 """The agent-socket listener: hands short-lived tokens to servers and asks the person their questions.
 
-DESIGN.md "The agent socket" is the contract and ``searchdesk_server.agent.protocol`` the one
+docs/architecture.md places it among the parts, and ``searchdesk_server.agent.protocol`` is the one
 definition of the wire; ``searchdesk_server.agent.paths`` places the socket and runs the trust checks.
 
 On Unix ``QLocalServer`` (UserAccessOption) creates and owns the socket; we take each accepted

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from searchdesk_server.config import Var
+
 #: The Activity window's rows are asked at fixed times, so the image does not change run to run.
 ACTIVITY_DAY = (2026, 11, 27)
 ACCOUNT = "you@example.com"  # as the docs name it
@@ -436,7 +438,7 @@ def render(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
         home.mkdir()
         client = root / "oauth_client.json"
         client.write_text(json.dumps({"installed": {"client_id": CLIENT_ID, "client_secret": "x"}}))
-        with _environment(HOME=str(home), SEARCHDESK_OAUTH_CLIENT_FILE=str(client)):
+        with _environment(HOME=str(home), **{Var.SEARCHDESK_OAUTH_CLIENT_FILE: str(client)}):
             scene = Scene(qapp, root, home, _demo_check(home), [])
             written: list[Path] = []
             try:
@@ -466,7 +468,7 @@ def _demo_check(home: Path) -> Any:
 
     from . import claude_config as cc
 
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "SEARCHDESK_DEMO": "true"}
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), Var.SEARCHDESK_DEMO: "true"}
     return asyncio.run(run_check(cc.server_command().argv(), env))
 
 
@@ -520,8 +522,8 @@ def render_steps(out: Path) -> list[Path]:
         home.mkdir()
         client = root / "oauth_client.json"
         client.write_text(json.dumps({"installed": {"client_id": CLIENT_ID, "client_secret": "x"}}))
-        with _environment(HOME=str(home), SEARCHDESK_OAUTH_CLIENT_FILE=str(client)):
-            env = {**os.environ, "SEARCHDESK_DEMO": "true", "SEARCHDESK_DEMO_TODAY": STEPS_DAY}
+        with _environment(HOME=str(home), **{Var.SEARCHDESK_OAUTH_CLIENT_FILE: str(client)}):
+            env = {**os.environ, Var.SEARCHDESK_DEMO: "true", Var.SEARCHDESK_DEMO_TODAY: STEPS_DAY}
             from searchdesk_server.selfcheck import run_check
 
             from . import claude_config as cc

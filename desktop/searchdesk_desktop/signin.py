@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from searchdesk_server.config import Var
+
 from .keystore import ClientKind, SignInRecord
 
 AUTH_URI = "https://accounts.google.com/o/oauth2/v2/auth"
@@ -35,7 +37,7 @@ TOKEN_URI = "https://oauth2.googleapis.com/token"  # noqa: S105 (a URL, not a se
 REVOKE_URI = "https://oauth2.googleapis.com/revoke"
 #: Asked for beside the tools' scopes, so the app can say which account is in use.
 IDENTITY_SCOPES = ("openid", "email")
-CLIENT_FILE_VAR = "SEARCHDESK_OAUTH_CLIENT_FILE"
+CLIENT_FILE_VAR = Var.SEARCHDESK_OAUTH_CLIENT_FILE
 BUNDLED_CLIENT = Path(__file__).with_name("oauth_client.json")
 SIGN_IN_TIMEOUT = 300.0
 MAX_KEY_FILE = 64 * 1024

@@ -1,15 +1,22 @@
 """The one table of tools.
 
-Registration, scopes, annotations, the README's tool table and the docs all derive from
-`TOOLS`; tests fail when any of them drifts. Descriptions are read into the model's context on
-every turn, so each word must earn its place while keeping the limits the model needs.
-This module is on the start-up path: stdlib only.
+Registration, scopes, annotations, each tool's handler, the question a guarded tool asks a person,
+the quota it counts against, the README's tool table and the docs all derive from `TOOLS`; tests
+fail when any of them drifts. Descriptions are read into the model's context on every turn, so each
+word must earn its place while keeping the limits the model needs.
+This module is on the start-up path: stdlib only. A handler or question builder is named here by its
+qualified name and imported on the tool's first call (`resolve`), so tools/list pays for none of
+them, and a search for a handler's qualified name finds its entry. docs/architecture.md says where
+every other kind of fact lives.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any, Final, Literal
 
 SCOPE_WM: Final = "https://www.googleapis.com/auth/webmasters"
@@ -33,6 +40,14 @@ Kind = Literal["read", "write", "guarded"]
 #: it; "url" one that sees a property containing its URL, owner first; "named" the `account` argument,
 #: else the default; "every" each account (the handler merges); "none" no Google call.
 Route = Literal["property", "verified", "url", "named", "every", "none"]
+
+
+class QuotaKind(StrEnum):
+    """A daily quota Google enforces and SearchDesk counts before it asks (quota.py keeps the counts)."""
+
+    INDEXING = "indexing"  # key: the Google Cloud project ("project:<id>"), else the account
+    INSPECTION = "inspection"  # key: the property (siteUrl)
+
 
 GROUPS: Final = (
     "essential",
@@ -66,6 +81,19 @@ class ToolSpec:
     #: Registered only with MCP_DIAGNOSTICS=true; never part of groups or presets.
     diagnostic: bool = False
     route: Route = "property"
+    #: The handler's qualified name, e.g. "searchdesk_server.tools.sites.list_sites": an async function
+    #: of a `runtime.Call` returning a `result.Output`, imported on the first call (`resolve`).
+    handler: str = field(kw_only=True)
+    #: A guarded tool's question builder, by qualified name: an async function of the call returning
+    #: the `approval.question.Question` a person answers before the handler acts. Set for exactly the
+    #: guarded tools: this is what makes the approval chain ask.
+    question: str | None = field(default=None, kw_only=True)
+    #: The daily quota each call spends (the handler counts it in `Runtime.quota`), if any.
+    quota: QuotaKind | None = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if (self.kind == "guarded") != (self.question is not None):
+            raise ValueError(f"{self.name}: a guarded tool names its question builder, and only a guarded tool does")
 
     @property
     def write(self) -> bool:
@@ -73,7 +101,8 @@ class ToolSpec:
 
     @property
     def guarded(self) -> bool:
-        return self.kind == "guarded"
+        """Asks a person before acting: it has a question to ask."""
+        return self.question is not None
 
     @property
     def groups(self) -> tuple[str, ...]:
@@ -91,9 +120,11 @@ class ToolSpec:
 
     @property
     def input_schema(self) -> dict[str, Any]:
+        """The tool's parameters; a guarded tool also takes the two-call token (`confirm_token`)."""
         schema: dict[str, Any] = {"type": "object"}
-        if self.params:
-            schema["properties"] = {k: dict(v) for k, v in self.params.items()}
+        params = {**self.params, "confirm_token": TOKEN} if self.guarded else self.params
+        if params:
+            schema["properties"] = {k: dict(v) for k, v in params.items()}
         if self.required:
             schema["required"] = list(self.required)
         return schema
@@ -154,6 +185,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Properties this account can see, with permission level.",
         essential=True,
         route="every",
+        handler="searchdesk_server.tools.sites.list_sites",
     ),
     ToolSpec(
         "get_site",
@@ -166,6 +198,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "One property's permission level.",
         {"site": SITE},
         essential=True,
+        handler="searchdesk_server.tools.sites.get_site",
     ),
     ToolSpec(
         "add_site",
@@ -179,6 +212,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         {"site": SITE_REQ, "account": ACCOUNT},
         ("site",),
         route="named",
+        handler="searchdesk_server.tools.sites.add_site",
     ),
     ToolSpec(
         "delete_site",
@@ -189,8 +223,10 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         (SCOPE_WM,),
         "Delete property",
         "Remove a property from this account's list." + GUARD_NOTE,
-        {"site": SITE_REQ, "confirm_token": TOKEN},
+        {"site": SITE_REQ},
         ("site",),
+        handler="searchdesk_server.tools.sites.delete_site",
+        question="searchdesk_server.approval.builders.delete_site",
     ),
     # --- sitemaps ---------------------------------------------------------------------------
     ToolSpec(
@@ -204,6 +240,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Submitted sitemaps with errors, warnings and URL counts.",
         {"site": SITE, "sitemap_index": SITE},
         essential=True,
+        handler="searchdesk_server.tools.sitemaps.list_sitemaps",
     ),
     ToolSpec(
         "get_sitemap",
@@ -216,6 +253,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "One sitemap's status and counts.",
         {"site": SITE, "feedpath": FEEDPATH},
         ("feedpath",),
+        handler="searchdesk_server.tools.sitemaps.get_sitemap",
     ),
     ToolSpec(
         "submit_sitemap",
@@ -228,6 +266,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Submit or resubmit a sitemap.",
         {"site": SITE, "feedpath": FEEDPATH},
         ("feedpath",),
+        handler="searchdesk_server.tools.sitemaps.submit_sitemap",
     ),
     ToolSpec(
         "submit_sitemaps",
@@ -248,6 +287,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             },
         },
         ("feedpaths",),
+        handler="searchdesk_server.tools.sitemaps.submit_sitemaps",
     ),
     ToolSpec(
         "delete_sitemap",
@@ -258,8 +298,10 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         (SCOPE_WM,),
         "Delete sitemap",
         "Remove a sitemap and its submission history (submit_sitemap re-adds it)." + GUARD_NOTE,
-        {"site": SITE_REQ, "feedpath": FEEDPATH, "confirm_token": TOKEN},
+        {"site": SITE_REQ, "feedpath": FEEDPATH},
         ("site", "feedpath"),
+        handler="searchdesk_server.tools.sitemaps.delete_sitemap",
+        question="searchdesk_server.approval.builders.delete_sitemap",
     ),
     # --- analytics --------------------------------------------------------------------------
     ToolSpec(
@@ -301,6 +343,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             "all_rows": {"type": "boolean"},
         },
         essential=True,
+        handler="searchdesk_server.tools.analytics.tool.query_search_analytics",
     ),
     # --- inspection -------------------------------------------------------------------------
     ToolSpec(
@@ -315,6 +358,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         {"site": SITE, "url": URL, "language_code": LANG},
         ("url",),
         essential=True,
+        handler="searchdesk_server.tools.inspection.inspect_url",
+        quota=QuotaKind.INSPECTION,
     ),
     ToolSpec(
         "inspect_urls",
@@ -336,6 +381,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             "language_code": LANG,
         },
         ("urls",),
+        handler="searchdesk_server.tools.inspection.inspect_urls",
+        quota=QuotaKind.INSPECTION,
     ),
     # --- indexing ---------------------------------------------------------------------------
     ToolSpec(
@@ -351,6 +398,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         {"url": URL, "type": {"enum": ["URL_UPDATED", "URL_DELETED"]}},
         ("url",),
         route="url",
+        handler="searchdesk_server.tools.indexing.request_indexing",
+        quota=QuotaKind.INDEXING,
     ),
     ToolSpec(
         "get_indexing_status",
@@ -364,6 +413,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         {"url": URL},
         ("url",),
         route="url",
+        handler="searchdesk_server.tools.indexing.get_indexing_status",
     ),
     # --- verification -----------------------------------------------------------------------
     ToolSpec(
@@ -376,6 +426,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "List verified sites",
         "Sites and domains this account has verified, with owners.",
         route="every",
+        handler="searchdesk_server.tools.verification.list_verified_sites",
     ),
     ToolSpec(
         "get_verified_site",
@@ -389,6 +440,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         {"site": SITE_REQ},
         ("site",),
         route="verified",
+        handler="searchdesk_server.tools.verification.get_verified_site",
     ),
     ToolSpec(
         "get_verification_token",
@@ -403,6 +455,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         {"site": SITE_REQ, "method": {"enum": list(VERIFY_METHODS)}, "account": ACCOUNT},
         ("site",),
         route="named",
+        handler="searchdesk_server.tools.verification.get_verification_token",
     ),
     ToolSpec(
         "verify_site",
@@ -416,6 +469,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         {"site": SITE_REQ, "method": {"enum": list(VERIFY_METHODS)}, "account": ACCOUNT},
         ("site",),
         route="named",
+        handler="searchdesk_server.tools.verification.verify_site",
     ),
     ToolSpec(
         "unverify_site",
@@ -426,9 +480,11 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         (SCOPE_SV,),
         "Unverify site",
         "Give up verified ownership: the site's properties lose access." + GUARD_NOTE,
-        {"site": SITE_REQ, "confirm_token": TOKEN},
+        {"site": SITE_REQ},
         ("site",),
         route="verified",
+        handler="searchdesk_server.tools.verification.unverify_site",
+        question="searchdesk_server.approval.builders.unverify_site",
     ),
     ToolSpec(
         "update_site_owners",
@@ -447,10 +503,11 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
                 "minItems": 1,
                 "maxItems": 100,
             },
-            "confirm_token": TOKEN,
         },
         ("site", "owners"),
         route="verified",
+        handler="searchdesk_server.tools.verification.update_site_owners",
+        question="searchdesk_server.approval.builders.update_site_owners",
     ),
     ToolSpec(
         "setup_site",
@@ -465,6 +522,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         ("site",),
         optional_scopes=(SCOPE_SV_VERIFY,),
         route="named",
+        handler="searchdesk_server.tools.setup.setup_site",
     ),
     # --- reports (tools/reports/: arithmetic done here over every row Google returns) ---------
     ToolSpec(
@@ -483,6 +541,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             "by": {"enum": ["page", "query", "country", "device"]},
             "sort": {"enum": ["clicks", "impressions", "ctr", "position"]},
         },
+        handler="searchdesk_server.tools.reports.compare_periods.compare_periods",
     ),
     ToolSpec(
         "report_traffic_drops",
@@ -495,6 +554,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Pages or queries that lost the most clicks between two periods, each with a rule-based likely "
         "cause. Dates as compare_periods.",
         {**REPORT_DATES, "vs": REPORT_VS, "by": {"enum": ["page", "query"]}},
+        handler="searchdesk_server.tools.reports.traffic_drops.report_traffic_drops",
     ),
     ToolSpec(
         "report_quick_wins",
@@ -507,6 +567,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Queries or pages at positions 4-20 whose CTR is below an average CTR curve, ranked by "
         "estimated extra clicks. Final data; default last 28 days.",
         {**REPORT_DATES, "by": {"enum": ["query", "page"]}},
+        handler="searchdesk_server.tools.reports.quick_wins.report_quick_wins",
     ),
     ToolSpec(
         "report_cannibalisation",
@@ -519,6 +580,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Queries where several of the site's pages split the impressions, with each page's share. "
         "Final data; default last 28 days.",
         dict(REPORT_DATES),
+        handler="searchdesk_server.tools.reports.cannibalisation.report_cannibalisation",
     ),
 )
 
@@ -536,18 +598,51 @@ DIAGNOSTIC_TOOLS: Final[tuple[ToolSpec, ...]] = (
         "How this server is set up and how a destructive call would ask a person right now.",
         diagnostic=True,
         route="none",
+        handler="searchdesk_server.tools.diagnostics.describe_connection",
     ),
 )
 
-BY_NAME: Final[Mapping[str, ToolSpec]] = {t.name: t for t in (*TOOLS, *DIAGNOSTIC_TOOLS)}
+
+@dataclass(frozen=True)
+class Catalogue:
+    """The tools a server may offer. A server is built from `CATALOGUE`; a test may build one from a
+    copy with a tool added (`adding`) and the whole chain serves it with no other change."""
+
+    tools: tuple[ToolSpec, ...]
+    diagnostic_tools: tuple[ToolSpec, ...] = ()
+    by_name: Mapping[str, ToolSpec] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_name", {t.name: t for t in (*self.tools, *self.diagnostic_tools)})
+
+    def all_tools(self, diagnostics: bool) -> tuple[ToolSpec, ...]:
+        return (*self.tools, *self.diagnostic_tools) if diagnostics else self.tools
+
+    def group_members(self, group: str) -> tuple[str, ...]:
+        return tuple(t.name for t in self.tools if group in t.groups)
+
+    def adding(self, *specs: ToolSpec) -> Catalogue:
+        return replace(self, tools=(*self.tools, *specs))
+
+
+CATALOGUE: Final = Catalogue(TOOLS, DIAGNOSTIC_TOOLS)
+BY_NAME: Final[Mapping[str, ToolSpec]] = CATALOGUE.by_name
 
 
 def group_members(group: str) -> tuple[str, ...]:
-    return tuple(t.name for t in TOOLS if group in t.groups)
+    return CATALOGUE.group_members(group)
 
 
 def all_tools(diagnostics: bool) -> tuple[ToolSpec, ...]:
-    return (*TOOLS, *DIAGNOSTIC_TOOLS) if diagnostics else TOOLS
+    return CATALOGUE.all_tools(diagnostics)
+
+
+@functools.cache
+def resolve(qualified_name: str) -> Any:
+    """The function a spec names (`handler`, `question`), importing its module now: the first call of a
+    tool pays for its imports, tools/list never does."""
+    module, _, name = qualified_name.rpartition(".")
+    return getattr(importlib.import_module(module), name)
 
 
 def minimal_scopes(scopes: Iterable[str]) -> tuple[str, ...]:

@@ -1,5 +1,10 @@
 """Environment -> one frozen Config, parsed strictly and failing closed.
 
+Every environment variable of SearchDesk's own is named once, in `Var`, and read only here: the rest
+of the server takes its settings from the Config (the desktop app's Claude entry and the `.mcpb`
+manifest write the same names; a test fails when they drift). Proxy, certificate and platform
+variables stay with the libraries that read them.
+
 A bad value stops the server with exit 1 and a message naming the variable and the accepted
 values; a secret is never quoted. Secrets are read once and then scrubbed from the process
 environment (and, on Linux, from the block `/proc/<pid>/environ` shows) so no child inherits
@@ -10,30 +15,60 @@ from __future__ import annotations
 
 import base64
 import binascii
+import datetime
 import json
 import os
 import re
 import sys
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from . import catalogue
+from .catalogue import CATALOGUE, Catalogue, ToolSpec
 from .properties import PropertyError, normalise_property
 from .text import describe
 
 CredentialKind = Literal["service_account", "oauth", "desktop", "demo", "none"]
 
-TOKEN_URI = "https://oauth2.googleapis.com/token"  # noqa: S105 (an endpoint, not a secret)
 
-SECRET_VARS = (
-    "GSC_SERVICE_ACCOUNT_KEY",
-    "GSC_CLIENT_SECRET",
-    "GSC_REFRESH_TOKEN",
-)
-OAUTH_VARS = ("GSC_CLIENT_ID", "GSC_CLIENT_SECRET", "GSC_REFRESH_TOKEN")
-CREDENTIAL_VARS = ("GSC_SERVICE_ACCOUNT_KEY", "GSC_SERVICE_ACCOUNT_KEY_FILE", *OAUTH_VARS)
+class Var(StrEnum):
+    """Every environment variable of SearchDesk's own, by its name (a contract: README and docs/ name
+    them to users). Each is the string itself, so it serves as a key and in messages."""
+
+    GSC_SERVICE_ACCOUNT_KEY = "GSC_SERVICE_ACCOUNT_KEY"
+    GSC_SERVICE_ACCOUNT_KEY_FILE = "GSC_SERVICE_ACCOUNT_KEY_FILE"
+    GSC_CLIENT_ID = "GSC_CLIENT_ID"
+    GSC_CLIENT_SECRET = "GSC_CLIENT_SECRET"  # noqa: S105 (a variable's name)
+    GSC_REFRESH_TOKEN = "GSC_REFRESH_TOKEN"  # noqa: S105 (a variable's name)
+    GOOGLE_APPLICATION_CREDENTIALS = "GOOGLE_APPLICATION_CREDENTIALS"
+    GSC_READ_ONLY = "GSC_READ_ONLY"
+    GSC_ALLOW_TOOLS = "GSC_ALLOW_TOOLS"
+    GSC_DENY_TOOLS = "GSC_DENY_TOOLS"
+    GSC_SITE_URL = "GSC_SITE_URL"
+    GSC_ALLOWED_SITES = "GSC_ALLOWED_SITES"
+    ELICITATION = "ELICITATION"
+    MCP_DIAGNOSTICS = "MCP_DIAGNOSTICS"
+    SEARCHDESK_DEMO = "SEARCHDESK_DEMO"
+    SEARCHDESK_DEMO_TODAY = "SEARCHDESK_DEMO_TODAY"
+    SEARCHDESK_APPROVAL_WAIT = "SEARCHDESK_APPROVAL_WAIT"
+    SEARCHDESK_AGENT_SOCKET = "SEARCHDESK_AGENT_SOCKET"
+    #: Read by the desktop app's sign-in (desktop signin.py), not by the server.
+    SEARCHDESK_OAUTH_CLIENT_FILE = "SEARCHDESK_OAUTH_CLIENT_FILE"
+
+
+#: The variables the desktop app's settings write into Claude's entry for the server (its Claude
+#: entry and the `.mcpb` manifest's user settings); anything else in that entry is left as it is.
+SETTINGS_VARS: Final = (Var.GSC_READ_ONLY, Var.GSC_ALLOW_TOOLS, Var.GSC_SITE_URL, Var.GSC_ALLOWED_SITES)
+
+TOKEN_URI = "https://oauth2.googleapis.com/token"  # noqa: S105 (an endpoint, not a secret)
+#: Windows: named pipes live under this prefix; a bare name in SEARCHDESK_AGENT_SOCKET gets it.
+PIPE_PREFIX: Final = "\\\\.\\pipe\\"
+
+OAUTH_VARS = (Var.GSC_CLIENT_ID, Var.GSC_CLIENT_SECRET, Var.GSC_REFRESH_TOKEN)
+CREDENTIAL_VARS = (Var.GSC_SERVICE_ACCOUNT_KEY, Var.GSC_SERVICE_ACCOUNT_KEY_FILE, *OAUTH_VARS)
 TRUE_WORDS = ("true", "1", "yes")
 FALSE_WORDS = ("false", "0", "no")
 WAIT_RANGE = (1, 55)
@@ -72,17 +107,27 @@ class Config:
     deny: tuple[str, ...] = ()
     default_site: str | None = None
     allowed_sites: tuple[str, ...] = ()
+    #: SEARCHDESK_AGENT_SOCKET resolved (`~` expanded, absolute; a bare Windows pipe name made whole);
+    #: None: the default place (`agent.paths.default_socket_path`). Every agent client uses this.
     agent_socket: str | None = None
+    #: SEARCHDESK_DEMO_TODAY: the day "today" is in Google's time (the demo's data and every period);
+    #: None: the date in America/Los_Angeles when asked (`tools/analytics/dates.google_today`).
+    today: datetime.date | None = None
     #: Tools in the order of the catalogue, after read-only and allow/deny.
     tools: tuple[str, ...] = ()
     #: Write-capable scopes brought in by tools named explicitly in read-only mode.
     explicit_write_scopes: tuple[str, ...] = ()
+    #: The table `tools` were chosen from (a test may serve a copy with a tool added).
+    catalogue: Catalogue = field(default=CATALOGUE, repr=False, compare=False)
+
+    def spec(self, name: str) -> ToolSpec:
+        return self.catalogue.by_name[name]
 
     @property
     def scopes(self) -> tuple[str, ...]:
         wanted: set[str] = set()
         for name in self.tools:
-            spec = catalogue.BY_NAME[name]
+            spec = self.spec(name)
             wanted.update(spec.scopes)
             if not self.read_only:
                 wanted.update(spec.optional_scopes)
@@ -95,7 +140,9 @@ class Config:
         if self.allow or self.deny:
             parts.append(
                 "restricted by "
-                + " and ".join(v for v, on in (("GSC_ALLOW_TOOLS", self.allow), ("GSC_DENY_TOOLS", self.deny)) if on)
+                + " and ".join(
+                    v for v, on in ((Var.GSC_ALLOW_TOOLS, self.allow), (Var.GSC_DENY_TOOLS, self.deny)) if on
+                )
             )
         if self.explicit_write_scopes:
             parts.append("explicitly allowed tools bring write-capable scopes " + ", ".join(self.explicit_write_scopes))
@@ -104,7 +151,7 @@ class Config:
         if self.demo:
             parts.append("DEMO data (no Google account used)")
         if not self.elicitation:
-            parts.append("ELICITATION=false")
+            parts.append(f"{Var.ELICITATION}=false")
         return "searchdesk-server: " + "; ".join(parts)
 
 
@@ -125,49 +172,65 @@ def parse_bool(env: Mapping[str, str], name: str) -> bool:
 
 
 def parse_elicitation(env: Mapping[str, str]) -> bool:
-    raw = env.get("ELICITATION", "").strip().lower()
+    name = Var.ELICITATION
+    raw = env.get(name, "").strip().lower()
     if raw in ("", "true"):
         return True
     if raw == "false":
         return False
-    raise ConfigError(f"ELICITATION is {describe(env['ELICITATION'])}; use true or false (any case).")
+    raise ConfigError(f"{name} is {describe(env[name])}; use true or false (any case).")
 
 
 def parse_wait(env: Mapping[str, str]) -> int:
-    raw = env.get("SEARCHDESK_APPROVAL_WAIT", "").strip()
+    name = Var.SEARCHDESK_APPROVAL_WAIT
+    raw = env.get(name, "").strip()
     if raw == "":
         return DEFAULT_APPROVAL_WAIT
     lo, hi = WAIT_RANGE
     if raw.isdigit() and lo <= int(raw) <= hi:
         return int(raw)
     raise ConfigError(
-        f"SEARCHDESK_APPROVAL_WAIT is {describe(env['SEARCHDESK_APPROVAL_WAIT'])}; "
+        f"{name} is {describe(env[name])}; "
         f"use whole seconds from {lo} to {hi} (clients give up on a call after about 60 s)."
     )
 
 
-def parse_today(env: Mapping[str, str]) -> None:
-    raw = env.get("SEARCHDESK_DEMO_TODAY", "").strip()
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def parse_today(env: Mapping[str, str]) -> datetime.date | None:
+    """A pinned day written exactly YYYY-MM-DD (not the other forms ISO 8601 allows), or None."""
+    name = Var.SEARCHDESK_DEMO_TODAY
+    raw = env.get(name, "").strip()
     if not raw:
-        return
-    import datetime
-
+        return None
     try:
-        datetime.date.fromisoformat(raw)
+        if _ISO_DAY.fullmatch(raw):
+            return datetime.date.fromisoformat(raw)
     except ValueError:
-        raise ConfigError(
-            f"SEARCHDESK_DEMO_TODAY is {describe(env['SEARCHDESK_DEMO_TODAY'])}; use a date written YYYY-MM-DD."
-        ) from None
+        pass
+    raise ConfigError(f"{name} is {describe(env[name])}; use a real date written YYYY-MM-DD, or unset it.")
 
 
-def parse_tool_list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+def agent_socket_setting(env: Mapping[str, str]) -> str | None:
+    """SEARCHDESK_AGENT_SOCKET resolved: on Windows a pipe name (a bare one gets the pipe prefix),
+    elsewhere a path with `~` expanded, made absolute. None when unset (the default place)."""
+    raw = env.get(Var.SEARCHDESK_AGENT_SOCKET, "").strip()
+    if not raw:
+        return None
+    if sys.platform == "win32":
+        return raw if raw.startswith(PIPE_PREFIX) else PIPE_PREFIX + raw
+    return os.path.abspath(os.path.expanduser(raw))
+
+
+def parse_tool_list(env: Mapping[str, str], name: str, table: Catalogue = CATALOGUE) -> tuple[str, ...]:
     """Names, `prefix*` patterns or groups; an entry matching nothing is an error, never ignored."""
     raw = env.get(name, "")
     entries = [e.strip() for e in raw.split(",") if e.strip()]
-    unknown = [e for e in entries if not expand_entry(e)]
+    unknown = [e for e in entries if not expand_entry(e, table)]
     if unknown:
         shown = ", ".join(describe(e) for e in unknown)
-        names = ", ".join(t.name for t in catalogue.TOOLS)
+        names = ", ".join(t.name for t in table.tools)
         raise ConfigError(
             f"{name} has entries that match no tool: {shown}. Use tool names ({names}), "
             f"a prefix with * (e.g. list_*), or groups ({', '.join(catalogue.GROUPS)})."
@@ -175,26 +238,30 @@ def parse_tool_list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
     return tuple(entries)
 
 
-def expand_entry(entry: str) -> tuple[str, ...]:
+def expand_entry(entry: str, table: Catalogue = CATALOGUE) -> tuple[str, ...]:
     if entry in catalogue.GROUPS:
-        return catalogue.group_members(entry)
+        return table.group_members(entry)
     if entry.endswith("*"):
         prefix = entry[:-1]
-        return tuple(t.name for t in catalogue.TOOLS if t.name.startswith(prefix))
-    return (entry,) if any(t.name == entry for t in catalogue.TOOLS) else ()
+        return tuple(t.name for t in table.tools if t.name.startswith(prefix))
+    return (entry,) if any(t.name == entry for t in table.tools) else ()
 
 
 def select_tools(
-    read_only: bool, allow: tuple[str, ...], deny: tuple[str, ...], diagnostics: bool = False
+    read_only: bool,
+    allow: tuple[str, ...],
+    deny: tuple[str, ...],
+    diagnostics: bool = False,
+    table: Catalogue = CATALOGUE,
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The registered tools and the write-capable scopes brought in explicitly in read-only mode."""
-    allowed = {n for e in allow for n in expand_entry(e)} if allow else set(catalogue.BY_NAME)
+    allowed = {n for e in allow for n in expand_entry(e, table)} if allow else set(table.by_name)
     # Read-only mode keeps a read whose only scope could also write only when named by itself.
-    named = {e for e in allow if e in catalogue.BY_NAME}
-    denied = {n for e in deny for n in expand_entry(e)}
+    named = {e for e in allow if e in table.by_name}
+    denied = {n for e in deny for n in expand_entry(e, table)}
     chosen: list[str] = []
     brought: set[str] = set()
-    for spec in catalogue.all_tools(diagnostics):
+    for spec in table.all_tools(diagnostics):
         if spec.diagnostic:
             chosen.append(spec.name)  # MCP_DIAGNOSTICS asked for it; allow/deny lists are about Google tools
             continue
@@ -287,10 +354,12 @@ def parse_credential(env: Mapping[str, str], demo: bool) -> Credential:
         if var in OAUTH_VARS:
             _check_one_line(var, env[var])
         _check_text(var, env[var])
-    sa = [v for v in ("GSC_SERVICE_ACCOUNT_KEY", "GSC_SERVICE_ACCOUNT_KEY_FILE") if v in env]
+    sa = [v for v in (Var.GSC_SERVICE_ACCOUNT_KEY, Var.GSC_SERVICE_ACCOUNT_KEY_FILE) if v in env]
     trio = [v for v in OAUTH_VARS if v in env]
     if len(sa) == 2:
-        raise ConfigError("Both GSC_SERVICE_ACCOUNT_KEY and GSC_SERVICE_ACCOUNT_KEY_FILE are set; keep one.")
+        raise ConfigError(
+            f"Both {Var.GSC_SERVICE_ACCOUNT_KEY} and {Var.GSC_SERVICE_ACCOUNT_KEY_FILE} are set; keep one."
+        )
     if sa and trio:
         raise ConfigError(
             f"{sa[0]} and {', '.join(trio)} are both set; use a service account or an OAuth refresh token, not both."
@@ -302,23 +371,23 @@ def parse_credential(env: Mapping[str, str], demo: bool) -> Credential:
         )
     if demo:
         return Credential("demo", "--demo")
-    if sa == ["GSC_SERVICE_ACCOUNT_KEY"]:
+    if sa == [Var.GSC_SERVICE_ACCOUNT_KEY]:
         return Credential("service_account", sa[0], _service_account(sa[0], env[sa[0]]))
-    if sa == ["GSC_SERVICE_ACCOUNT_KEY_FILE"]:
+    if sa == [Var.GSC_SERVICE_ACCOUNT_KEY_FILE]:
         text = _read_file(sa[0], env[sa[0]].strip())
         return Credential("service_account", sa[0], _service_account(sa[0], text))
     if trio:
-        info = {"client_id": env["GSC_CLIENT_ID"].strip(), "client_secret": env["GSC_CLIENT_SECRET"].strip()}
-        info["refresh_token"] = env["GSC_REFRESH_TOKEN"].strip()
-        return Credential("oauth", "GSC_CLIENT_ID/GSC_CLIENT_SECRET/GSC_REFRESH_TOKEN", info)
-    adc = env.get("GOOGLE_APPLICATION_CREDENTIALS", "").strip()
+        info = {"client_id": env[Var.GSC_CLIENT_ID].strip(), "client_secret": env[Var.GSC_CLIENT_SECRET].strip()}
+        info["refresh_token"] = env[Var.GSC_REFRESH_TOKEN].strip()
+        return Credential("oauth", "/".join(OAUTH_VARS), info)
+    adc = env.get(Var.GOOGLE_APPLICATION_CREDENTIALS, "").strip()
     if adc:
         return _adc(adc)
     return Credential("desktop", "SearchDesk app")
 
 
 def _adc(path: str) -> Credential:
-    name = "GOOGLE_APPLICATION_CREDENTIALS"
+    name = Var.GOOGLE_APPLICATION_CREDENTIALS
     text = _read_file(name, path)
     try:
         data = json.loads(text)
@@ -345,38 +414,37 @@ def _adc(path: str) -> Credential:
 
 def parse_sites(env: Mapping[str, str]) -> tuple[str | None, tuple[str, ...]]:
     default: str | None = None
-    raw = env.get("GSC_SITE_URL", "").strip()
+    raw = env.get(Var.GSC_SITE_URL, "").strip()
     if raw:
         try:
             default = normalise_property(raw)
         except PropertyError as exc:
-            raise ConfigError(f"GSC_SITE_URL: {exc}") from None
+            raise ConfigError(f"{Var.GSC_SITE_URL}: {exc}") from None
     allowed: list[str] = []
-    for entry in env.get("GSC_ALLOWED_SITES", "").split(","):
+    for entry in env.get(Var.GSC_ALLOWED_SITES, "").split(","):
         if entry.strip():
             try:
                 allowed.append(normalise_property(entry.strip()))
             except PropertyError as exc:
-                raise ConfigError(f"GSC_ALLOWED_SITES: {exc}") from None
+                raise ConfigError(f"{Var.GSC_ALLOWED_SITES}: {exc}") from None
     return default, tuple(dict.fromkeys(allowed))
 
 
 # --- the whole ------------------------------------------------------------------------------
 
 
-def load(env: Mapping[str, str], *, demo_flag: bool = False) -> Config:
-    demo = demo_flag or parse_bool(env, "SEARCHDESK_DEMO")
-    read_only = parse_bool(env, "GSC_READ_ONLY")
-    diagnostics = parse_bool(env, "MCP_DIAGNOSTICS")
+def load(env: Mapping[str, str], *, demo_flag: bool = False, table: Catalogue = CATALOGUE) -> Config:
+    demo = demo_flag or parse_bool(env, Var.SEARCHDESK_DEMO)
+    read_only = parse_bool(env, Var.GSC_READ_ONLY)
+    diagnostics = parse_bool(env, Var.MCP_DIAGNOSTICS)
     elicitation = parse_elicitation(env)
     wait = parse_wait(env)
-    parse_today(env)
-    allow = parse_tool_list(env, "GSC_ALLOW_TOOLS")
-    deny = parse_tool_list(env, "GSC_DENY_TOOLS")
+    today = parse_today(env)
+    allow = parse_tool_list(env, Var.GSC_ALLOW_TOOLS, table)
+    deny = parse_tool_list(env, Var.GSC_DENY_TOOLS, table)
     default_site, allowed_sites = parse_sites(env)
     credential = parse_credential(env, demo)
-    tools, brought = select_tools(read_only, allow, deny, diagnostics)
-    socket = env.get("SEARCHDESK_AGENT_SOCKET", "").strip() or None
+    tools, brought = select_tools(read_only, allow, deny, diagnostics, table)
     return Config(
         credential=credential,
         demo=demo,
@@ -388,15 +456,17 @@ def load(env: Mapping[str, str], *, demo_flag: bool = False) -> Config:
         deny=deny,
         default_site=default_site,
         allowed_sites=allowed_sites,
-        agent_socket=socket,
+        agent_socket=agent_socket_setting(env),
+        today=today,
         tools=tools,
         explicit_write_scopes=brought,
+        catalogue=table,
     )
 
 
 def scrub_secrets(environ: MutableMapping[str, str] = os.environ) -> None:
     """Remove credential values so no child inherits them and /proc shows none of them."""
-    names = [v for v in (*CREDENTIAL_VARS, "GOOGLE_APPLICATION_CREDENTIALS") if v in environ]
+    names = [v for v in (*CREDENTIAL_VARS, Var.GOOGLE_APPLICATION_CREDENTIALS) if v in environ]
     for name in names:
         del environ[name]
     if names and sys.platform.startswith("linux"):

@@ -1,33 +1,22 @@
-"""Each tool's handler, found by name, and run so that every failure becomes a result a person can read.
+"""Running a tool's handler (the one its catalogue entry names) so that every failure becomes a result
+a person can read.
 
 Below both the server (which runs read tools directly) and the approval chain (which runs a guarded
 tool once a person said yes), so neither imports the other. On the start-up path, so it imports
-nothing a tool needs until a tool is called.
+nothing a tool needs until a tool is called (`catalogue.resolve`).
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
-from typing import Any
 
 import mcp_types as types
 
-from . import catalogue
+from .catalogue import resolve
 from .result import Output, ToolFailure, error_result, to_result
 from .runtime import Call
 
 log = logging.getLogger("searchdesk_server")
-
-#: Tool name -> module under searchdesk_server.tools (default: the tool's group).
-HANDLER_MODULES = {"setup_site": "setup", "describe_connection": "diagnostics"}
-
-
-def handler_for(name: str) -> Any:
-    """The tool's handler, importing its module only now: tools/list never pays for a tool's imports."""
-    spec = catalogue.BY_NAME[name]
-    module = importlib.import_module(f"searchdesk_server.tools.{HANDLER_MODULES.get(name, spec.group)}")
-    return getattr(module, name)
 
 
 async def run_tool(call: Call, *, note: str = "") -> types.CallToolResult:
@@ -36,7 +25,7 @@ async def run_tool(call: Call, *, note: str = "") -> types.CallToolResult:
 
     try:
         await call.route()
-        out: Output = await handler_for(call.spec.name)(call)
+        out: Output = await resolve(call.spec.handler)(call)
     except ToolFailure as exc:
         return error_result(str(exc))
     except GoogleError as exc:

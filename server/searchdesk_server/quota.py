@@ -22,18 +22,14 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
-from enum import StrEnum
 from pathlib import Path
 from typing import Final
+
+from .catalogue import QuotaKind
 
 __all__ = ["DAILY_LIMITS", "QuotaBook", "QuotaError", "QuotaKind", "default_path", "google_day"]
 
 log = logging.getLogger(__name__)
-
-
-class QuotaKind(StrEnum):
-    INDEXING = "indexing"  # key: the Google Cloud project ("project:<id>"), else the account
-    INSPECTION = "inspection"  # key: the property (siteUrl)
 
 
 DAILY_LIMITS: Final[Mapping[QuotaKind, int]] = {QuotaKind.INDEXING: 200, QuotaKind.INSPECTION: 2_000}
@@ -271,7 +267,7 @@ class QuotaBook:
             os.close(fd)
 
 
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows CI only
+if sys.platform == "win32":  # pragma: no cover - CI runs on Linux only; the Windows lock is not run there
     import msvcrt
 
     def _lock(fd: int) -> None:

@@ -7,12 +7,13 @@ data, so everything here is built on first use.
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .catalogue import ToolSpec
+from .catalogue import QuotaKind, ToolSpec
 from .config import Config
 from .properties import PropertyError, check_allowed, check_allowed_url, check_url, normalise_property
 from .result import ToolFailure
@@ -45,13 +46,11 @@ class Runtime:
         self.config = config
         self._transport = transport
         self._client: GoogleClient | None = None
-        self._quota: QuotaBook | None = None
         self._agent: AgentClient | None = None
+        self._approval_agent: AgentClient | None = None
         self._source: TokenSource | None = None
-        self._tokens = tokens
-        self._states = states
-        self._shown: ShownBook | None = None
-        self._directory: Directory | None = None
+        self._given_tokens = tokens
+        self._given_states = states
         self._lock = asyncio.Lock()
         #: This process, as the app knows it: an approve is handed back only to the server that asked.
         self.server_id = uuid.uuid4().hex
@@ -70,60 +69,66 @@ class Runtime:
         if transport is None and self.config.demo:
             from .demo import demo_transport
 
-            transport = demo_transport()
-        self._source = token_source(self.config.credential, transport=transport, server_id=self.server_id)
+            transport = demo_transport(self.config.today)
+        agent = self.agent() if self.config.credential.kind == "desktop" else None
+        self._source = token_source(self.config.credential, transport=transport, server_id=self.server_id, agent=agent)
         return GoogleClient(self._source, self.config.scopes, transport=transport)
 
-    @property
+    # The books below are made on first use: the start-up path imports none of their modules.
+
+    @functools.cached_property
     def quota(self) -> QuotaBook:
-        if self._quota is None:
-            from .quota import QuotaBook
+        from .quota import QuotaBook
 
-            self._quota = QuotaBook()
-        return self._quota
+        return QuotaBook()
 
-    @property
+    @functools.cached_property
     def tokens(self) -> TokenBook:
-        if self._tokens is None:
-            from .confirm_tokens import TokenBook
+        from .confirm_tokens import TokenBook
 
-            self._tokens = TokenBook()
-        return self._tokens
+        return self._given_tokens if self._given_tokens is not None else TokenBook()
 
-    @property
+    @functools.cached_property
     def shown(self) -> ShownBook:
         """What this server showed the app's dialog, per fingerprint (a yes counts for that question)."""
-        if self._shown is None:
-            from .request_state import ShownBook
+        from .request_state import ShownBook
 
-            self._shown = ShownBook()
-        return self._shown
+        return ShownBook()
 
-    @property
+    @functools.cached_property
     def states(self) -> StateBook:
-        if self._states is None:
-            from .request_state import StateBook
+        from .request_state import StateBook
 
-            self._states = StateBook()
-        return self._states
+        return self._given_states if self._given_states is not None else StateBook()
 
     def agent(self) -> AgentClient:
-        """The desktop app's agent socket; connecting happens on first use."""
+        """The desktop app, for what every call may need: its access tokens, its accounts, who it is.
+        A connection of its own, so a token is never refused because questions are waiting for the
+        person (the app bounds the requests in flight on each connection). Connects on first use."""
         if self._agent is None:
-            from . import __version__
-            from .agent.client import AgentClient
-
-            self._agent = AgentClient(self.config.agent_socket, version=__version__)
+            self._agent = self._agent_client()
         return self._agent
 
-    @property
+    def approval_agent(self) -> AgentClient:
+        """The desktop app, for questions to the person: each may wait there as long as
+        SEARCHDESK_APPROVAL_WAIT allows, on this connection only."""
+        if self._approval_agent is None:
+            self._approval_agent = self._agent_client()
+        return self._approval_agent
+
+    def _agent_client(self) -> AgentClient:
+        from . import __version__
+        from .agent.client import AgentClient
+
+        # The socket as Config resolved it (None: the default place, found on first connect).
+        return AgentClient(self.config.agent_socket, version=__version__)
+
+    @functools.cached_property
     def directory(self) -> Directory:
         """The Google accounts this server may act as, and which call goes to which (accounts.py)."""
-        if self._directory is None:
-            from .accounts import Directory
+        from .accounts import Directory
 
-            self._directory = Directory(self)
-        return self._directory
+        return Directory(self)
 
     async def account(self) -> str | None:
         """The one Google account the server acts as; None when it cannot be known (an OAuth refresh
@@ -146,8 +151,9 @@ class Runtime:
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.aclose()
-        if self._agent is not None:
-            await self._agent.aclose()
+        for agent in (self._agent, self._approval_agent):
+            if agent is not None:
+                await agent.aclose()
 
 
 @dataclass
@@ -198,6 +204,13 @@ class Call:
     @property
     def config(self) -> Config:
         return self.runtime.config
+
+    @property
+    def quota_kind(self) -> QuotaKind:
+        """The daily quota this tool spends, as its catalogue entry says (`Runtime.quota` counts it)."""
+        if self.spec.quota is None:
+            raise AssertionError(f"{self.spec.name} spends no quota")
+        return self.spec.quota
 
     def site(self, key: str = "site") -> str:
         """The property to use: the argument, else GSC_SITE_URL unless the tool requires it."""

@@ -33,10 +33,10 @@ INSTRUCTIONS = (
 )
 
 
-def tool_definitions(names: tuple[str, ...]) -> list[types.Tool]:
+def tool_definitions(names: tuple[str, ...], table: catalogue.Catalogue = catalogue.CATALOGUE) -> list[types.Tool]:
     out = []
     for name in names:
-        spec = catalogue.BY_NAME[name]
+        spec = table.by_name[name]
         out.append(
             types.Tool(
                 name=spec.name,
@@ -61,7 +61,7 @@ def _snake(hints: dict[str, bool]) -> dict[str, Any]:
 
 def build_server(config: Config, *, runtime: Runtime | None = None) -> Server[Any]:
     rt = runtime or Runtime(config)
-    tools = tool_definitions(config.tools)
+    tools = tool_definitions(config.tools, config.catalogue)
     registered = set(config.tools)
 
     async def list_tools(
@@ -74,9 +74,9 @@ def build_server(config: Config, *, runtime: Runtime | None = None) -> Server[An
     ) -> types.CallToolResult | types.InputRequiredResult:
         name = params.name
         if name not in registered:
-            hint = " (not enabled by this server's settings)" if name in catalogue.BY_NAME else ""
+            hint = " (not enabled by this server's settings)" if name in config.catalogue.by_name else ""
             return error_result(f"Unknown tool{hint}. Call tools/list for the tools this server offers.")
-        spec = catalogue.BY_NAME[name]
+        spec = config.spec(name)
         try:
             args = check_arguments(spec, params.arguments)
         except ArgumentError as exc:

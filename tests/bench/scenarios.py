@@ -242,7 +242,6 @@ async def _in_process(body: bytes, profile: bool) -> dict[str, Any]:
 
     from searchdesk_server import catalogue
     from searchdesk_server.config import load
-    from searchdesk_server.handlers import handler_for
     from searchdesk_server.result import to_result
     from searchdesk_server.runtime import Call, Runtime
     from searchdesk_server.validate import check_arguments
@@ -254,7 +253,7 @@ async def _in_process(body: bytes, profile: bool) -> dict[str, Any]:
     transport = httpx.MockTransport(answer)
     runtime = Runtime(load({}, demo_flag=True), transport=transport)
     spec = catalogue.BY_NAME["query_search_analytics"]
-    handler = handler_for(spec.name)
+    handler = catalogue.resolve(spec.handler)
 
     async def once() -> dict[str, float]:
         marks = [time.process_time()]

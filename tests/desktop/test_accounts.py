@@ -175,7 +175,7 @@ def test_the_default_and_the_accounts_claude_may_use_are_kept_and_enforced(
         assert token_for(qtbot, core, None).account == OTHER
         core.set_claude_may_use(OTHER, False)  # Settings: Claude may not use the agency's account
         assert listed(qtbot, core) == [(EMAIL, True)]  # the default for Claude is now the one it may use
-        with pytest.raises(agent_client.UnknownAccount):
+        with pytest.raises(agent_client.AppUnknownAccount):
             token_for(qtbot, core, OTHER)
         assert token_for(qtbot, core, None).account == EMAIL
         row = core.accounts.find(OTHER)
@@ -205,7 +205,7 @@ def test_removing_a_sign_in_revokes_it_at_google_and_leaves_the_others(
         assert fake.revoked == {"1//rt-" + EMAIL}
         assert KeyStore().load(EMAIL) is None and KeyStore().load(OTHER) is not None
         assert [(r[0], r[2]) for r in rows(core)] == [(OTHER, True), ("bot@proj.iam.gserviceaccount.com", False)]
-        with pytest.raises(agent_client.UnknownAccount):
+        with pytest.raises(agent_client.AppUnknownAccount):
             token_for(qtbot, core, EMAIL)
         core.remove_account("bot@proj.iam.gserviceaccount.com")  # a key file: forgotten, the file stays
         assert (tmp_path / "sa.json").exists() and [r[0] for r in rows(core)] == [OTHER]
@@ -232,7 +232,7 @@ def test_the_seven_day_warning_and_an_expired_sign_in_are_per_account(
         assert fresh.warning == "" and not fresh.warning_due
         # Google revokes the first account's grant: only that account expires.
         fake.revoked.add("1//old")
-        with pytest.raises(agent_client.RefreshFailed):
+        with pytest.raises(agent_client.AppRefreshFailed):
             token_for(qtbot, core, EMAIL, force=True)
         qtbot.waitUntil(lambda: core.accounts.rows[0].state is Account.EXPIRED, timeout=5000)
         assert core.accounts.rows[1].state is Account.SIGNED_IN

@@ -120,7 +120,7 @@ def test_sign_in_with_own_client_then_token_hand_off(
             async with agent_client.AgentClient(place["socket_path"]) as c:
                 return await c.token([WM_RO], force_refresh=True)
 
-        with pytest.raises(agent_client.RefreshFailed):
+        with pytest.raises(agent_client.AppRefreshFailed):
             in_background(qtbot, forced)
         qtbot.waitUntil(lambda: core.account.state is Account.EXPIRED)
         assert window.step1.status.text() == "Sign-in expired: sign in again"
@@ -135,7 +135,7 @@ def test_sign_in_with_own_client_then_token_hand_off(
         window.sign_out()
         qtbot.waitUntil(lambda: bool(fake.revoked), timeout=5000)
         assert KeyStore().load(EMAIL) is None
-        with pytest.raises(agent_client.SignedOut):
+        with pytest.raises(agent_client.AppSignedOut):
             in_background(qtbot, token)
         finish(core)
 

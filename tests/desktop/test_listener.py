@@ -115,7 +115,7 @@ def test_hello_and_token(setup: Setup, qtbot: QtBot) -> None:
 def test_signed_out(qtbot: QtBot, sock_dir: Path) -> None:
     s = Setup(qtbot, sock_dir, None)
     try:
-        with pytest.raises(agent_client.SignedOut, match="sign in"):
+        with pytest.raises(agent_client.AppSignedOut, match="sign in"):
             in_background(qtbot, lambda: _token(s.path))
     finally:
         s.close()

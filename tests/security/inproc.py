@@ -83,7 +83,7 @@ class InProcess:
     def fresh_quota(self) -> None:
         """A new quota book per example: hundreds of examples must not use up a day's quota."""
         self.examples += 1
-        self.runtime._quota = QuotaBook(self.folder / f"quota-{self.examples}.json")
+        self.runtime.quota = QuotaBook(self.folder / f"quota-{self.examples}.json")
 
 
 def server_env(

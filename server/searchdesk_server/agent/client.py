@@ -82,6 +82,10 @@ class AgentProtocolError(AgentError):
     """The listener said something outside the agent protocol; nothing it said is used."""
 
 
+# What the app answered, named from this side of the socket (App...): the desktop app's own exceptions
+# are named for what happened inside it, and both map to the same ErrorCode.
+
+
 class AgentRemoteError(AgentError):
     """The app answered with a JSON-RPC error; `code` is an ErrorCode (or another listener's code)."""
 
@@ -92,35 +96,35 @@ class AgentRemoteError(AgentError):
         self.data = data
 
 
-class SignedOut(AgentRemoteError):
+class AppSignedOut(AgentRemoteError):
     """No Google account is signed in to the app."""
 
 
-class ScopeNotGranted(AgentRemoteError):
+class AppScopeNotGranted(AgentRemoteError):
     """The sign-in lacks a scope the call needs."""
 
 
-class RefreshFailed(AgentRemoteError):
+class AppRefreshFailed(AgentRemoteError):
     """Google refused to refresh the app's sign-in (revoked or expired)."""
 
 
-class KeyringLocked(AgentRemoteError):
+class AppKeyringLocked(AgentRemoteError):
     """The OS keyring is locked or unusable."""
 
 
-class UnknownAccount(AgentRemoteError):
+class AppUnknownAccount(AgentRemoteError):
     """The named account is not one Claude may use in the app (removed, or withheld in Settings)."""
 
 
-class ProtocolMismatch(AgentRemoteError):
+class AppProtocolMismatch(AgentRemoteError):
     """The app speaks another major version of the agent protocol."""
 
 
-class AgentBusy(AgentRemoteError):
+class AppBusy(AgentRemoteError):
     """The app has too many connections or requests in flight."""
 
 
-class QueueFull(AgentRemoteError):
+class AppQueueFull(AgentRemoteError):
     """Too many approvals are already waiting for the person."""
 
 
@@ -128,21 +132,21 @@ class ApprovalCancelled(AgentRemoteError):
     """The question was closed by approval/cancel before anybody answered."""
 
 
-class DemoApp(AgentRemoteError):
+class AppRunsDemo(AgentRemoteError):
     """The app runs the demo and refuses a real server's questions and token requests."""
 
 
 _REMOTE_ERRORS: Final[Mapping[int, type[AgentRemoteError]]] = {
-    ErrorCode.SIGNED_OUT: SignedOut,
-    ErrorCode.SCOPE_NOT_GRANTED: ScopeNotGranted,
-    ErrorCode.REFRESH_FAILED: RefreshFailed,
-    ErrorCode.KEYRING_LOCKED: KeyringLocked,
-    ErrorCode.UNKNOWN_ACCOUNT: UnknownAccount,
-    ErrorCode.PROTOCOL_MISMATCH: ProtocolMismatch,
-    ErrorCode.BUSY: AgentBusy,
-    ErrorCode.QUEUE_FULL: QueueFull,
+    ErrorCode.SIGNED_OUT: AppSignedOut,
+    ErrorCode.SCOPE_NOT_GRANTED: AppScopeNotGranted,
+    ErrorCode.REFRESH_FAILED: AppRefreshFailed,
+    ErrorCode.KEYRING_LOCKED: AppKeyringLocked,
+    ErrorCode.UNKNOWN_ACCOUNT: AppUnknownAccount,
+    ErrorCode.PROTOCOL_MISMATCH: AppProtocolMismatch,
+    ErrorCode.BUSY: AppBusy,
+    ErrorCode.QUEUE_FULL: AppQueueFull,
     ErrorCode.CANCELLED: ApprovalCancelled,
-    ErrorCode.DEMO_APP: DemoApp,
+    ErrorCode.DEMO_APP: AppRunsDemo,
 }
 
 
@@ -325,7 +329,7 @@ class AgentClient:
     # ---- the protocol's methods
 
     async def hello(self) -> Hello:
-        """Ask the app who it is; raises ProtocolMismatch for another protocol version."""
+        """Ask the app who it is; raises AppProtocolMismatch for another protocol version."""
         result = await self._call(protocol.HELLO, self._hello_params(), self._timeout, resend=True)
         return self._checked_hello(result)
 
@@ -427,7 +431,7 @@ class AgentClient:
     def _checked_hello(self, result: object) -> Hello:
         hello = _parse(Hello.from_json, result)
         if hello.protocol != protocol.PROTOCOL_VERSION:
-            raise ProtocolMismatch(
+            raise AppProtocolMismatch(
                 f"The SearchDesk app speaks agent protocol {hello.protocol}; this server speaks "
                 f"{protocol.PROTOCOL_VERSION}. Update both to the same release.",
                 code=ErrorCode.PROTOCOL_MISMATCH,

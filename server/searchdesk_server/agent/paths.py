@@ -26,12 +26,11 @@ import warnings
 from pathlib import Path
 from typing import Final, Protocol
 
+from ..config import PIPE_PREFIX, Var, agent_socket_setting
 from .protocol import AgentError
 
-ENV_VAR: Final = "SEARCHDESK_AGENT_SOCKET"
 APP_NAME: Final = "searchdesk"
 SOCKET_NAME: Final = "agent.sock"
-PIPE_PREFIX: Final = "\\\\.\\pipe\\"
 FOLDER_MODE: Final = 0o700
 
 # macOS / BSD: <sys/un.h> SOL_LOCAL = 0, LOCAL_PEERCRED = 1 (what getpeereid() itself reads).
@@ -88,16 +87,17 @@ def runtime_folder() -> str:
             ) from None
 
 
-def socket_path() -> str:
-    """$SEARCHDESK_AGENT_SOCKET, else agent.sock in the runtime folder (Windows: the named pipe)."""
-    override = os.environ.get(ENV_VAR, "").strip()
+def default_socket_path() -> str:
+    """agent.sock in the runtime folder (Windows: the named pipe of this user)."""
     if sys.platform == "win32":
-        if not override:
-            return pipe_name()
-        return override if override.startswith(PIPE_PREFIX) else PIPE_PREFIX + override
-    if override:
-        return os.path.abspath(os.path.expanduser(override))
+        return pipe_name()
     return os.path.join(runtime_folder(), SOCKET_NAME)
+
+
+def socket_path() -> str:
+    """For a program without a server Config (the desktop app, tools): SEARCHDESK_AGENT_SOCKET as
+    `config.agent_socket_setting` resolves it, else the default place. The server uses its Config's."""
+    return agent_socket_setting(os.environ) or default_socket_path()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -107,7 +107,7 @@ def socket_path() -> str:
 def _refuse(path: str | Path, problem: str) -> UntrustedFolder:
     return UntrustedFolder(
         f"The agent socket folder {path} {problem}. SearchDesk will not use it: another user could read "
-        "or replace the socket. Remove it (or set SEARCHDESK_AGENT_SOCKET to a path in a folder only you "
+        f"or replace the socket. Remove it (or set {Var.SEARCHDESK_AGENT_SOCKET} to a path in a folder only you "
         "can open, mode 0700), then start SearchDesk again."
     )
 

@@ -2,25 +2,43 @@
 
 Two programs written separately drift; this module is the single place where the wire format lives:
 newline-delimited JSON-RPC 2.0, UTF-8, at most 64 KiB a message including its newline. It holds the
-message types, their validation (both ends validate: the listener everything it is sent, the client
-every result before trusting it), the stable error codes, the framing helpers and the fingerprint.
+message types declared as data (pydantic dataclasses: both ends validate, the listener everything it
+is sent, the client every result before trusting it), the stable error codes, the framing helpers
+and the fingerprint.
 
-Pure stdlib and cheap to import, so the Qt app and the asyncio server can both use it.
+No Qt and no asyncio, so the Qt app and the asyncio server can both use it; the server imports it only
+when it talks to the app (never on its start-up path). Message schemas are built on first use.
 
 Validation ignores unknown keys (a later minor addition must not break an older peer) but is strict
-about every known one. Error messages describe a bad value (its kind, its length), never quote it.
+about every known one: no type coercion, no null for a field that may only be left out, bounds,
+patterns and plain text. Error messages name the field and the rule, never quote the value.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
-import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Final, Literal, TypeAlias, cast
+from typing import Annotated, Any, ClassVar, Final, Literal, Self, TypeAlias, TypeVar, cast
+
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+from typing_extensions import dataclass_transform  # typing's lacks frozen_default before 3.12
 
 from ..text import is_plain_text as is_plain_text
 
@@ -70,10 +88,6 @@ Decision: TypeAlias = Literal["approve", "deny", "pending"]
 StatusDecision: TypeAlias = Literal["approve", "deny", "pending", "none"]
 TokenKind: TypeAlias = Literal["oauth", "service_account"]
 RequestId: TypeAlias = "int | str"
-
-DECISIONS: Final = ("approve", "deny", "pending")
-STATUS_DECISIONS: Final = ("approve", "deny", "pending", "none")
-TOKEN_KINDS: Final = ("oauth", "service_account")
 
 
 class ErrorCode(IntEnum):
@@ -187,7 +201,7 @@ def question_bytes(what: str, consequence: str, values: Sequence[Value]) -> int:
 
 
 # --------------------------------------------------------------------------------------------------
-# Field readers: one place that turns "wrong" into a message naming the field, never the value
+# Describing a value without quoting it
 
 
 def _describe(value: object) -> str:
@@ -206,168 +220,170 @@ def _describe(value: object) -> str:
     return type(value).__name__
 
 
-class _Reader:
-    """Reads typed fields from one JSON object; every failure raises `error` naming the field."""
-
-    def __init__(self, obj: object, where: str, error: type[InvalidParams] = InvalidParams) -> None:
-        self.where = where
-        self.error = error
-        if not isinstance(obj, dict):
-            raise error(f"{where} must be an object, not {_describe(obj)}.")
-        self.obj: dict[str, Any] = obj
-
-    def _name(self, key: str) -> str:
-        return f"{self.where}.{key}"
-
-    def raw(self, key: str, *, required: bool = True) -> object:
-        if key not in self.obj:
-            if required:
-                raise self.error(f"{self._name(key)} is missing.")
-            return None
-        return self.obj[key]
-
-    def text(
-        self,
-        key: str,
-        *,
-        max_chars: int,
-        min_chars: int = 1,
-        pattern: re.Pattern[str] | None = None,
-        required: bool = True,
-        default: str = "",
-    ) -> str:
-        if key not in self.obj and not required:
-            return default
-        return check_text(
-            self.raw(key),
-            self._name(key),
-            max_chars=max_chars,
-            min_chars=min_chars,
-            pattern=pattern,
-            error=self.error,
-        )
-
-    def boolean(self, key: str, *, default: bool | None = None) -> bool:
-        """A true/false field; required when no `default` is given."""
-        if key not in self.obj:
-            if default is None:
-                raise self.error(f"{self._name(key)} is missing.")
-            return default
-        value = self.obj[key]
-        if not isinstance(value, bool):
-            raise self.error(f"{self._name(key)} must be true or false, not {_describe(value)}.")
-        return value
-
-    def integer(self, key: str, *, low: int, high: int) -> int:
-        value = self.raw(key)
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise self.error(f"{self._name(key)} must be a whole number, not {_describe(value)}.")
-        if not low <= value <= high:
-            raise self.error(f"{self._name(key)} must be between {low} and {high}.")
-        return value
-
-    def number(self, key: str, *, low: float, high: float) -> float:
-        value = self.raw(key)
-        if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
-            raise self.error(f"{self._name(key)} must be a number, not {_describe(value)}.")
-        if not low <= value <= high:
-            raise self.error(f"{self._name(key)} must be between {low} and {high} seconds.")
-        return float(value)
-
-    def choice(self, key: str, choices: Sequence[str]) -> str:
-        value = self.raw(key)
-        if not isinstance(value, str) or value not in choices:
-            raise self.error(f"{self._name(key)} must be one of {', '.join(choices)}.")
-        return value
-
-    def items(self, key: str, *, max_items: int, min_items: int = 0) -> list[Any]:
-        value = self.raw(key)
-        if not isinstance(value, list):
-            raise self.error(f"{self._name(key)} must be a list, not {_describe(value)}.")
-        if not min_items <= len(value) <= max_items:
-            raise self.error(f"{self._name(key)} must hold {min_items} to {max_items} items, not {len(value)}.")
-        return value
+# --------------------------------------------------------------------------------------------------
+# The fields: each kind of value declared once, with its bounds. Every text is plain (`is_plain_text`).
 
 
-def check_text(
-    value: object,
-    name: str,
-    *,
-    max_chars: int,
-    min_chars: int = 1,
-    pattern: re.Pattern[str] | None = None,
-    error: type[InvalidParams] = InvalidParams,
-) -> str:
-    """A string within bounds, plain (see `is_plain_text`), and matching `pattern` when one is given."""
-    if not isinstance(value, str):
-        raise error(f"{name} must be a string, not {_describe(value)}.")
-    if not min_chars <= len(value) <= max_chars:
-        raise error(f"{name} must be {min_chars} to {max_chars} characters long, not {len(value)}.")
+def _plain(value: str) -> str:
     if not is_plain_text(value):
-        raise error(f"{name} contains control, format or separator characters.")
-    if pattern is not None and not pattern.fullmatch(value):
-        raise error(f"{name} is not in the expected form.")
+        raise ValueError("contains control, format or separator characters")
     return value
 
 
-_FINGERPRINT_RE: Final = re.compile(r"[0-9a-f]{64}")
-_REQUEST_ID_RE: Final = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-_TOOL_RE: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
-_SCOPE_RE: Final = re.compile(re.escape(SCOPE_PREFIX) + r"[A-Za-z0-9._-]{1,100}")
-_ACCESS_TOKEN_RE: Final = re.compile(r"[\x21-\x7e]+")
-_SERVER_ID_RE: Final = re.compile(r"[A-Za-z0-9._:-]{1,64}")
-_FEATURE_RE: Final = re.compile(r"[a-z][a-z0-9_.-]{0,39}")
+def _present(value: object, info: ValidationInfo) -> object:
+    """On the wire, an optional field that is there must hold a value: null is not "left out"."""
+    if value is None and info.context == _FROM_WIRE:
+        raise ValueError("must not be null; leave the field out instead")
+    return value
+
+
+_FROM_WIRE: Final = {"from": "wire"}  # the validation context of a message read off the socket
+_Plain = AfterValidator(_plain)
+Name = Annotated[str, Strict(), StringConstraints(max_length=MAX_NAME_CHARS), _Plain]
+AppName = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_NAME_CHARS), _Plain]
+ClientText = Annotated[str, Strict(), StringConstraints(max_length=MAX_CLIENT_CHARS), _Plain]
+Label = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_LABEL_CHARS), _Plain]
+ValueText = Annotated[str, Strict(), StringConstraints(max_length=MAX_VALUE_CHARS), _Plain]
+Sentence = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_SENTENCE_CHARS), _Plain]
+Account = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_ACCOUNT_CHARS), _Plain]
+AnyAccount = Annotated[str, Strict(), StringConstraints(max_length=MAX_ACCOUNT_CHARS), _Plain]  # "" when unknown
+QuotaProject = Annotated[str, Strict(), StringConstraints(max_length=MAX_QUOTA_PROJECT_CHARS), _Plain]
+Fingerprint = Annotated[str, Strict(), StringConstraints(pattern=r"^[0-9a-f]{64}$"), _Plain]
+RequestIdText = Annotated[
+    str, Strict(), StringConstraints(pattern=rf"^[A-Za-z0-9._:-]{{1,{MAX_REQUEST_ID_CHARS}}}$"), _Plain
+]
+ToolName = Annotated[str, Strict(), StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$"), _Plain]
+Scope = Annotated[
+    str, Strict(), StringConstraints(pattern=rf"^{re.escape(SCOPE_PREFIX)}[A-Za-z0-9._-]{{1,100}}$"), _Plain
+]
+AccessToken = Annotated[
+    str, Strict(), StringConstraints(max_length=MAX_ACCESS_TOKEN_CHARS, pattern=r"^[\x21-\x7e]+$"), _Plain
+]
+ServerId = Annotated[str, Strict(), StringConstraints(pattern=rf"^[A-Za-z0-9._:-]{{1,{MAX_SERVER_ID_CHARS}}}$"), _Plain]
+Feature = Annotated[str, Strict(), StringConstraints(pattern=r"^[a-z][a-z0-9_.-]{0,39}$"), _Plain]
+ProtocolNumber = Annotated[int, Strict(), Field(ge=0, le=2**31 - 1)]
+Seconds = Annotated[float, Strict(), Field(ge=0, le=MAX_WAIT_S, allow_inf_nan=False)]
+Lifetime = Annotated[int, Strict(), Field(ge=0, le=MAX_EXPIRES_IN)]
+Flag = Annotated[bool, Strict()]
 
 
 # --------------------------------------------------------------------------------------------------
-# Message types. `from_json` validates (raising InvalidParams); `to_json` gives the wire object.
+# Message types, declared as data and checked by pydantic: on construction (the server finds a bad
+# question before it sends it; the app a bad answer before it answers) and in `from_json` (both ends
+# check what they receive). `to_json` gives the wire object. A failure is InvalidParams naming the
+# field and the rule it broke, never the value (pydantic's own words never quote it; the input is
+# also hidden from its error's text).
+
+_T = TypeVar("_T")
+_CONFIG: Final = ConfigDict(extra="ignore", hide_input_in_errors=True, defer_build=True)
 
 
-@dataclass(frozen=True)
-class HelloParams:
-    """`hello` params: the protocol the caller speaks, and who it is (for the app's log only)."""
+#: pydantic's type errors in JSON's words (a tuple is a list on the wire).
+_JSON_TYPES: Final = {
+    "dataclass_type": "an object",
+    "dataclass_exact_type": "an object",
+    "tuple_type": "a list",
+    "string_type": "a string",
+    "int_type": "a whole number",
+    "float_type": "a number",
+    "bool_type": "true or false",
+}
 
-    protocol: int = PROTOCOL_VERSION
-    app: str = ""
-    version: str = ""
+
+def _complaint(err: ValidationError, where: str, names: Sequence[str] = ()) -> str:
+    """The first problem, as `where.field[i].field: what is wrong.` (a positional argument by its name)."""
+    first = err.errors(include_url=False, include_input=False, include_context=False)[0]
+    loc = list(first["loc"])
+    if loc and isinstance(loc[0], int) and names and not where:  # constructed with positional arguments
+        loc[0] = names[loc[0]] if loc[0] < len(names) else loc[0]
+    path = where
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    path = path or "the message"
+    kind = first["type"]
+    if kind == "missing":
+        return f"{path} is missing."
+    if kind in _JSON_TYPES:
+        return f"{path} must be {_JSON_TYPES[kind]}."
+    return f"{path}: {first['msg'].removeprefix('Value error, ')}."
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(Field, dataclasses.field))
+def _message(cls: type[_T]) -> type[_T]:
+    """A frozen pydantic dataclass with the protocol's configuration."""
+    return cast("type[_T]", pydantic_dataclass(cls, frozen=True, config=_CONFIG))
+
+
+class _Checked(type):
+    """Constructing a message checks it, and a failure is InvalidParams (never a pydantic error)."""
+
+    def __call__(cls: type[_T], *args: Any, **kwargs: Any) -> _T:
+        try:
+            made: _T = super().__call__(*args, **kwargs)  # type: ignore[misc]
+        except ValidationError as err:
+            names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+            raise InvalidParams(_complaint(err, "", names)) from None
+        return made
+
+
+_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
+
+
+def _adapter(cls: type[Any]) -> TypeAdapter[Any]:
+    """The validator of a message type, built on its first message (off the app's start-up)."""
+    if cls not in _ADAPTERS:
+        _ADAPTERS[cls] = TypeAdapter(cls)
+    return _ADAPTERS[cls]
+
+
+class _Wire(metaclass=_Checked):
+    """What every message type shares: checked when made, and read from the wire."""
+
+    #: How errors name the message: "params" (a request's) or "result" (an answer's).
+    WHERE: ClassVar[str] = "params"
+    #: Fields the wire must carry although the constructor has a default for them.
+    WIRE_REQUIRED: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
-    def from_json(cls, obj: object) -> HelloParams:
-        r = _Reader(obj, "params")
-        return cls(
-            protocol=r.integer("protocol", low=0, high=2**31 - 1),
-            app=r.text("app", max_chars=MAX_NAME_CHARS, min_chars=0, required=False),
-            version=r.text("version", max_chars=MAX_NAME_CHARS, min_chars=0, required=False),
-        )
+    def from_json(cls, obj: object, error: type[InvalidParams] = InvalidParams) -> Self:
+        """The message in `obj` (parsed JSON), checked; raises `error` naming the field that is wrong."""
+        if not isinstance(obj, dict):
+            raise error(f"{cls.WHERE} must be an object, not {_describe(obj)}.")
+        missing = [name for name in cls.WIRE_REQUIRED if name not in obj]
+        if missing:
+            raise error(f"{cls.WHERE}.{missing[0]} is missing.")
+        try:
+            parsed: Self = _adapter(cls).validate_python(obj, context=_FROM_WIRE)
+        except ValidationError as err:
+            raise error(_complaint(err, cls.WHERE)) from None
+        return parsed
+
+
+@_message
+class HelloParams(_Wire):
+    """`hello` params: the protocol the caller speaks, and who it is (for the app's log only)."""
+
+    WIRE_REQUIRED = ("protocol",)
+
+    protocol: ProtocolNumber = PROTOCOL_VERSION
+    app: Name = ""
+    version: Name = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"protocol": self.protocol, "app": self.app, "version": self.version}
 
 
-@dataclass(frozen=True)
-class Hello:
+@_message
+class Hello(_Wire):
     """`hello` result. `features` lists what this app enforces (an older app sends none)."""
 
-    app: str
-    version: str
-    protocol: int = PROTOCOL_VERSION
-    features: tuple[str, ...] = ()
+    WHERE = "result"
+    WIRE_REQUIRED = ("protocol",)
 
-    @classmethod
-    def from_json(cls, obj: object, error: type[InvalidParams] = InvalidParams) -> Hello:
-        r = _Reader(obj, "result", error)
-        features: list[str] = []
-        if "features" in r.obj:
-            for i, item in enumerate(r.items("features", max_items=MAX_FEATURES)):
-                features.append(
-                    check_text(item, f"result.features[{i}]", max_chars=40, pattern=_FEATURE_RE, error=error)
-                )
-        return cls(
-            app=r.text("app", max_chars=MAX_NAME_CHARS),
-            version=r.text("version", max_chars=MAX_NAME_CHARS, min_chars=0),
-            protocol=r.integer("protocol", low=0, high=2**31 - 1),
-            features=tuple(features),
-        )
+    app: AppName
+    version: Name
+    protocol: ProtocolNumber = PROTOCOL_VERSION
+    features: Annotated[tuple[Feature, ...], Field(max_length=MAX_FEATURES)] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"app": self.app, "version": self.version, "protocol": self.protocol, "features": list(self.features)}
@@ -382,64 +398,33 @@ class Hello:
         return FEATURE_ACCOUNTS in self.features
 
 
-@dataclass(frozen=True)
-class Requester:
+@_message
+class Requester(_Wire):
     """Who asks: one server process (a random id), the Google account it acts as, and whether it runs
     the demo. Self-reported: it keeps an honest second server from collecting another's yes; it does
-    not stop a hostile program of the same user (docs/security.md)."""
+    not stop a hostile program of the same user (docs/security.md). Every field is required."""
 
-    server: str
-    account: str | None
-    demo: bool
-
-    @classmethod
-    def from_json(cls, obj: object, where: str, error: type[InvalidParams] = InvalidParams) -> Requester:
-        r = _Reader(obj, where, error)
-        account = r.raw("account")
-        return cls(
-            server=r.text("server", max_chars=MAX_SERVER_ID_CHARS, pattern=_SERVER_ID_RE),
-            account=None
-            if account is None
-            else check_text(account, f"{where}.account", max_chars=MAX_ACCOUNT_CHARS, error=error),
-            demo=r.boolean("demo"),
-        )
+    server: ServerId
+    account: Account | None
+    demo: Flag
 
     def to_json(self) -> dict[str, Any]:
         return {"server": self.server, "account": self.account, "demo": self.demo}
 
 
-def _requester(r: _Reader) -> Requester | None:
-    """The optional `requester` of a request: absent (an older server) or complete."""
-    if "requester" not in r.obj:
-        return None
-    return Requester.from_json(r.obj["requester"], f"{r.where}.requester", r.error)
+#: A request's optional `requester`: absent (an older server) or complete, never null.
+OptionalRequester = Annotated[Requester | None, BeforeValidator(_present)]
 
 
-@dataclass(frozen=True)
-class TokenParams:
+@_message
+class TokenParams(_Wire):
     """`credentials/token` params: full scope URLs; `force_refresh` after a 401 mints a new token.
     `account` names the Google account (an app that serves accounts); absent: the default account."""
 
-    scopes: tuple[str, ...]
-    force_refresh: bool = False
-    requester: Requester | None = None
-    account: str | None = None
-
-    def __post_init__(self) -> None:
-        _check_scopes(list(self.scopes), "params.scopes", InvalidParams)
-        if self.account is not None:
-            check_text(self.account, "params.account", max_chars=MAX_ACCOUNT_CHARS)
-
-    @classmethod
-    def from_json(cls, obj: object) -> TokenParams:
-        r = _Reader(obj, "params")
-        scopes = r.items("scopes", min_items=1, max_items=MAX_SCOPES)
-        return cls(
-            scopes=tuple(scopes),
-            force_refresh=r.boolean("force_refresh", default=False),
-            requester=_requester(r),
-            account=r.text("account", max_chars=MAX_ACCOUNT_CHARS) if "account" in r.obj else None,
-        )
+    scopes: Annotated[tuple[Scope, ...], Field(min_length=1, max_length=MAX_SCOPES)]
+    force_refresh: Flag = False
+    requester: OptionalRequester = None
+    account: Annotated[Account | None, BeforeValidator(_present)] = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"scopes": list(self.scopes), "force_refresh": self.force_refresh}
@@ -450,31 +435,16 @@ class TokenParams:
         return out
 
 
-def _check_scopes(scopes: list[Any], name: str, error: type[InvalidParams]) -> None:
-    if not 1 <= len(scopes) <= MAX_SCOPES:
-        raise error(f"{name} must hold 1 to {MAX_SCOPES} scopes, not {len(scopes)}.")
-    for i, scope in enumerate(scopes):
-        check_text(scope, f"{name}[{i}]", max_chars=200, pattern=_SCOPE_RE, error=error)
-
-
-@dataclass(frozen=True)
-class Token:
+@_message
+class Token(_Wire):
     """`credentials/token` result: a short-lived access token (the refresh token never leaves the app)."""
 
-    access_token: str = field(repr=False)
-    expires_in: int
-    kind: TokenKind
-    account: str
+    WHERE = "result"
 
-    @classmethod
-    def from_json(cls, obj: object, error: type[InvalidParams] = InvalidParams) -> Token:
-        r = _Reader(obj, "result", error)
-        return cls(
-            access_token=r.text("access_token", max_chars=MAX_ACCESS_TOKEN_CHARS, pattern=_ACCESS_TOKEN_RE),
-            expires_in=r.integer("expires_in", low=0, high=MAX_EXPIRES_IN),
-            kind=cast(TokenKind, r.choice("kind", TOKEN_KINDS)),
-            account=r.text("account", max_chars=MAX_ACCOUNT_CHARS, min_chars=0),
-        )
+    access_token: AccessToken = dataclasses.field(repr=False)
+    expires_in: Lifetime
+    kind: TokenKind
+    account: AnyAccount
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -497,37 +467,26 @@ def same_account(a: str | None, b: str | None) -> bool:
     return a is not None and b is not None and a.casefold() == b.casefold()
 
 
-@dataclass(frozen=True)
-class AccountsParams:
+@_message
+class AccountsParams(_Wire):
     """`accounts/list` params: who asks (a demo app refuses a real server, as for tokens)."""
 
-    requester: Requester | None = None
-
-    @classmethod
-    def from_json(cls, obj: object) -> AccountsParams:
-        return cls(requester=_requester(_Reader(obj, "params")))
+    requester: OptionalRequester = None
 
     def to_json(self) -> dict[str, Any]:
         return {} if self.requester is None else {"requester": self.requester.to_json()}
 
 
-@dataclass(frozen=True)
-class AccountInfo:
+@_message
+class AccountInfo(_Wire):
     """One account Claude may use: its e-mail address, its kind, whether it is the default, and the
     Google Cloud project its calls are counted against (an OAuth client's or a service account's;
     "" when unknown). Never a token."""
 
-    account: str
+    account: Account
     kind: TokenKind
-    default: bool = False
-    quota_project: str = ""
-
-    def __post_init__(self) -> None:
-        # The app validates what it sends, as the server validates its questions.
-        check_text(self.account, "account", max_chars=MAX_ACCOUNT_CHARS)
-        check_text(self.quota_project, "quota_project", max_chars=MAX_QUOTA_PROJECT_CHARS, min_chars=0)
-        if self.kind not in TOKEN_KINDS:
-            raise InvalidParams(f"kind must be one of {', '.join(TOKEN_KINDS)}.")
+    default: Flag
+    quota_project: QuotaProject = ""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"account": self.account, "kind": self.kind, "default": self.default}
@@ -536,90 +495,68 @@ class AccountInfo:
         return out
 
 
-@dataclass(frozen=True)
-class AccountList:
+@_message
+class AccountList(_Wire):
     """`accounts/list` result: the accounts Claude may use, in the app's order, at most one default."""
 
-    accounts: tuple[AccountInfo, ...]
+    WHERE = "result"
 
-    def __post_init__(self) -> None:
-        _check_accounts(self.accounts, InvalidParams)
+    accounts: Annotated[tuple[AccountInfo, ...], Field(max_length=MAX_ACCOUNTS)]
 
-    @classmethod
-    def from_json(cls, obj: object, error: type[InvalidParams] = InvalidParams) -> AccountList:
-        r = _Reader(obj, "result", error)
-        accounts = []
-        for i, item in enumerate(r.items("accounts", max_items=MAX_ACCOUNTS)):
-            a = _Reader(item, f"result.accounts[{i}]", error)
-            accounts.append(
-                AccountInfo(
-                    account=a.text("account", max_chars=MAX_ACCOUNT_CHARS),
-                    kind=cast(TokenKind, a.choice("kind", TOKEN_KINDS)),
-                    default=a.boolean("default"),
-                    quota_project=a.text(
-                        "quota_project", max_chars=MAX_QUOTA_PROJECT_CHARS, min_chars=0, required=False
-                    ),
-                )
-            )
-        _check_accounts(accounts, error)
-        return cls(accounts=tuple(accounts))
+    @model_validator(mode="after")
+    def _one_each(self) -> Self:
+        if sum(a.default for a in self.accounts) > 1:
+            raise ValueError("names more than one default account")
+        if len({a.account.casefold() for a in self.accounts}) != len(self.accounts):
+            raise ValueError("names an account twice")
+        return self
 
     def to_json(self) -> dict[str, Any]:
         return {"accounts": [a.to_json() for a in self.accounts]}
 
 
-def _check_accounts(accounts: Sequence[AccountInfo], error: type[InvalidParams]) -> None:
-    if len(accounts) > MAX_ACCOUNTS:
-        raise error(f"result.accounts must hold at most {MAX_ACCOUNTS} accounts, not {len(accounts)}.")
-    if sum(a.default for a in accounts) > 1:
-        raise error("result.accounts names more than one default account.")
-    if len({a.account.casefold() for a in accounts}) != len(accounts):
-        raise error("result.accounts names an account twice.")
-
-
-@dataclass(frozen=True)
-class Value:
+@_message
+class Value(_Wire):
     """One caller- or Google-supplied value shown under the question, already cleaned by the server."""
 
-    label: str
-    value: str
+    label: Label
+    value: ValueText
 
     def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "value": self.value}
 
 
-@dataclass(frozen=True)
-class ClientInfo:
+@_message
+class ClientInfo(_Wire):
     """Who says it asked (self-reported by the MCP client; the dialog says "says it is")."""
 
-    name: str
-    version: str = ""
+    name: ClientText
+    version: ClientText = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.version}
 
 
-@dataclass(frozen=True)
-class ApprovalRequest:
+@_message
+class ApprovalRequest(_Wire):
     """`approval/request` params: the server's question, bound to `fingerprint`, waited on for `wait_s`."""
 
-    request_id: str
-    tool: str
-    what: str
-    consequence: str
-    values: tuple[Value, ...]
-    fingerprint: str
+    request_id: RequestIdText
+    tool: ToolName
+    what: Sentence
+    consequence: Sentence
+    values: Annotated[tuple[Value, ...], Field(max_length=MAX_VALUES)]
+    fingerprint: Fingerprint
     client: ClientInfo
-    wait_s: float
-    requester: Requester | None = None  # None: an older server, which does not send it
+    wait_s: Seconds
+    requester: OptionalRequester = None  # None: an older server, which does not send it
 
-    def __post_init__(self) -> None:
-        # Validating on construction too means the server finds a bad question before it sends it.
-        _approval_fields(self.to_json())
-
-    @classmethod
-    def from_json(cls, obj: object) -> ApprovalRequest:
-        return cls(**_approval_fields(obj))
+    @model_validator(mode="after")
+    def _fits_a_dialog(self) -> Self:
+        size = question_bytes(self.what, self.consequence, self.values)
+        if size > MAX_QUESTION_BYTES:
+            raise ValueError(f"The question is {size} bytes; at most {MAX_QUESTION_BYTES} are allowed")
+        return self
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -635,68 +572,25 @@ class ApprovalRequest:
         }
 
 
-def _approval_fields(obj: object) -> dict[str, Any]:
-    r = _Reader(obj, "params")
-    values = []
-    for i, item in enumerate(r.items("values", max_items=MAX_VALUES)):
-        v = _Reader(item, f"params.values[{i}]")
-        values.append(
-            Value(
-                label=v.text("label", max_chars=MAX_LABEL_CHARS),
-                value=v.text("value", max_chars=MAX_VALUE_CHARS, min_chars=0),
-            )
-        )
-    c = _Reader(r.raw("client"), "params.client")
-    fields: dict[str, Any] = {
-        "request_id": r.text("request_id", max_chars=MAX_REQUEST_ID_CHARS, pattern=_REQUEST_ID_RE),
-        "tool": r.text("tool", max_chars=64, pattern=_TOOL_RE),
-        "what": r.text("what", max_chars=MAX_SENTENCE_CHARS),
-        "consequence": r.text("consequence", max_chars=MAX_SENTENCE_CHARS),
-        "values": tuple(values),
-        "fingerprint": r.text("fingerprint", max_chars=64, pattern=_FINGERPRINT_RE),
-        "client": ClientInfo(
-            name=c.text("name", max_chars=MAX_CLIENT_CHARS, min_chars=0),
-            version=c.text("version", max_chars=MAX_CLIENT_CHARS, min_chars=0, required=False),
-        ),
-        "wait_s": r.number("wait_s", low=0, high=MAX_WAIT_S),
-        "requester": _requester(r),
-    }
-    size = question_bytes(fields["what"], fields["consequence"], values)
-    if size > MAX_QUESTION_BYTES:
-        raise InvalidParams(f"The question is {size} bytes; at most {MAX_QUESTION_BYTES} are allowed.")
-    return fields
-
-
-@dataclass(frozen=True)
-class ApprovalResult:
+@_message
+class ApprovalResult(_Wire):
     """`approval/request` result; `pending` means the dialog is still open (ask `approval/status` later)."""
 
-    decision: Decision
-    fingerprint: str
+    WHERE = "result"
 
-    @classmethod
-    def from_json(cls, obj: object, error: type[InvalidParams] = InvalidParams) -> ApprovalResult:
-        r = _Reader(obj, "result", error)
-        return cls(
-            decision=cast(Decision, r.choice("decision", DECISIONS)),
-            fingerprint=r.text("fingerprint", max_chars=64, pattern=_FINGERPRINT_RE),
-        )
+    decision: Decision
+    fingerprint: Fingerprint
 
     def to_json(self) -> dict[str, Any]:
         return {"decision": self.decision, "fingerprint": self.fingerprint}
 
 
-@dataclass(frozen=True)
-class StatusParams:
+@_message
+class StatusParams(_Wire):
     """`approval/status` params; an approve is returned only to the `requester` that asked."""
 
-    fingerprint: str
-    requester: Requester | None = None
-
-    @classmethod
-    def from_json(cls, obj: object) -> StatusParams:
-        r = _Reader(obj, "params")
-        return cls(fingerprint=r.text("fingerprint", max_chars=64, pattern=_FINGERPRINT_RE), requester=_requester(r))
+    fingerprint: Fingerprint
+    requester: OptionalRequester = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"fingerprint": self.fingerprint}
@@ -705,61 +599,48 @@ class StatusParams:
         return out
 
 
-@dataclass(frozen=True)
-class StatusResult:
+@_message
+class StatusResult(_Wire):
     """`approval/status` result; an `approve` returned here is consumed (the next status says `none`)."""
 
-    decision: StatusDecision
+    WHERE = "result"
 
-    @classmethod
-    def from_json(cls, obj: object, error: type[InvalidParams] = InvalidParams) -> StatusResult:
-        return cls(decision=cast(StatusDecision, _Reader(obj, "result", error).choice("decision", STATUS_DECISIONS)))
+    decision: StatusDecision
 
     def to_json(self) -> dict[str, Any]:
         return {"decision": self.decision}
 
 
-@dataclass(frozen=True)
-class CancelParams:
+@_message
+class CancelParams(_Wire):
     """`approval/cancel` params."""
 
-    request_id: str
-
-    @classmethod
-    def from_json(cls, obj: object) -> CancelParams:
-        r = _Reader(obj, "params")
-        return cls(request_id=r.text("request_id", max_chars=MAX_REQUEST_ID_CHARS, pattern=_REQUEST_ID_RE))
+    request_id: RequestIdText
 
     def to_json(self) -> dict[str, Any]:
         return {"request_id": self.request_id}
 
 
-@dataclass(frozen=True)
-class CancelResult:
+@_message
+class CancelResult(_Wire):
     """`approval/cancel` result: whether a question was open (or answered and unspent) and is now gone."""
 
-    cancelled: bool
+    WHERE = "result"
 
-    @classmethod
-    def from_json(cls, obj: object, error: type[InvalidParams] = InvalidParams) -> CancelResult:
-        r = _Reader(obj, "result", error)
-        value = r.raw("cancelled")
-        if not isinstance(value, bool):
-            raise error(f"result.cancelled must be true or false, not {_describe(value)}.")
-        return cls(cancelled=value)
+    cancelled: Flag
 
     def to_json(self) -> dict[str, Any]:
         return {"cancelled": self.cancelled}
 
 
-#: Each method's params parser, for a listener's dispatch table.
-PARAMS: Final[Mapping[str, Any]] = {
-    HELLO: HelloParams.from_json,
-    TOKEN: TokenParams.from_json,
-    APPROVAL_REQUEST: ApprovalRequest.from_json,
-    APPROVAL_STATUS: StatusParams.from_json,
-    APPROVAL_CANCEL: CancelParams.from_json,
-    ACCOUNTS_LIST: AccountsParams.from_json,
+#: Each method's params type, for a listener's dispatch table.
+PARAMS: Final[Mapping[str, type[_Wire]]] = {
+    HELLO: HelloParams,
+    TOKEN: TokenParams,
+    APPROVAL_REQUEST: ApprovalRequest,
+    APPROVAL_STATUS: StatusParams,
+    APPROVAL_CANCEL: CancelParams,
+    ACCOUNTS_LIST: AccountsParams,
 }
 
 
@@ -881,11 +762,11 @@ def parse_request(line: bytes) -> Request:
 
 def parse_params(request: Request) -> Any:
     """Validate `request.params` for its method; METHOD_NOT_FOUND / INVALID_PARAMS carry the request's id."""
-    parser = PARAMS.get(request.method)
-    if parser is None:
+    kind = PARAMS.get(request.method)
+    if kind is None:
         raise ProtocolError(ErrorCode.METHOD_NOT_FOUND, "No such method in agent protocol 1.", request_id=request.id)
     try:
-        return parser(request.params)
+        return kind.from_json(request.params)
     except InvalidParams as err:
         raise InvalidParams(str(err), request_id=request.id) from None
 

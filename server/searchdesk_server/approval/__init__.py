@@ -19,22 +19,32 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from ..catalogue import resolve
 from ..confirm_tokens import Redeemed
-from ..google.errors import ErrorKind, GoogleError
+from ..google.errors import GoogleError
 from ..handlers import run_tool
 from ..mcp_client import client_info, declared_form
 from ..result import ToolFailure, error_result
 from ..runtime import Call
 from . import question as q
 from .question import Question
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+
+    from ..agent.client import AgentClient
+    from ..agent.protocol import ApprovalRequest, Requester
+
+    Context = ServerRequestContext[Any]
 
 log = logging.getLogger("searchdesk_server.approval")
 
@@ -68,74 +78,59 @@ class How(Enum):
     TOKEN = "a confirm_token"  # noqa: S105 (nobody: the call was made twice)
 
 
+class Answer(Enum):
+    """What a person said in a dialog that was shown."""
+
+    APPROVE = "approve"
+    DECLINE = "decline"
+    UNCLEAR = "unclear"  # the client's dialog was accepted without a ticked box: not a yes
+
+
+class Why(Enum):
+    """Why a step reached nobody; the token text gives these words."""
+
+    ELICITATION_OFF = "this server was started with ELICITATION=false"
+    TOO_LONG_FOR_CLIENT = "the question is too long for this client's own dialog"
+    NO_CLIENT_DIALOG = "this client cannot show a confirmation dialog (it did not declare MCP elicitation)"
+    CLIENT_DID_NOT_SHOW = "the client did not show its dialog (it answered cancel or failed)"
+    APP_NOT_RUNNING = "the SearchDesk app is not running"
+    APP_CLOSED_EARLY = "the SearchDesk app closed the connection before the question was sent"
+
+
+@dataclass(frozen=True)
+class NotAsked:
+    """Nobody was asked at this step, because …"""
+
+    because: Why
+
+
 @dataclass(frozen=True)
 class Approved:
     question: Question
     by: How
 
 
-@dataclass(frozen=True)
-class Unreachable:
-    """Nobody could be asked in the app, and why (the token text says it)."""
-
-    reason: str
+#: What a guarded call sends back when it does not act: a refusal or a question still open.
+Reply = types.CallToolResult | types.InputRequiredResult
 
 
 # --- building the question ---------------------------------------------------------------------
 
 
 async def build_question(call: Call) -> Question:
-    """The question for this call, from its arguments and Google's current state. Raises ToolFailure
-    (a refusal to explain) or GoogleError (Google could not be read)."""
-    from ..tools.verification import fetch_owners, owner_list
-
-    name = call.spec.name
-    site = call.site()
-    account = await call.account_name()
-    if name == "delete_site":
-        return q.delete_site(site, account, await _owner_facts(call, site))
-    if name == "delete_sitemap":
-        return q.delete_sitemap(site, call.url(call.args["feedpath"], "feedpath"), account)
-    if name == "unverify_site":
-        facts = await _owner_facts(call, site)
-        if facts.ownership is q.Ownership.NOT_OWNER:
-            raise ToolFailure(
-                "unverify_site did nothing: Google does not list this account as a verified owner of that "
-                "website, so there is no ownership to end."
-            )
-        return q.unverify_site(site, account, facts)
-    if name == "update_site_owners":
-        owners = owner_list(call.args["owners"])
-        current = await fetch_owners(call, site)
-        if current is None:
-            raise ToolFailure(
-                "update_site_owners did nothing: Google did not say who the owners are now, so the change "
-                "could not be shown; nothing was changed."
-            )
-        return q.update_site_owners(site, current, owners, account)
-    raise AssertionError(f"{name} is not a guarded tool")
-
-
-async def _owner_facts(call: Call, site: str) -> q.OwnerFacts:
-    """Which documented case applies. Google lists a site's owners only to its verified owners, so
-    a refusal (403/404) means this account is not one; another failure leaves the case unknown."""
-    from ..tools.verification import fetch_owners
-
-    try:
-        owners = await fetch_owners(call, site)
-    except GoogleError as exc:
-        if exc.kind in (ErrorKind.PERMISSION, ErrorKind.NOT_FOUND):
-            return q.owner_facts(None, readable=False)
-        if exc.kind in (ErrorKind.AUTH, ErrorKind.NOT_CONFIGURED, ErrorKind.NETWORK):
-            raise  # the action itself could not reach Google either
-        return q.OwnerFacts(q.Ownership.UNKNOWN)
-    return q.owner_facts(owners, readable=True)
+    """The question for this call, from its arguments and Google's current state: the builder its
+    catalogue entry names (builders.py). Raises ToolFailure (a refusal to explain) or GoogleError
+    (Google could not be read)."""
+    if call.spec.question is None:
+        raise AssertionError(f"{call.spec.name} is not a guarded tool")
+    question: Question = await resolve(call.spec.question)(call)
+    return question
 
 
 # --- the whole guarded call ---------------------------------------------------------------------
 
 
-async def run_guarded(call: Call, ctx: Any, params: types.CallToolRequestParams) -> Any:
+async def run_guarded(call: Call, ctx: Context, params: types.CallToolRequestParams) -> Reply:
     """Ask, read Google again, act once on exactly what was approved (or say why not)."""
     tool = call.spec.name
     try:
@@ -205,9 +200,7 @@ def _changed_since_token(tool: str) -> types.CallToolResult:
     )
 
 
-async def guard(
-    call: Call, ctx: Any, params: types.CallToolRequestParams, question: Question
-) -> Approved | types.CallToolResult | types.InputRequiredResult:
+async def guard(call: Call, ctx: Context, params: types.CallToolRequestParams, question: Question) -> Approved | Reply:
     """Approved only when a person said yes to exactly this question (or a valid token proves the
     call was made twice while nobody could be asked); anything else is the result to send back."""
     tool = call.spec.name
@@ -227,55 +220,57 @@ async def guard(
             )
         # The token stands in for the person only while nobody can be reached: ask the app if it is there now.
         answer = await _ask_desktop(call, ctx, question, requester)
-        if isinstance(answer, Unreachable):
+        if isinstance(answer, NotAsked):
             return Approved(question, How.TOKEN)
         return _app_answer(tool, question, answer)
 
-    reasons: list[str] = []
+    not_asked: list[NotAsked] = []
     client = client_info(ctx)[0]
     # 1. The client's own dialog.
     if not call.config.elicitation:
-        reasons.append("this server was started with ELICITATION=false")
+        not_asked.append(NotAsked(Why.ELICITATION_OFF))
     elif not question.fits_elicitation:
-        reasons.append("the question is too long for this client's own dialog")
+        not_asked.append(NotAsked(Why.TOO_LONG_FOR_CLIENT))
     elif not declared_form(ctx):
-        reasons.append("this client cannot show a confirmation dialog (it did not declare MCP elicitation)")
+        not_asked.append(NotAsked(Why.NO_CLIENT_DIALOG))
         _once(client, "no elicitation capability")
     else:
         outcome = await _elicit(call, ctx, params, question)
         if isinstance(outcome, types.InputRequiredResult):
             return outcome
-        if outcome == "approve":
+        if outcome is Answer.APPROVE:
             return Approved(question, How.CLIENT)
-        if outcome == "decline":
+        if outcome is Answer.DECLINE:
             return declined(tool)
-        if outcome == "unclear":
+        if outcome is Answer.UNCLEAR:
             return not_a_clear_yes(tool)
-        reasons.append("the client did not show its dialog (it answered cancel or failed)")
+        not_asked.append(outcome)
         _once(client, "elicitation cancelled or failed")
 
     # 2. The desktop app's dialog.
     answer = await _ask_desktop(call, ctx, question, requester)
-    if not isinstance(answer, Unreachable):
+    if not isinstance(answer, NotAsked):
         return _app_answer(tool, question, answer)
-    reasons.append(answer.reason)
+    not_asked.append(answer)
 
     # 3. The two-call token: nobody can be reached.
-    return _token(call, question, reasons)
+    return _token(call, question, not_asked)
 
 
-def _app_answer(tool: str, question: Question, answer: str | types.CallToolResult) -> Approved | types.CallToolResult:
-    if answer == "approve":
+def _app_answer(
+    tool: str, question: Question, answer: Answer | types.CallToolResult
+) -> Approved | types.CallToolResult:
+    if answer is Answer.APPROVE:
         return Approved(question, How.APP)
-    if answer == "deny":
+    if isinstance(answer, Answer):
         return declined(tool)
-    assert isinstance(answer, types.CallToolResult)
     return answer
 
 
-def _token_text(tool: str, question: Question, reasons: list[str], token: str) -> str:
+def _token_text(tool: str, question: Question, not_asked: list[NotAsked], token: str) -> str:
+    reasons = "; and ".join(n.because.value for n in not_asked)
     return (
-        f"{tool} did nothing yet. Nobody could be asked to approve it: {'; and '.join(reasons)}.\n\n"
+        f"{tool} did nothing yet. Nobody could be asked to approve it: {reasons}.\n\n"
         f"{question.text}\n\n"
         f"To go ahead, call {tool} again within 5 minutes with exactly the same arguments plus "
         f'confirm_token "{token}". The token proves only that the call was made twice with the same '
@@ -283,29 +278,30 @@ def _token_text(tool: str, question: Question, reasons: list[str], token: str) -
     )
 
 
-def _token(call: Call, question: Question, reasons: list[str]) -> types.CallToolResult:
+def _token(call: Call, question: Question, not_asked: list[NotAsked]) -> types.CallToolResult:
     tool = call.spec.name
     sample = "sdk_" + "x" * 32  # a token's length, to size the text before issuing one
-    if len(_token_text(tool, question, reasons, sample).encode("utf-8")) > MAX_TOKEN_TEXT_BYTES:
+    if len(_token_text(tool, question, not_asked, sample).encode("utf-8")) > MAX_TOKEN_TEXT_BYTES:
         most = _most_changes(
-            question, lambda part: len(_token_text(tool, part, reasons, sample).encode()) <= MAX_TOKEN_TEXT_BYTES
+            question, lambda part: len(_token_text(tool, part, not_asked, sample).encode()) <= MAX_TOKEN_TEXT_BYTES
         )
+        reasons = "; and ".join(n.because.value for n in not_asked)
         return error_result(
             f"{tool} did nothing: the change is too long to show here, and nobody could be asked in the "
-            f"SearchDesk app ({'; and '.join(reasons)}). Open the SearchDesk app and call again, or change "
+            f"SearchDesk app ({reasons}). Open the SearchDesk app and call again, or change "
             f"at most {most} owners at a time.",
             decision="refused",
         )
     issued = call.runtime.tokens.issue(question.fingerprint, question.digest)
     return error_result(
-        _token_text(tool, question, reasons, issued),
+        _token_text(tool, question, not_asked, issued),
         decision="token",
         confirm_token=issued,
         fingerprint=question.fingerprint,
     )
 
 
-def _most_changes(question: Question, fits: Any) -> int:
+def _most_changes(question: Question, fits: Callable[[Question], bool]) -> int:
     """The largest number of change lines (from the start) with which the question still fits."""
     low, high = 0, question.counted_lines
     while low < high:
@@ -334,8 +330,11 @@ def not_a_clear_yes(tool: str) -> types.CallToolResult:
     return error_result(f"The answer was not a clear yes; {tool} did nothing.", decision="declined")
 
 
-async def _elicit(call: Call, ctx: Any, params: types.CallToolRequestParams, question: Question) -> Any:
-    """'approve' | 'decline' | 'unclear' | 'unshown', or an InputRequiredResult to send (2026-07-28)."""
+async def _elicit(
+    call: Call, ctx: Context, params: types.CallToolRequestParams, question: Question
+) -> Answer | NotAsked | types.InputRequiredResult:
+    """The person's answer in the client's dialog, NotAsked when it was not shown, or an
+    InputRequiredResult to send (2026-07-28)."""
     if ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
         states = call.runtime.states
         response = (params.input_responses or {}).get(INPUT_KEY)
@@ -358,18 +357,18 @@ async def _elicit(call: Call, ctx: Any, params: types.CallToolRequestParams, que
         raise
     except Exception as exc:
         log.info("elicitation failed: %s", type(exc).__name__)
-        return "unshown"
+        return NotAsked(Why.CLIENT_DID_NOT_SHOW)
     return _interpret(result)
 
 
-def _interpret(result: object) -> str:
+def _interpret(result: object) -> Answer | NotAsked:
     if not isinstance(result, types.ElicitResult):
-        return "unshown"
+        return NotAsked(Why.CLIENT_DID_NOT_SHOW)
     if result.action == "accept":
-        return "approve" if (result.content or {}).get("confirm") is True else "unclear"
+        return Answer.APPROVE if (result.content or {}).get("confirm") is True else Answer.UNCLEAR
     if result.action == "decline":
-        return "decline"
-    return "unshown"
+        return Answer.DECLINE
+    return NotAsked(Why.CLIENT_DID_NOT_SHOW)
 
 
 # --- step 2: the app's dialog ---------------------------------------------------------------------
@@ -380,24 +379,24 @@ def _refused(tool: str, why: str) -> types.CallToolResult:
 
 
 async def _ask_desktop(
-    call: Call, ctx: Any, question: Question, requester: Any
-) -> str | types.CallToolResult | Unreachable:
-    """'approve' | 'deny' | a result to return | Unreachable (only when nobody is there)."""
+    call: Call, ctx: Context, question: Question, requester: Requester
+) -> Answer | types.CallToolResult | NotAsked:
+    """The person's answer in the app, a result to return, or NotAsked (only when nobody is there)."""
     from ..agent.client import (
-        AgentBusy,
         AgentConnectionLost,
         AgentNotAnswering,
         AgentTimeout,
         AgentUnavailable,
-        DemoApp,
-        QueueFull,
+        AppBusy,
+        AppQueueFull,
+        AppRunsDemo,
     )
     from ..agent.protocol import AgentError
 
     tool = call.spec.name
     rt = call.runtime
     try:
-        agent = rt.agent()
+        agent = rt.approval_agent()
         hello = await agent.app_hello()
         if not hello.binds_requester:
             return _refused(
@@ -407,11 +406,11 @@ async def _ask_desktop(
             )
         status = await agent.approval_status(question.fingerprint, requester)
         if status == "deny":
-            return "deny"
+            return Answer.DECLINE
         if status == "pending":
             return _waiting(tool)
         if status == "approve" and rt.shown.matches(question.fingerprint, question.digest):
-            return "approve"
+            return Answer.APPROVE
         # No answer yet, or a yes to words that read differently now (it is spent): ask.
         request = _approval_request(call, ctx, question, requester)
         if isinstance(request, types.CallToolResult):
@@ -425,20 +424,20 @@ async def _ask_desktop(
                 "call again with the same arguments.",
                 decision="unanswered",
             )
-        return Unreachable("the SearchDesk app closed the connection before the question was sent")
+        return NotAsked(Why.APP_CLOSED_EARLY)
     except AgentUnavailable:
-        return Unreachable("the SearchDesk app is not running")
-    except DemoApp:
+        return NotAsked(Why.APP_NOT_RUNNING)
+    except AppRunsDemo:
         return _refused(
             tool,
             "the SearchDesk app is running the demo; start SearchDesk normally to approve changes to your "
             "Google account.",
         )
-    except QueueFull as exc:
+    except AppQueueFull as exc:
         waiting = exc.data.get("waiting") if isinstance(exc.data, dict) else None
         many = f"{waiting}" if isinstance(waiting, int) and not isinstance(waiting, bool) else "many"
         return _refused(tool, f"SearchDesk already has {many} questions waiting; answer them there, then ask again.")
-    except (AgentBusy, AgentNotAnswering):
+    except (AppBusy, AgentNotAnswering):
         return _refused(tool, "SearchDesk is busy with other requests; try again in a moment.")
     except AgentTimeout:
         return _refused(tool, "SearchDesk did not answer in time; nothing was done. Try again in a moment.")
@@ -447,7 +446,9 @@ async def _ask_desktop(
         return _refused(tool, "SearchDesk could not show the question; nothing was done.")
 
 
-def _approval_request(call: Call, ctx: Any, question: Question, requester: Any) -> Any:
+def _approval_request(
+    call: Call, ctx: Context, question: Question, requester: Requester
+) -> ApprovalRequest | types.CallToolResult:
     """The approval/request to send, or the refusal when the question cannot be shown whole."""
     from ..agent import protocol
 
@@ -485,7 +486,7 @@ def _approval_request(call: Call, ctx: Any, question: Question, requester: Any) 
     return _refused(call.spec.name, "SearchDesk could not show the question; nothing was done.")
 
 
-async def _wait_for_answer(call: Call, agent: Any, request: Any) -> str | types.CallToolResult:
+async def _wait_for_answer(call: Call, agent: AgentClient, request: ApprovalRequest) -> Answer | types.CallToolResult:
     tool = call.spec.name
     decision = "pending"
     try:
@@ -503,8 +504,10 @@ async def _wait_for_answer(call: Call, agent: Any, request: Any) -> str | types.
         with anyio.CancelScope(shield=True), anyio.move_on_after(3):
             await agent.approval_cancel(request.request_id)
         raise
-    if decision in ("approve", "deny"):
-        return decision
+    if decision == "approve":
+        return Answer.APPROVE
+    if decision == "deny":
+        return Answer.DECLINE
     return _waiting(tool)
 
 

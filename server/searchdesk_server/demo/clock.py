@@ -6,37 +6,19 @@ timestamp it serves is derived from that date, so answers never change within a 
 
 from __future__ import annotations
 
-import os
-import re
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from .errors import DemoDateError
-
 PACIFIC = ZoneInfo("America/Los_Angeles")
-TODAY_VARIABLE = "SEARCHDESK_DEMO_TODAY"
 # The demo's "now" is this hour of today, Pacific time: today's data is partial up to it.
 NOW_HOUR = 10
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def resolve_today(today: date | None = None) -> date:
-    """The pinned date, else SEARCHDESK_DEMO_TODAY, else today's date in Google's time zone."""
-    if today is not None:
-        return today
-    raw = os.environ.get(TODAY_VARIABLE, "").strip()
-    if not raw:
-        return datetime.now(PACIFIC).date()
-    if len(raw) != 10 or not _DATE.fullmatch(raw):
-        raise DemoDateError(
-            f"{TODAY_VARIABLE} must be a date written YYYY-MM-DD (it has {len(raw)} characters); "
-            "unset it to use today's date."
-        )
-    try:
-        return date.fromisoformat(raw)
-    except ValueError:
-        raise DemoDateError(f"{TODAY_VARIABLE} is not a real calendar date; use YYYY-MM-DD.") from None
+    """The pinned date (the server's `Config.today`, from SEARCHDESK_DEMO_TODAY), else today's date in
+    Google's time zone."""
+    return today if today is not None else datetime.now(PACIFIC).date()
 
 
 def months_back(day: date, months: int) -> date:

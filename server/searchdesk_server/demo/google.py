@@ -14,9 +14,9 @@ from urllib.parse import parse_qs
 import httpx
 
 from . import wire
-from .call import Call
 from .clock import DemoClock, resolve_today
-from .errors import GoogleFault, bad_request
+from .faults import GoogleFault, bad_request
+from .request import DemoRequest
 from .routes import HOSTS, STANDARD_PARAMETERS, Route, find
 from .state import DemoState, initial_state
 
@@ -60,7 +60,7 @@ class DemoGoogle:
             route, params = self._route(url.host, request.method, raw_path)
             self._authorize(route, request)
             query = self._query(route, url.query.decode("ascii", errors="replace"))
-            payload = route.handler(self.state, Call(request.method, params, query, request.content))
+            payload = route.handler(self.state, DemoRequest(request.method, params, query, request.content))
         except GoogleFault as fault:
             return wire.fault_response(fault)
         if payload is None:

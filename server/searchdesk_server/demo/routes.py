@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from . import indexing, inspection, properties, verification
-from .call import Call
-from .errors import bad_request
+from . import indexing_api, site_verification, url_inspection, webmasters
+from .faults import bad_request
+from .request import DemoRequest
 from .state import DemoState
 
 SEARCHCONSOLE = "searchconsole.googleapis.com"
@@ -37,7 +37,7 @@ STANDARD_PARAMETERS = frozenset(
     | {"upload_protocol", "uploadType", "userIp"}
 )
 
-Handler = Callable[[DemoState, Call], object]
+Handler = Callable[[DemoState, DemoRequest], object]
 
 
 @dataclass(frozen=True)
@@ -72,17 +72,17 @@ class Route:
 WM = "webmasters/v3/sites"
 SV_ROOT = "siteVerification/v1"
 ROUTES: tuple[Route, ...] = (
-    Route("webmasters.sites.list", SEARCHCONSOLE, "GET", WM, READ, properties.list_sites),
-    Route("webmasters.sites.get", SEARCHCONSOLE, "GET", WM + "/{siteUrl}", READ, properties.get_site),
-    Route("webmasters.sites.add", SEARCHCONSOLE, "PUT", WM + "/{siteUrl}", WRITE, properties.add_site),
-    Route("webmasters.sites.delete", SEARCHCONSOLE, "DELETE", WM + "/{siteUrl}", WRITE, properties.delete_site),
+    Route("webmasters.sites.list", SEARCHCONSOLE, "GET", WM, READ, webmasters.list_sites),
+    Route("webmasters.sites.get", SEARCHCONSOLE, "GET", WM + "/{siteUrl}", READ, webmasters.get_site),
+    Route("webmasters.sites.add", SEARCHCONSOLE, "PUT", WM + "/{siteUrl}", WRITE, webmasters.add_site),
+    Route("webmasters.sites.delete", SEARCHCONSOLE, "DELETE", WM + "/{siteUrl}", WRITE, webmasters.delete_site),
     Route(
         "webmasters.sitemaps.list",
         SEARCHCONSOLE,
         "GET",
         WM + "/{siteUrl}/sitemaps",
         READ,
-        properties.list_sitemaps,
+        webmasters.list_sitemaps,
         frozenset({"sitemapIndex"}),
     ),
     Route(
@@ -91,7 +91,7 @@ ROUTES: tuple[Route, ...] = (
         "GET",
         WM + "/{siteUrl}/sitemaps/{feedpath}",
         READ,
-        properties.get_sitemap,
+        webmasters.get_sitemap,
     ),
     Route(
         "webmasters.sitemaps.submit",
@@ -99,7 +99,7 @@ ROUTES: tuple[Route, ...] = (
         "PUT",
         WM + "/{siteUrl}/sitemaps/{feedpath}",
         WRITE,
-        properties.submit_sitemap,
+        webmasters.submit_sitemap,
     ),
     Route(
         "webmasters.sitemaps.delete",
@@ -107,7 +107,7 @@ ROUTES: tuple[Route, ...] = (
         "DELETE",
         WM + "/{siteUrl}/sitemaps/{feedpath}",
         WRITE,
-        properties.delete_sitemap,
+        webmasters.delete_sitemap,
     ),
     Route(
         "webmasters.searchanalytics.query",
@@ -115,7 +115,7 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         WM + "/{siteUrl}/searchAnalytics/query",
         READ,
-        properties.query_analytics,
+        webmasters.query_analytics,
     ),
     Route(
         "searchconsole.urlInspection.index.inspect",
@@ -123,7 +123,7 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "v1/urlInspection/index:inspect",
         READ,
-        inspection.inspect,
+        url_inspection.inspect,
     ),
     Route(
         "siteVerification.webResource.list",
@@ -131,7 +131,7 @@ ROUTES: tuple[Route, ...] = (
         "GET",
         SV_ROOT + "/webResource",
         SV,
-        verification.list_resources,
+        site_verification.list_resources,
     ),
     Route(
         "siteVerification.webResource.get",
@@ -139,7 +139,7 @@ ROUTES: tuple[Route, ...] = (
         "GET",
         SV_ROOT + "/webResource/{id}",
         SV,
-        verification.get_resource,
+        site_verification.get_resource,
     ),
     Route(
         "siteVerification.webResource.insert",
@@ -147,14 +147,24 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         SV_ROOT + "/webResource",
         SV_VERIFY,
-        verification.insert,
+        site_verification.insert,
         frozenset({"verificationMethod"}),
     ),
     Route(
-        "siteVerification.webResource.update", GOOGLEAPIS, "PUT", SV_ROOT + "/webResource/{id}", SV, verification.update
+        "siteVerification.webResource.update",
+        GOOGLEAPIS,
+        "PUT",
+        SV_ROOT + "/webResource/{id}",
+        SV,
+        site_verification.update,
     ),
     Route(
-        "siteVerification.webResource.patch", GOOGLEAPIS, "PATCH", SV_ROOT + "/webResource/{id}", SV, verification.patch
+        "siteVerification.webResource.patch",
+        GOOGLEAPIS,
+        "PATCH",
+        SV_ROOT + "/webResource/{id}",
+        SV,
+        site_verification.patch,
     ),
     Route(
         "siteVerification.webResource.delete",
@@ -162,7 +172,7 @@ ROUTES: tuple[Route, ...] = (
         "DELETE",
         SV_ROOT + "/webResource/{id}",
         SV,
-        verification.delete,
+        site_verification.delete,
     ),
     Route(
         "siteVerification.webResource.getToken",
@@ -170,10 +180,15 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         SV_ROOT + "/token",
         SV_VERIFY,
-        verification.get_token,
+        site_verification.get_token,
     ),
     Route(
-        "indexing.urlNotifications.publish", INDEXING, "POST", "v3/urlNotifications:publish", INDEX, indexing.publish
+        "indexing.urlNotifications.publish",
+        INDEXING,
+        "POST",
+        "v3/urlNotifications:publish",
+        INDEX,
+        indexing_api.publish,
     ),
     Route(
         "indexing.urlNotifications.getMetadata",
@@ -181,7 +196,7 @@ ROUTES: tuple[Route, ...] = (
         "GET",
         "v3/urlNotifications/metadata",
         INDEX,
-        indexing.metadata,
+        indexing_api.metadata,
         frozenset({"url"}),
     ),
 )

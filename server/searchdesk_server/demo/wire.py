@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from .errors import GoogleFault, bad_request
+from .faults import GoogleFault, bad_request
 
 JSON_TYPE = "application/json; charset=UTF-8"
 _SNAKE = re.compile(r"_([a-z0-9])")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
@@ -21,6 +21,7 @@ from searchdesk_server.google.errors import ErrorKind, GoogleError, explain_toke
 if TYPE_CHECKING:
     import httpx
 
+    from searchdesk_server.agent.client import AgentClient
     from searchdesk_server.config import Credential
     from searchdesk_server.google.http import Answer
 
@@ -240,8 +241,8 @@ class OAuthSource(_Cached):
 
 class DesktopSource:
     """Short-lived tokens from the SearchDesk app over its agent socket (the refresh token stays
-    in the app's keyring). ``agent`` may be given (tests, or to share one connection). `account` is
-    the Google account the app said the last token is for.
+    in the app's keyring), through the runtime's agent client (`Runtime.agent`). `account` is the
+    Google account the app said the last token is for.
 
     Nothing is cached here: every Google call asks the app (a local round trip; the app keeps its own
     cache), so once the app has quit no call of this server reaches Google.
@@ -249,7 +250,7 @@ class DesktopSource:
 
     kind = "desktop"
 
-    def __init__(self, agent: Any = None, *, server_id: str | None = None) -> None:
+    def __init__(self, agent: AgentClient, *, server_id: str | None = None) -> None:
         self._agent = agent
         self._server_id = server_id
         self.account: str | None = None
@@ -262,11 +263,8 @@ class DesktopSource:
 
     async def _fetch(self, scopes: list[str], force_refresh: bool, account: str | None) -> tuple[object, float]:
         # After a 401 the app must mint a new token, not hand back its own cached one.
-        from searchdesk_server.agent import client as agent_client
         from searchdesk_server.agent.protocol import AgentError, Requester, same_account
 
-        if self._agent is None:
-            self._agent = agent_client.AgentClient()
         # A demo app refuses a real server (DEMO_APP) instead of handing it the demo's stand-in token.
         requester = Requester(self._server_id, None, demo=False) if self._server_id else None
         try:
@@ -290,10 +288,6 @@ class DesktopSource:
         self.account = given
         return _field(answer, "access_token"), _expires_in(_field(answer, "expires_in"))
 
-    async def aclose(self) -> None:
-        if self._agent is not None and hasattr(self._agent, "aclose"):
-            await self._agent.aclose()
-
 
 def agent_failure(exc: Exception, account: str | None = None) -> GoogleError:
     """Say what the app's refusal means for this call (naming the account when the app holds several);
@@ -302,32 +296,32 @@ def agent_failure(exc: Exception, account: str | None = None) -> GoogleError:
 
     reason = _agent_reason(exc)
     whose = "sign-in" if account is None else f"sign-in of {account}"
-    if isinstance(exc, agent_client.RefreshFailed):
+    if isinstance(exc, agent_client.AppRefreshFailed):
         return GoogleError(
             ErrorKind.AUTH,
             f"Google refused to refresh the SearchDesk app's {whose}: the sign-in was revoked or expired; "
             "sign in again in the SearchDesk app" + ("." if account is None else " with that account."),
         )
-    if isinstance(exc, agent_client.ScopeNotGranted):
+    if isinstance(exc, agent_client.AppScopeNotGranted):
         return GoogleError(
             ErrorKind.MISSING_SCOPE,
             f"The SearchDesk app's {whose} lacks a permission this server needs. Sign in again in the "
             "SearchDesk app and allow every permission it asks for.",
         )
-    if isinstance(exc, agent_client.UnknownAccount):
+    if isinstance(exc, agent_client.AppUnknownAccount):
         return GoogleError(
             ErrorKind.NOT_CONFIGURED,
             f"The Google account {account or 'asked for'} is no longer one Claude may use in the SearchDesk app "
             "(it was removed, or the app's Settings keep it from Claude). Call again: SearchDesk then uses "
             "an account it still has.",
         )
-    if isinstance(exc, agent_client.DemoApp):
+    if isinstance(exc, agent_client.AppRunsDemo):
         return GoogleError(
             ErrorKind.NOT_CONFIGURED,
             "The SearchDesk app is running the demo, which never hands out access to a Google account. "
             "Quit it and start SearchDesk normally, then try again.",
         )
-    if isinstance(exc, agent_client.SignedOut):
+    if isinstance(exc, agent_client.AppSignedOut):
         return GoogleError(
             ErrorKind.NOT_CONFIGURED,
             "No Google account is signed in to the SearchDesk app. Open SearchDesk and sign in with "
@@ -383,16 +377,23 @@ class NoSource:
 
 
 def token_source(
-    cred: Credential, *, transport: httpx.AsyncBaseTransport | None = None, server_id: str | None = None
+    cred: Credential,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    server_id: str | None = None,
+    agent: AgentClient | None = None,
 ) -> TokenSource:
-    """The token source for a configured credential. Never raises: a credential that cannot work
-    fails on its first token() with a GoogleError, where the tool call can explain it."""
+    """The token source for a configured credential (`agent`: the app's, for the app's sign-in). Never
+    raises: a credential that cannot work fails on its first token() with a GoogleError, where the tool
+    call can explain it."""
     if cred.kind == "service_account":
         return ServiceAccountSource(cred.info, cred.origin, transport)
     if cred.kind == "oauth":
         return OAuthSource(cred.info, cred.origin, transport)
     if cred.kind == "desktop":
-        return DesktopSource(server_id=server_id)
+        if agent is None:
+            raise AssertionError("the app's sign-in needs the runtime's agent client")
+        return DesktopSource(agent, server_id=server_id)
     if cred.kind == "demo":
         return DemoSource()
     return NoSource()

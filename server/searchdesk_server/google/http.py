@@ -567,8 +567,5 @@ class GoogleClient:
         return _decode_json(answer, used)
 
     async def aclose(self) -> None:
-        """Close the connections, and the token source's own (the desktop app's socket) if it has any."""
+        """Close the connections (the desktop app's socket is the runtime's, closed there)."""
         await self._http.aclose()
-        close = getattr(self._tokens, "aclose", None)
-        if close is not None:
-            await close()

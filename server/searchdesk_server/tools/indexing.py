@@ -14,7 +14,6 @@ from ..runtime import Call
 
 PUBLISH = "v3/urlNotifications:publish"
 METADATA = "v3/urlNotifications/metadata"
-DAILY_QUOTA = 200
 NOTE = "Google acts on Indexing API notifications only for job-posting and livestream pages."
 NOTIFY_FIELDS = (("type", "type", sh.text), ("time", "notifyTime", sh.text), ("url", "url", sh.text))
 
@@ -45,23 +44,23 @@ async def quota_key(call: Call) -> str:
 async def request_indexing(call: Call) -> Output:
     url = call.url(call.args["url"])
     kind = call.args.get("type", "URL_UPDATED")
-    quota = call.runtime.quota
+    quota, spends = call.runtime.quota, call.quota_kind
     who = await quota_key(call)
-    if not quota.try_spend("indexing", who):
+    if not quota.try_spend(spends, who):
         raise ToolFailure(
-            f"The Indexing API quota ({DAILY_QUOTA} a day) is used up for today (Pacific time). Google counts it "
-            "per Google Cloud project, so it is shared by every account and everyone using the same OAuth client "
-            "or service-account project."
+            f"The Indexing API quota ({quota.limit(spends)} a day) is used up for today (Pacific time). Google "
+            "counts it per Google Cloud project, so it is shared by every account and everyone using the same "
+            "OAuth client or service-account project."
         )
     try:
         raw = await call.google(Api.INDEXING, "POST", PUBLISH, body={"url": url, "type": kind})
     except GoogleError:
-        quota.refund("indexing", who)
+        quota.refund(spends, who)
         raise
-    left = quota.remaining("indexing", who)
+    left = quota.remaining(spends, who)
     data = _notifications(raw)
     verb = "updated" if kind == "URL_UPDATED" else "deleted"
-    text = f"Google's Indexing API recorded {url} as {verb}. {NOTE} Quota left today: {left} of {DAILY_QUOTA}."
+    text = f"Google's Indexing API recorded {url} as {verb}. {NOTE} Quota left today: {left} of {quota.limit(spends)}."
     return Output(text, {"url": url, "type": kind, "notification": data, "quota_left": left})
 
 

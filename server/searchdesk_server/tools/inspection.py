@@ -18,7 +18,6 @@ from ..result import Output, ToolFailure
 from ..runtime import Call
 
 INSPECT = "v1/urlInspection/index:inspect"
-DAILY_QUOTA = 2_000
 BATCH_SECONDS = 120.0
 BATCH_CONCURRENCY = 5
 _LANG = re.compile(r"^[A-Za-z0-9-]{1,35}$")
@@ -103,9 +102,10 @@ def summarise(raw: object) -> dict[str, Any]:
 
 
 async def _inspect(call: Call, site: str, url: str, lang: str | None, deadline: float | None = None) -> dict[str, Any]:
-    if not call.runtime.quota.try_spend("inspection", site):
+    quota = call.runtime.quota
+    if not quota.try_spend(call.quota_kind, site):
         raise ToolFailure(
-            f"The URL Inspection quota for {site} ({DAILY_QUOTA:,} a day) is used up for today "
+            f"The URL Inspection quota for {site} ({quota.limit(call.quota_kind):,} a day) is used up for today "
             "(Pacific time); try again tomorrow."
         )
     body: dict[str, Any] = {"inspectionUrl": url, "siteUrl": site}
@@ -158,9 +158,10 @@ async def inspect_url(call: Call) -> Output:
     url = call.url(call.args["url"])
     lang = _language(call)
     summary = await _inspect(call, site, url, lang)
-    left = call.runtime.quota.remaining("inspection", site)
+    quota = call.runtime.quota
+    left = quota.remaining(call.quota_kind, site)
     lines = _lines(url, summary)
-    lines.append(f"(URL Inspection quota left today for this property: {left:,} of {DAILY_QUOTA:,}.)")
+    lines.append(f"(URL Inspection quota left today for this property: {left:,} of {quota.limit(call.quota_kind):,}.)")
     return Output("\n".join(lines), {"site": site, "url": url, **summary, "quota_left": left})
 
 

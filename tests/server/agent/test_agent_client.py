@@ -22,11 +22,11 @@ from searchdesk_server.agent.client import (
     AgentRemoteError,
     AgentTimeout,
     AgentUnavailable,
-    KeyringLocked,
-    ProtocolMismatch,
-    RefreshFailed,
-    ScopeNotGranted,
-    SignedOut,
+    AppKeyringLocked,
+    AppProtocolMismatch,
+    AppRefreshFailed,
+    AppScopeNotGranted,
+    AppSignedOut,
 )
 from searchdesk_server.agent.protocol import AgentError, ErrorCode
 from tests.agentref import AgentThread, ApprovalScript, Script, TokenScript
@@ -246,7 +246,7 @@ def test_an_app_of_another_protocol_is_refused(reference_agent: AgentThread) -> 
         async with AgentClient() as client:
             await client.token([WM])
 
-    with pytest.raises(ProtocolMismatch) as caught:
+    with pytest.raises(AppProtocolMismatch) as caught:
         run(go())
     assert caught.value.code == ErrorCode.PROTOCOL_MISMATCH
     assert reference_agent.requests_of("credentials/token") == []
@@ -275,10 +275,10 @@ def test_concurrent_calls_share_one_connection(reference_agent: AgentThread) -> 
 @pytest.mark.parametrize(
     ("token", "error"),
     [
-        (TokenScript(error="signed_out"), SignedOut),
-        (TokenScript(error="refresh_failed"), RefreshFailed),
-        (TokenScript(error="keyring_locked"), KeyringLocked),
-        (TokenScript(granted_scopes=[]), ScopeNotGranted),
+        (TokenScript(error="signed_out"), AppSignedOut),
+        (TokenScript(error="refresh_failed"), AppRefreshFailed),
+        (TokenScript(error="keyring_locked"), AppKeyringLocked),
+        (TokenScript(granted_scopes=[]), AppScopeNotGranted),
         (TokenScript(error="internal"), AgentRemoteError),
     ],
 )

@@ -426,3 +426,31 @@ def test_a_token_request_names_its_account_only_when_there_is_one() -> None:
         protocol.TokenParams(scopes=(WM,), account="two\nlines")
     assert protocol.client_project("123456789012-abc.apps.googleusercontent.com") == "123456789012"
     assert protocol.client_project("sdplant-client.apps.example") == "sdplant-client.apps.example"
+
+
+# --------------------------------------------------------------------------------------------------
+# Messages as data: what a failure says
+
+
+def test_a_failure_names_the_field_by_its_path_and_never_the_value() -> None:
+    hostile = "https://example.com/\u202egnp.exe"
+    with pytest.raises(InvalidParams) as caught:
+        ApprovalRequest.from_json(
+            approval(values=[{"label": "Site", "value": "ok"}, {"label": "Site", "value": hostile}])
+        )
+    assert str(caught.value).startswith("params.values[1].value: ") and hostile not in str(caught.value)
+    with pytest.raises(InvalidParams, match=r"^params\.wait_s must be a number\.$"):
+        ApprovalRequest.from_json(approval(wait_s="10"))
+    with pytest.raises(InvalidParams, match=r"^params\.client\.name is missing\.$"):
+        ApprovalRequest.from_json(approval(client={"version": "1"}))
+    with pytest.raises(InvalidParams, match=r"^label: "):  # made in code, by position: named all the same
+        Value("two\nlines", "v")
+
+
+def test_an_optional_field_may_be_left_out_but_is_never_null_on_the_wire() -> None:
+    with pytest.raises(InvalidParams, match=r"params\.requester: must not be null"):
+        protocol.StatusParams.from_json({"fingerprint": "a" * 64, "requester": None})
+    with pytest.raises(InvalidParams, match=r"params\.account: must not be null"):
+        TokenParams.from_json({"scopes": [WM], "account": None})
+    assert protocol.StatusParams.from_json({"fingerprint": "a" * 64}).requester is None
+    assert protocol.StatusParams(fingerprint="a" * 64, requester=None).to_json() == {"fingerprint": "a" * 64}

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from searchdesk_server.agent import protocol
-from searchdesk_server.agent.client import AgentClient, QueueFull
+from searchdesk_server.agent.client import AgentClient, AppQueueFull
 from searchdesk_server.agent.protocol import ErrorCode
 from tests.agentref import AgentProcess, AgentThread, ApprovalScript, Script
 from tests.agentref.harness import REPO_ROOT
@@ -73,7 +73,7 @@ def test_pending_questions_are_bounded(agent_socket: str) -> None:
                 again = await raw.call("approval/request", question("r0b", "https://0.example/"))
                 assert again["result"]["decision"] == "pending"
             async with AgentClient() as client:
-                with pytest.raises(QueueFull):
+                with pytest.raises(AppQueueFull):
                     await client.request_approval(
                         request_id="r4",
                         tool="delete_site",

@@ -14,6 +14,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp_types import ElicitResult
 
+from searchdesk_server import catalogue
+from searchdesk_server.demo.routes import ROUTES
 from tests.agentref.agent import ApprovalScript, Script
 from tests.agentref.fixtures import agent_folder, agent_socket, reference_agent  # noqa: F401
 from tests.fakegoogle import FakeGoogle
@@ -22,25 +24,27 @@ from tests.server.stdio import DEMO_TODAY, REPO
 WWW = "https://www.example.com/"
 SITEMAP = "https://www.example.com/old/sitemap.xml"
 
-#: tool -> (arguments, (method, path fragment) of the destructive request at Google)
-TARGETS: dict[str, tuple[dict[str, Any], tuple[str, str]]] = {
-    "delete_sitemap": ({"site": WWW, "feedpath": SITEMAP}, ("DELETE", "/sitemaps/")),
-    "delete_site": ({"site": "https://blog.example.com/"}, ("DELETE", "/webmasters/v3/sites/")),
-    "unverify_site": ({"site": WWW}, ("DELETE", "/webResource/")),
-    "update_site_owners": (
-        {"site": WWW, "owners": ["demo.owner@example.com", "new.person@example.com"]},
-        ("PUT", "/webResource/"),
-    ),
+#: The guarded tools, as the catalogue says (the matrix runs for each).
+GUARDED = tuple(t.name for t in catalogue.TOOLS if t.guarded)
+
+#: Example arguments for each guarded tool, on the fake Google's data; everything else about a tool
+#: comes from its catalogue entry (test_units checks every guarded tool has an entry here).
+TARGETS: dict[str, dict[str, Any]] = {
+    "delete_sitemap": {"site": WWW, "feedpath": SITEMAP},
+    "delete_site": {"site": "https://blog.example.com/"},
+    "unverify_site": {"site": WWW},
+    "update_site_owners": {"site": WWW, "owners": ["demo.owner@example.com", "new.person@example.com"]},
 }
 
 
 def acted(fake: FakeGoogle, tool: str) -> int:
-    """How many destructive requests for `tool` reached Google."""
-    method, fragment = TARGETS[tool][1]
-    hits = [r for r in fake.api_requests() if r.method == method and fragment in r.path]
-    if tool == "delete_site":
-        hits = [r for r in hits if "/sitemaps/" not in r.path]
-    return len(hits)
+    """How many of `tool`'s own requests (its catalogue entry's Google method) reached Google."""
+    route = next(r for r in ROUTES if r.id == catalogue.BY_NAME[tool].endpoint)
+    return sum(
+        1
+        for r in fake.api_requests()
+        if (r.method, r.host) == (route.method, route.host) and route.match(r.path.strip("/").split("/")) is not None
+    )
 
 
 @dataclass

@@ -13,10 +13,9 @@ from tests.agentref.harness import AgentThread
 from tests.fakegoogle import FakeGoogle
 from tests.server.stdio import MODES, text_of
 
-from .conftest import TARGETS, Elicitor, acted, script, serve
+from .conftest import GUARDED, TARGETS, Elicitor, acted, script, serve
 
 pytestmark = pytest.mark.anyio
-GUARDED = list(TARGETS)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -24,7 +23,7 @@ GUARDED = list(TARGETS)
 async def test_accept_acts_exactly_once(fake: FakeGoogle, agent_socket: str, tool: str, mode: str) -> None:
     elicitor = Elicitor()
     async with serve(fake, agent_socket, mode, elicitor) as client:
-        result = await client.call_tool(tool, TARGETS[tool][0])
+        result = await client.call_tool(tool, TARGETS[tool])
     assert not result.is_error, text_of(result)
     assert len(elicitor.seen) == 1
     assert acted(fake, tool) == 1
@@ -37,7 +36,7 @@ async def test_decline_or_unticked_does_nothing(
 ) -> None:
     elicitor = Elicitor(action=action, content=content)
     async with serve(fake, agent_socket, mode, elicitor) as client:
-        result = await client.call_tool("delete_sitemap", TARGETS["delete_sitemap"][0])
+        result = await client.call_tool("delete_sitemap", TARGETS["delete_sitemap"])
     assert result.is_error and result.structured_content["decision"] == "declined"
     if action == "decline":
         assert text_of(result) == "The user declined; delete_sitemap did nothing."
@@ -54,7 +53,7 @@ async def test_cancel_falls_to_the_desktop_dialog(
     reference_agent.set_script(script("approve"))
     elicitor = Elicitor(action="cancel")
     async with serve(fake, agent_socket, mode, elicitor) as client:
-        result = await client.call_tool(tool, TARGETS[tool][0])
+        result = await client.call_tool(tool, TARGETS[tool])
     assert not result.is_error, text_of(result)
     asked = reference_agent.requests_of("approval/request")
     assert len(asked) == 1 and asked[0].params["tool"] == tool
@@ -68,7 +67,7 @@ async def test_desktop_deny_does_nothing(
 ) -> None:
     reference_agent.set_script(script("deny"))
     async with serve(fake, agent_socket, mode) as client:  # no elicitation capability
-        result = await client.call_tool("delete_sitemap", TARGETS["delete_sitemap"][0])
+        result = await client.call_tool("delete_sitemap", TARGETS["delete_sitemap"])
     assert result.is_error and "declined" in text_of(result)
     assert acted(fake, "delete_sitemap") == 0
 
@@ -78,7 +77,7 @@ async def test_pending_then_picked_up_by_a_second_call(
     fake: FakeGoogle, agent_socket: str, reference_agent: AgentThread, mode: str
 ) -> None:
     reference_agent.set_script(script("pending"))
-    args = TARGETS["delete_sitemap"][0]
+    args = TARGETS["delete_sitemap"]
     progress: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(done: float, total: float | None, message: str | None) -> None:
@@ -104,7 +103,7 @@ async def test_cancelled_while_waiting_acts_never(
     reference_agent.set_script(script("approve", delay=4.0))
     async with serve(fake, agent_socket, "legacy", extra={"SEARCHDESK_APPROVAL_WAIT": "10"}) as client:
         with anyio.move_on_after(1.0):
-            await client.call_tool("delete_sitemap", TARGETS["delete_sitemap"][0])
+            await client.call_tool("delete_sitemap", TARGETS["delete_sitemap"])
         await anyio.sleep(4.5)  # the scripted approve arrives after the caller gave up
         assert reference_agent.requests_of("approval/cancel"), "the dialog was not closed"
         later = await client.call_tool("list_sites", {})
@@ -114,7 +113,7 @@ async def test_cancelled_while_waiting_acts_never(
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_no_capability_and_no_app_gives_a_token(fake: FakeGoogle, agent_socket: str, mode: str) -> None:
-    args = TARGETS["delete_sitemap"][0]
+    args = TARGETS["delete_sitemap"]
     async with serve(fake, agent_socket, mode) as client:
         first = await client.call_tool("delete_sitemap", args)
         text = text_of(first)
@@ -141,7 +140,7 @@ async def test_no_capability_and_no_app_gives_a_token(fake: FakeGoogle, agent_so
 
 
 async def test_widened_owner_list_is_another_target(fake: FakeGoogle, agent_socket: str) -> None:
-    args = TARGETS["update_site_owners"][0]
+    args = TARGETS["update_site_owners"]
     async with serve(fake, agent_socket, "legacy") as client:
         token = (await client.call_tool("update_site_owners", args)).structured_content["confirm_token"]
         wider = {**args, "owners": [*args["owners"], "intruder@example.com"], "confirm_token": token}
@@ -161,7 +160,7 @@ async def test_elicitation_false_skips_the_client_dialog(
     reference_agent.set_script(script("approve"))
     elicitor = Elicitor()
     async with serve(fake, agent_socket, mode, elicitor, extra={"ELICITATION": "false"}) as client:
-        result = await client.call_tool("delete_sitemap", TARGETS["delete_sitemap"][0])
+        result = await client.call_tool("delete_sitemap", TARGETS["delete_sitemap"])
     assert not result.is_error
     assert elicitor.seen == []
     assert len(reference_agent.requests_of("approval/request")) == 1
@@ -170,13 +169,13 @@ async def test_elicitation_false_skips_the_client_dialog(
 
 async def test_elicitation_false_without_app_names_the_setting(fake: FakeGoogle, agent_socket: str) -> None:
     async with serve(fake, agent_socket, "legacy", Elicitor(), extra={"ELICITATION": "false"}) as client:
-        result = await client.call_tool("delete_sitemap", TARGETS["delete_sitemap"][0])
+        result = await client.call_tool("delete_sitemap", TARGETS["delete_sitemap"])
     assert "this server was started with ELICITATION=false" in text_of(result)
     assert acted(fake, "delete_sitemap") == 0
 
 
 async def test_tampered_or_foreign_state_gets_a_fresh_question(fake: FakeGoogle, agent_socket: str) -> None:
-    args = TARGETS["delete_sitemap"][0]
+    args = TARGETS["delete_sitemap"]
     other_args = {**args, "feedpath": "https://www.example.com/news-sitemap.xml"}
     yes = {"searchdesk_confirm": ElicitResult(action="accept", content={"confirm": True})}
     async with serve(fake, agent_socket, "2026-07-28", Elicitor()) as client:
@@ -207,7 +206,7 @@ async def test_tampered_or_foreign_state_gets_a_fresh_question(fake: FakeGoogle,
 
 
 async def test_state_from_before_a_restart_does_not_open(fake: FakeGoogle, agent_socket: str) -> None:
-    args = TARGETS["delete_sitemap"][0]
+    args = TARGETS["delete_sitemap"]
     yes = {"searchdesk_confirm": ElicitResult(action="accept", content={"confirm": True})}
     async with serve(fake, agent_socket, "2026-07-28", Elicitor()) as client:
         state = (await client.session.call_tool("delete_sitemap", args, allow_input_required=True)).request_state
@@ -261,7 +260,7 @@ async def test_a_401_on_the_guarded_request_is_not_resent(fake: FakeGoogle, agen
     from tests.fakegoogle import bodies
 
     fake.fail("/sitemaps/", method="DELETE", status=401, body=bodies.unauthenticated(), times=1)
-    args = TARGETS["delete_sitemap"][0]
+    args = TARGETS["delete_sitemap"]
     async with serve(fake, agent_socket, "legacy", Elicitor()) as client:
         first = await client.call_tool("delete_sitemap", args)
         assert first.is_error

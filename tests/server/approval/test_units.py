@@ -18,7 +18,7 @@ from searchdesk_server.runtime import Runtime
 from searchdesk_server.server import build_server
 from tests.fakegoogle import FakeGoogle
 
-from .conftest import TARGETS, acted
+from .conftest import GUARDED, TARGETS, acted
 
 FP = "a" * 64
 
@@ -32,6 +32,11 @@ class Clock:
 
 
 D1, D2 = "1" * 64, "2" * 64  # two question digests (the words shown)
+
+
+def test_every_guarded_tool_has_example_arguments() -> None:
+    """The matrix runs for every guarded tool of the catalogue: a new one needs its example here."""
+    assert GUARDED and set(TARGETS) == set(GUARDED)
 
 
 def test_state_opens_once_for_its_own_target_only() -> None:
@@ -144,7 +149,7 @@ def in_process(fake: FakeGoogle, tokens: TokenBook | None = None, states: StateB
 async def test_expired_state_gets_a_fresh_question_and_no_action(fake: FakeGoogle) -> None:
     clock = Clock()
     server = in_process(fake, states=StateBook(ttl=60, clock=clock))
-    args = TARGETS["delete_sitemap"][0]
+    args = TARGETS["delete_sitemap"]
     yes = {"searchdesk_confirm": ElicitResult(action="accept", content={"confirm": True})}
 
     async def never(ctx, params):  # type: ignore[no-untyped-def]
@@ -174,7 +179,7 @@ async def test_expired_state_gets_a_fresh_question_and_no_action(fake: FakeGoogl
 async def test_expired_token_is_refused(fake: FakeGoogle) -> None:
     clock = Clock()
     server = in_process(fake, tokens=TokenBook(ttl=300, clock=clock))
-    args = TARGETS["delete_sitemap"][0]
+    args = TARGETS["delete_sitemap"]
     async with Client(server, mode="legacy") as client:
         token = (await client.call_tool("delete_sitemap", args)).structured_content["confirm_token"]
         clock.now += 301

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import json
 
 import pytest
@@ -64,6 +66,26 @@ def test_table_of_kinds_is_the_issues_table() -> None:
     assert set(catalogue.group_members("reports")) == REPORTS
     for group in catalogue.GROUPS[1:]:
         assert catalogue.group_members(group), group
+
+
+def test_each_entry_names_its_handler_question_and_quota() -> None:
+    """By qualified name, so a search for a handler finds its entry; resolved only when called."""
+    for spec in catalogue.all_tools(diagnostics=True):
+        for ref in filter(None, (spec.handler, spec.question)):
+            fn = catalogue.resolve(ref)
+            assert f"{fn.__module__}.{fn.__qualname__}" == ref
+            assert inspect.iscoroutinefunction(fn), ref
+        assert spec.guarded == (spec.name in GUARDED) == (spec.question is not None)
+    quotas = {t.name: t.quota for t in catalogue.TOOLS if t.quota is not None}
+    assert quotas == {"inspect_url": "inspection", "inspect_urls": "inspection", "request_indexing": "indexing"}
+
+
+def test_a_guarded_tool_and_only_one_names_a_question() -> None:
+    spec = catalogue.BY_NAME["delete_sitemap"]
+    with pytest.raises(ValueError, match="question builder"):
+        dataclasses.replace(spec, question=None)
+    with pytest.raises(ValueError, match="question builder"):
+        dataclasses.replace(catalogue.BY_NAME["list_sites"], question=spec.question)
 
 
 async def test_menu_stays_small() -> None:

@@ -6,7 +6,13 @@ from collections.abc import Sequence
 
 import pytest
 
-from searchdesk_server.agent.client import AgentUnavailable, RefreshFailed, ScopeNotGranted, SignedOut, UnknownAccount
+from searchdesk_server.agent.client import (
+    AgentUnavailable,
+    AppRefreshFailed,
+    AppScopeNotGranted,
+    AppSignedOut,
+    AppUnknownAccount,
+)
 from searchdesk_server.agent.protocol import ErrorCode
 from searchdesk_server.config import Credential
 from searchdesk_server.google.credentials import DEMO_TOKEN, DesktopSource, token_source
@@ -214,9 +220,9 @@ async def test_desktop_tokens_are_asked_for_every_call_and_force_refreshed_after
 @pytest.mark.parametrize(
     ("failure", "kind", "words"),
     [
-        (RefreshFailed("revoked", code=ErrorCode.REFRESH_FAILED), ErrorKind.AUTH, "sign in again"),
-        (ScopeNotGranted("missing", code=ErrorCode.SCOPE_NOT_GRANTED), ErrorKind.MISSING_SCOPE, "Sign in again"),
-        (SignedOut("signed out", code=ErrorCode.SIGNED_OUT), ErrorKind.NOT_CONFIGURED, "sign in with Google"),
+        (AppRefreshFailed("revoked", code=ErrorCode.REFRESH_FAILED), ErrorKind.AUTH, "sign in again"),
+        (AppScopeNotGranted("missing", code=ErrorCode.SCOPE_NOT_GRANTED), ErrorKind.MISSING_SCOPE, "Sign in again"),
+        (AppSignedOut("signed out", code=ErrorCode.SIGNED_OUT), ErrorKind.NOT_CONFIGURED, "sign in with Google"),
         (AgentUnavailable("The SearchDesk app is not running."), ErrorKind.NOT_CONFIGURED, "is not running"),
     ],
 )
@@ -245,8 +251,11 @@ async def test_a_token_for_another_account_than_the_one_named_is_never_sent(clie
 @pytest.mark.parametrize(
     ("failure", "words"),
     [
-        (RefreshFailed("revoked", code=ErrorCode.REFRESH_FAILED), "sign-in of b@example.com: the sign-in was revoked"),
-        (UnknownAccount("gone", code=ErrorCode.UNKNOWN_ACCOUNT), "b@example.com is no longer one Claude may use"),
+        (
+            AppRefreshFailed("revoked", code=ErrorCode.REFRESH_FAILED),
+            "sign-in of b@example.com: the sign-in was revoked",
+        ),
+        (AppUnknownAccount("gone", code=ErrorCode.UNKNOWN_ACCOUNT), "b@example.com is no longer one Claude may use"),
     ],
 )
 async def test_an_accounts_refusal_names_the_account(failure: Exception, words: str) -> None:

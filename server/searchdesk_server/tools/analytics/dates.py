@@ -7,7 +7,6 @@ worked out in Pacific time; the reports' periods build on the same arithmetic.
 from __future__ import annotations
 
 import datetime as dt
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,17 +17,16 @@ MONTHS = {"last3months": 3, "last6months": 6, "last12months": 12, "last16months"
 DAYS = {"last7days": 7, "last28days": 28}
 
 
-def google_today() -> dt.date:
+def google_today(pinned: dt.date | None = None) -> dt.date:
     """Today in Google's day (Pacific time), which is what Search Console's dates mean.
 
-    SEARCHDESK_DEMO_TODAY (checked at start by config) pins it, so the demo's data and the
-    periods asked of it stay aligned on any date the tests run.
+    `pinned` (the server's `Config.today`, from SEARCHDESK_DEMO_TODAY) wins, so the demo's data and
+    the periods asked of it stay aligned on any date the tests run.
     """
+    if pinned is not None:
+        return pinned
     from zoneinfo import ZoneInfo
 
-    pinned = os.environ.get("SEARCHDESK_DEMO_TODAY", "").strip()
-    if pinned:
-        return dt.date.fromisoformat(pinned)
     return dt.datetime.now(ZoneInfo(GOOGLE_TZ)).date()
 
 

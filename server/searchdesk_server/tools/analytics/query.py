@@ -71,7 +71,7 @@ class Query:
 def build_query(call: Call, today: dt.date | None = None) -> Query:
     args = call.args
     site = call.site()
-    today = today or google_today()
+    today = today or google_today(call.config.today)
     start, end = date_range(args, today)
     dims = list(dict.fromkeys(args.get("dimensions", [])))
     data_state = args.get("data_state")

@@ -14,7 +14,7 @@ ordering broken by the key so equal values always come out the same way.
 Reports read final data only (`dataState` final, sent explicitly) so a period never ends in
 half-counted days; the default periods end on the last final day Google reports.
 
-The server finds each tool here by name, so this package exposes exactly the four tools. Rows,
+Each report's catalogue entry names its function in its own module. Rows,
 arithmetic and paged reads come from `tools/analytics/` (rows, metrics, paging, concurrency,
 lazy_rows), which every answer about search performance shares:
 
@@ -23,12 +23,3 @@ lazy_rows), which every answer about search performance shares:
   yardstick   the fewest impressions worth a look, CTR curve  comparison  two periods side by side
   compare_periods, traffic_drops, quick_wins, cannibalisation: one module per report.
 """
-
-from __future__ import annotations
-
-from .cannibalisation import report_cannibalisation
-from .compare_periods import compare_periods
-from .quick_wins import report_quick_wins
-from .traffic_drops import report_traffic_drops
-
-__all__ = ["compare_periods", "report_cannibalisation", "report_quick_wins", "report_traffic_drops"]

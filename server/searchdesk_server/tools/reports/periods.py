@@ -83,7 +83,7 @@ class Timeline:
 
 async def timeline(reader: Reader) -> Timeline:
     """The property's timeline from one by-date request over 16 months (see `Timeline`)."""
-    today = google_today()
+    today = google_today(reader.call.config.today)
     body = {
         "startDate": months_back(today, 16).isoformat(),
         "endDate": today.isoformat(),

@@ -18,7 +18,6 @@ from typing import Any
 
 from . import wire
 from .clock import DemoClock, hour_key, iso_day
-from .errors import bad_request
 from .facts import (
     ANONYMIZED,
     APPEARANCE,
@@ -41,6 +40,7 @@ from .facts import (
     lexicon_for,
     property_facts,
 )
+from .faults import bad_request
 from .scope import covers
 from .vocab import QUERYLESS_TYPES
 
@@ -107,7 +107,9 @@ class Filter:
 
 
 @dataclass(frozen=True)
-class Query:
+class ReceivedQuery:
+    """A searchAnalytics.query request as Google reads its body, checked by `parse`."""
+
     start: date
     end: date
     dimensions: tuple[str, ...]
@@ -119,7 +121,7 @@ class Query:
     start_row: int
 
 
-def parse(body: dict[str, Any]) -> Query:
+def parse(body: dict[str, Any]) -> ReceivedQuery:
     """A request body checked as Google checks it; every refusal is Google's 400."""
     obj = wire.fields(body, REQUEST_FIELDS)
     start = _date(obj, "startDate")
@@ -144,7 +146,7 @@ def parse(body: dict[str, Any]) -> Query:
     start_row = wire.integer(obj, "startRow", 0)
     if start_row < 0:
         raise bad_request("startRow must be a non-negative number.")
-    return Query(
+    return ReceivedQuery(
         start=start,
         end=end,
         dimensions=tuple(dimensions),
@@ -214,7 +216,7 @@ class Source:
     clock: DemoClock
 
 
-def run(query: Query, source: Source) -> dict[str, Any]:
+def run(query: ReceivedQuery, source: Source) -> dict[str, Any]:
     """The response body for a parsed query."""
     page_involved = "page" in query.dimensions or any(f.dimension == "page" for f in query.filters)
     level = _level(query, page_involved)
@@ -244,7 +246,7 @@ def run(query: Query, source: Source) -> dict[str, Any]:
     return response
 
 
-def _level(query: Query, page_involved: bool) -> str:
+def _level(query: ReceivedQuery, page_involved: bool) -> str:
     if query.aggregation == "byNewsShowcasePanel":
         if query.search_type not in QUERYLESS_TYPES:
             raise bad_request("byNewsShowcasePanel aggregation is available only for Discover and Google News.")
@@ -256,7 +258,7 @@ def _level(query: Query, page_involved: bool) -> str:
     return query.aggregation
 
 
-def _facts(query: Query, source: Source, level: str) -> tuple[Sequence[Fact], Lexicon | None]:
+def _facts(query: ReceivedQuery, source: Source, level: str) -> tuple[Sequence[Fact], Lexicon | None]:
     family = covering_family(lambda url: covers(source.site_url, url))
     if family is None:
         return (), None
@@ -272,7 +274,9 @@ def _facts(query: Query, source: Source, level: str) -> tuple[Sequence[Fact], Le
     return fact_set.between(first, min(query.end.toordinal(), last)), lexicon
 
 
-def _aggregate(facts: Sequence[Fact], lexicon: Lexicon, query: Query, *, query_involved: bool, level: str) -> list[Any]:
+def _aggregate(
+    facts: Sequence[Fact], lexicon: Lexicon, query: ReceivedQuery, *, query_involved: bool, level: str
+) -> list[Any]:
     masks: list[tuple[int, list[bool]]] = []
     if query_involved:
         masks.append((QUERY, [i != ANONYMIZED for i in range(len(lexicon.queries))]))
@@ -363,7 +367,7 @@ def _matcher(item: Filter, exact: bool) -> Callable[[str], bool]:
     return lambda w: pattern.search(w) is None
 
 
-def _render(page: list[Any], lexicon: Lexicon, query: Query) -> list[dict[str, Any]]:
+def _render(page: list[Any], lexicon: Lexicon, query: ReceivedQuery) -> list[dict[str, Any]]:
     lookups: list[Callable[[int], str]] = []
     for name in query.dimensions:
         if name == "date":
@@ -396,7 +400,7 @@ def _render(page: list[Any], lexicon: Lexicon, query: Query) -> list[dict[str, A
     return out
 
 
-def _metadata(query: Query, clock: DemoClock) -> dict[str, str]:
+def _metadata(query: ReceivedQuery, clock: DemoClock) -> dict[str, str]:
     """Google's freshness note: the first incomplete date (or hour) when the answer reaches into it."""
     first_incomplete = clock.today - timedelta(days=FINAL_LAG_DAYS - 1)
     if query.data_state == "final" or query.end < first_incomplete or query.start > clock.today:

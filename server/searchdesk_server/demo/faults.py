@@ -1,18 +1,9 @@
-"""Errors: the demo's own (bad set-up) and Google-shaped faults raised by the handlers."""
+"""Google-shaped faults raised by the demo's handlers."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-
-
-class DemoError(Exception):
-    """Something about the demo itself is wrong (not a Google answer)."""
-
-
-class DemoDateError(DemoError, ValueError):
-    """SEARCHDESK_DEMO_TODAY (or a pinned date) is not a usable date."""
-
 
 _STATUS = {
     400: ("INVALID_ARGUMENT", "badRequest"),

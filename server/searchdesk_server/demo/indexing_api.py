@@ -7,11 +7,11 @@ full-user, restricted and unverified properties answer 403 here.
 from __future__ import annotations
 
 from . import wire
-from .call import Call
-from .errors import GoogleFault, bad_request, not_found
+from .faults import GoogleFault, bad_request, not_found
+from .request import DemoRequest
 from .scope import MAX_URL, host_of
+from .site_verification import owns_url
 from .state import DemoState, Notification
-from .verification import owns_url
 
 NOT_OWNER = "Permission denied. Failed to verify the URL ownership."
 TYPES = {"urlupdated": "URL_UPDATED", "urldeleted": "URL_DELETED"}
@@ -26,8 +26,8 @@ def _checked_url(url: str | None) -> str:
     return url
 
 
-def publish(state: DemoState, call: Call) -> object:
-    body = wire.fields(wire.read_object(call.body), ("url", "type", "notifyTime"))
+def publish(state: DemoState, req: DemoRequest) -> object:
+    body = wire.fields(wire.read_object(req.body), ("url", "type", "notifyTime"))
     url = _checked_url(wire.text(body, "url"))
     kind = wire.enum(body, "type", TYPES, "URL_NOTIFICATION_TYPE_UNSPECIFIED", "type.googleapis.com/indexing.Type")
     if kind == "URL_NOTIFICATION_TYPE_UNSPECIFIED":
@@ -42,8 +42,8 @@ def publish(state: DemoState, call: Call) -> object:
     return {"urlNotificationMetadata": record.to_json()}
 
 
-def metadata(state: DemoState, call: Call) -> object:
-    url = _checked_url(call.query_value("url"))
+def metadata(state: DemoState, req: DemoRequest) -> object:
+    url = _checked_url(req.query_value("url"))
     if not owns_url(state, url):
         raise GoogleFault(403, NOT_OWNER)
     record = state.notifications.get(url)

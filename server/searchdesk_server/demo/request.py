@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .errors import bad_request
+from .faults import bad_request
 
 
 @dataclass(frozen=True)
-class Call:
+class DemoRequest:
     method: str
     params: dict[str, str]
     query: dict[str, list[str]] = field(default_factory=dict)

@@ -15,10 +15,10 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from . import wire
-from .call import Call
-from .errors import GoogleFault, bad_request
 from .facts import lexicon_for
+from .faults import GoogleFault, bad_request
 from .prng import token, unit
+from .request import DemoRequest
 from .scope import covers, host_of
 from .state import CAN_READ, DemoState
 from .vocab import families
@@ -146,8 +146,8 @@ def outcome_for(url: str) -> str:
     return _BY_HASH[int(unit("inspect", url) * len(_BY_HASH))]
 
 
-def inspect(state: DemoState, call: Call) -> object:
-    body = wire.fields(wire.read_object(call.body), ("inspectionUrl", "siteUrl", "languageCode"))
+def inspect(state: DemoState, req: DemoRequest) -> object:
+    body = wire.fields(wire.read_object(req.body), ("inspectionUrl", "siteUrl", "languageCode"))
     url = wire.text(body, "inspectionUrl")
     site_url = wire.text(body, "siteUrl")
     language = wire.text(body, "languageCode")

@@ -11,9 +11,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import wire
-from .call import Call
-from .errors import GoogleFault, bad_request
+from .faults import GoogleFault, bad_request
 from .prng import hexdigest, token
+from .request import DemoRequest
 from .scope import domain_covers, host_of, is_valid_domain
 from .state import CONTROLLED_DOMAINS, DemoState, WebResource
 
@@ -80,17 +80,17 @@ def _owned(state: DemoState, resource_id: str) -> WebResource:
     return resource
 
 
-def list_resources(state: DemoState, call: Call) -> object:
+def list_resources(state: DemoState, req: DemoRequest) -> object:
     items = [r.to_json() for r in state.owned_resources()]
     return {"items": items} if items else {}
 
 
-def get_resource(state: DemoState, call: Call) -> object:
-    return _owned(state, call.param("id")).to_json()
+def get_resource(state: DemoState, req: DemoRequest) -> object:
+    return _owned(state, req.param("id")).to_json()
 
 
-def get_token(state: DemoState, call: Call) -> object:
-    body = wire.fields(wire.read_object(call.body), ("site", "verificationMethod"))
+def get_token(state: DemoState, req: DemoRequest) -> object:
+    body = wire.fields(wire.read_object(req.body), ("site", "verificationMethod"))
     if body.get("site") is None:
         raise bad_request("site is required.")
     kind, identifier = _site(body["site"], "site")
@@ -115,12 +115,12 @@ def verification_token(method: str, identifier: str) -> str:
     return "GTM-" + hexdigest("gtm", identifier, length=7).upper()
 
 
-def insert(state: DemoState, call: Call) -> object:
-    body = wire.fields(wire.read_object(call.body), ("id", "site", "owners"))
+def insert(state: DemoState, req: DemoRequest) -> object:
+    body = wire.fields(wire.read_object(req.body), ("id", "site", "owners"))
     if body.get("site") is None:
         raise bad_request("site is required.")
     kind, identifier = _site(body["site"], "site")
-    _method(call.query_value("verificationMethod"), kind)
+    _method(req.query_value("verificationMethod"), kind)
     if not _controlled(kind, identifier):
         raise bad_request(VERIFICATION_FAILED)
     resource_id = _id(kind, identifier)
@@ -145,9 +145,9 @@ def _owners(value: object) -> list[str]:
     return owners
 
 
-def _modify(state: DemoState, call: Call, *, require_owners: bool) -> dict[str, Any]:
-    resource = _owned(state, call.param("id"))
-    body = wire.fields(wire.read_object(call.body), ("id", "site", "owners"))
+def _modify(state: DemoState, req: DemoRequest, *, require_owners: bool) -> dict[str, Any]:
+    resource = _owned(state, req.param("id"))
+    body = wire.fields(wire.read_object(req.body), ("id", "site", "owners"))
     if body.get("site") is not None and _site(body["site"], "site") != (resource.type, resource.identifier):
         raise bad_request("The site in the request body does not match the id in the URL.")
     if body.get("id") not in (None, resource.id):
@@ -157,16 +157,16 @@ def _modify(state: DemoState, call: Call, *, require_owners: bool) -> dict[str, 
     return resource.to_json()
 
 
-def update(state: DemoState, call: Call) -> object:
-    return _modify(state, call, require_owners=True)
+def update(state: DemoState, req: DemoRequest) -> object:
+    return _modify(state, req, require_owners=True)
 
 
-def patch(state: DemoState, call: Call) -> object:
-    return _modify(state, call, require_owners=False)
+def patch(state: DemoState, req: DemoRequest) -> object:
+    return _modify(state, req, require_owners=False)
 
 
-def delete(state: DemoState, call: Call) -> object:
-    resource = _owned(state, call.param("id"))
+def delete(state: DemoState, req: DemoRequest) -> object:
+    resource = _owned(state, req.param("id"))
     del state.resources[resource.id]
     return None
 

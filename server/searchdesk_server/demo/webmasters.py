@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import analytics, wire
-from .call import Call
+from . import search_analytics, wire
 from .clock import NOW_HOUR
-from .errors import bad_request, no_permission, not_found
+from .faults import bad_request, no_permission, not_found
+from .request import DemoRequest
 from .scope import covers, host_of, is_valid_site_url
 from .state import CAN_READ, CAN_WRITE_SITEMAPS, UNVERIFIED, DemoState, Sitemap, is_child
 
@@ -20,21 +20,21 @@ def readable(state: DemoState, site_url: str) -> str:
     return permission
 
 
-def list_sites(state: DemoState, call: Call) -> object:
+def list_sites(state: DemoState, req: DemoRequest) -> object:
     entries = [{"siteUrl": url, "permissionLevel": state.permission(url)} for url in state.sites]
     return {"siteEntry": entries} if entries else {}
 
 
-def get_site(state: DemoState, call: Call) -> object:
-    site_url = call.param("siteUrl")
+def get_site(state: DemoState, req: DemoRequest) -> object:
+    site_url = req.param("siteUrl")
     permission = state.permission(site_url)
     if permission is None:
         raise no_permission(site_url)
     return {"siteUrl": site_url, "permissionLevel": permission}
 
 
-def add_site(state: DemoState, call: Call) -> object:
-    site_url = call.param("siteUrl")
+def add_site(state: DemoState, req: DemoRequest) -> object:
+    site_url = req.param("siteUrl")
     if not is_valid_site_url(site_url):
         raise bad_request(
             "The site URL is not valid. Use a URL prefix ending in a slash (https://www.example.com/) "
@@ -44,19 +44,19 @@ def add_site(state: DemoState, call: Call) -> object:
     return None
 
 
-def delete_site(state: DemoState, call: Call) -> object:
-    site_url = call.param("siteUrl")
+def delete_site(state: DemoState, req: DemoRequest) -> object:
+    site_url = req.param("siteUrl")
     if site_url not in state.sites:
         raise no_permission(site_url)
     del state.sites[site_url]
     return None
 
 
-def list_sitemaps(state: DemoState, call: Call) -> object:
-    site_url = call.param("siteUrl")
+def list_sitemaps(state: DemoState, req: DemoRequest) -> object:
+    site_url = req.param("siteUrl")
     readable(state, site_url)
     sitemaps = state.sitemaps.get(site_url, {})
-    index = call.query_value("sitemapIndex")
+    index = req.query_value("sitemapIndex")
     if index is not None:
         parent = sitemaps.get(index)
         if parent is None:
@@ -67,10 +67,10 @@ def list_sitemaps(state: DemoState, call: Call) -> object:
     return {"sitemap": items} if items else {}
 
 
-def get_sitemap(state: DemoState, call: Call) -> object:
-    site_url = call.param("siteUrl")
+def get_sitemap(state: DemoState, req: DemoRequest) -> object:
+    site_url = req.param("siteUrl")
     readable(state, site_url)
-    sitemap = state.sitemaps.get(site_url, {}).get(call.param("feedpath"))
+    sitemap = state.sitemaps.get(site_url, {}).get(req.param("feedpath"))
     if sitemap is None:
         raise not_found()
     return sitemap.to_json(state.clock)
@@ -82,9 +82,9 @@ def _writable(state: DemoState, site_url: str) -> dict[str, Sitemap]:
     return state.sitemaps.setdefault(site_url, {})
 
 
-def submit_sitemap(state: DemoState, call: Call) -> object:
-    site_url = call.param("siteUrl")
-    feedpath = call.param("feedpath")
+def submit_sitemap(state: DemoState, req: DemoRequest) -> object:
+    site_url = req.param("siteUrl")
+    feedpath = req.param("feedpath")
     sitemaps = _writable(state, site_url)
     if host_of(feedpath) is None:
         raise bad_request("The sitemap path must be a full http or https URL.")
@@ -99,9 +99,9 @@ def submit_sitemap(state: DemoState, call: Call) -> object:
     return None
 
 
-def delete_sitemap(state: DemoState, call: Call) -> object:
-    site_url = call.param("siteUrl")
-    feedpath = call.param("feedpath")
+def delete_sitemap(state: DemoState, req: DemoRequest) -> object:
+    site_url = req.param("siteUrl")
+    feedpath = req.param("feedpath")
     sitemaps = _writable(state, site_url)
     sitemap = sitemaps.get(feedpath)
     if sitemap is None or is_child(sitemaps, feedpath):
@@ -112,9 +112,9 @@ def delete_sitemap(state: DemoState, call: Call) -> object:
     return None
 
 
-def query_analytics(state: DemoState, call: Call) -> object:
-    site_url = call.param("siteUrl")
+def query_analytics(state: DemoState, req: DemoRequest) -> object:
+    site_url = req.param("siteUrl")
     readable(state, site_url)
-    query = analytics.parse(wire.read_object(call.body))
-    result: dict[str, Any] = analytics.run(query, analytics.Source(site_url, state.clock))
+    query = search_analytics.parse(wire.read_object(req.body))
+    result: dict[str, Any] = search_analytics.run(query, search_analytics.Source(site_url, state.clock))
     return result
