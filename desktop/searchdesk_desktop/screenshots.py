@@ -498,13 +498,13 @@ STEPS_DAY = "2026-11-27"
 STEP_PICTURES = ("setup-step-1.png", "setup-step-2.png", "setup-step-3.png")
 
 
-def render_steps(out: Path) -> list[Path]:
+def render_steps(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
     """The main window's three steps, each pictured done, for the setup pages (one per system).
 
     Signed in with a made-up account, added to Claude Desktop's settings file, and checked for real
     against the demo's server; each picture is that step's row only (step 3 with the check's result),
     so what a page says about its step is what the picture shows. A failing check is never pictured.
-    As ``render``: a throw-away home, nothing stored, the environment put back; light scheme.
+    As ``render``: a throw-away home, nothing stored, the environment put back, light and dark.
     """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QPoint, QRect
@@ -532,20 +532,24 @@ def render_steps(out: Path) -> list[Path]:
             if not report.ok:  # the setup pages show a passing check: never publish a failing one
                 raise RuntimeError(f"the demo's check failed, so step 3 cannot be pictured: {report.verdict}")
             scene = Scene(qapp, root, home, report, [])
+            written = []
             try:
-                window = scene.main_window(scene.core(signed_in=True, added=True, checked=True))
-                grab(qapp, window, root / "whole.png")
-                written = []
-                for name, rows in zip(STEP_PICTURES, ((window.step1,), (window.step2,), (window.step3,)), strict=True):
-                    area = QRect()
-                    for row in rows:
-                        area = area.united(QRect(row.mapTo(window, QPoint(0, 0)), row.size()))
-                    path = out / name
-                    window.grab(area.adjusted(-4, -4, 4, 4)).save(str(path))
-                    written.append(path)
+                for scheme in schemes:
+                    if not _set_scheme(qapp, scheme):
+                        continue  # render() has said so
+                    suffix = "" if scheme == "light" else f"-{scheme}"
+                    window = scene.main_window(scene.core(signed_in=True, added=True, checked=True))
+                    grab(qapp, window, root / "whole.png")
+                    for name, row in zip(STEP_PICTURES, (window.step1, window.step2, window.step3), strict=True):
+                        area = QRect(row.mapTo(window, QPoint(0, 0)), row.size())
+                        path = out / name.replace(".png", f"{suffix}.png")
+                        window.grab(area.adjusted(-4, -4, 4, 4)).save(str(path))
+                        written.append(path)
+                    _dispose(scene)
                 return written
             finally:
                 _dispose(scene)
+                _set_scheme(qapp, "light")
 
 
 def main(argv: list[str] | None = None) -> int:

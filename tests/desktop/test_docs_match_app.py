@@ -1,0 +1,192 @@
+"""The site-owner pages quote the app as it is now, and show the pictures `make screenshots` makes.
+
+A site owner looks for the words a page quotes on their screen; a quote the app no longer says leaves
+them stuck. So what the pages put in quotes is checked against the app's own strings (its source):
+
+- a heading in quotes (the troubleshooting pages title each section by what the person sees),
+- an italic phrase (*…*: what a step or a page says),
+- a bold label after click, choose or tick (a button or a box).
+
+Each must be found, in order, in one string of the desktop app; "…" in the page stands for a part
+the app fills in, as the app's own placeholders do. The pages about what Claude is told, and about
+the approval questions, may also quote the server. Other programs' words (Google's, Apple's,
+Microsoft's, Claude Desktop's) are listed below with whose they are.
+
+Pictures: each one a page shows is one `make screenshots` writes, and the page links its dark
+version right after it (a picture drawn in fixed colours has none).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from searchdesk_desktop.screenshots import PICTURES, SAME_IN_EVERY_SCHEME, STEP_PICTURES
+from tests.server.foundation.test_docs_site_owner import SITE_OWNER_PAGES, site_owner_text
+
+REPO = Path(__file__).resolve().parents[2]
+DESKTOP = REPO / "desktop" / "searchdesk_desktop"
+SERVER = REPO / "server" / "searchdesk_server"
+#: Pages that also quote the server: what Claude is told, and the approval questions' words.
+QUOTE_THE_SERVER = {"docs/troubleshooting-claude-answers.md", "docs/asking-a-person.md"}
+
+#: Words of other programs' windows that the pages quote, and whose they are.
+OTHER_PROGRAMS = {
+    "Advanced": "Google's unverified-app warning",
+    "Continue": "Google's consent page",
+    "Open": "macOS, for an app downloaded from the Internet",
+    "Allow": "macOS, asking about notifications",
+    "Always Allow": "macOS, asking about the keychain",
+    "Unlock": "a Linux desktop's keyring prompt",
+    "More info": "Windows SmartScreen",
+    "Windows protected your PC": "Windows SmartScreen",
+    "Unknown publisher": "Windows SmartScreen",
+    "Install": "Claude Desktop's extension dialog, and the Windows installer",
+    "Finish": "the Windows installer",
+    "Quit": "Claude Desktop's icon in the Windows notification area",
+    "Quit Claude": "Claude Desktop's menu on a Mac",
+    "Extract": "a Linux file manager",
+    "Uninstall": "Windows Settings",
+}
+
+QUOTED_HEADING = re.compile(r'^#{1,6}[ \t]+"(.+)"[ \t]*$', re.M)
+ITALIC = re.compile(r"(?<![*\w])\*(?!\s)([^*]+?)(?<!\s)\*(?![*\w])")
+LABEL = re.compile(r"\b(?:[Cc]lick|[Cc]hoose|[Tt]ick|[Uu]ntick)\s+\*\*([^*]+)\*\*")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[ \t]*$", re.M | re.S)
+CODE = re.compile(r"`[^`]*`")
+PICTURE = re.compile(r"!\[[^\]]*\]\((?:\./)?images/([\w.-]+)\.png\)")
+LINK = re.compile(r"\[[^\]]*\]\((?:\./)?images/([\w.-]+)\.png\)")
+GAP = "…"
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _texts(node: ast.expr) -> set[str]:
+    """What a string expression can read as: placeholders as "…", both sides of a condition."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, ast.JoinedStr):
+        return {"".join(v.value if isinstance(v, ast.Constant) else GAP for v in node.values)}
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return {a + b for a in _texts(node.left) for b in _texts(node.right)}
+    if isinstance(node, ast.IfExp):
+        return _texts(node.body) | _texts(node.orelse)
+    return {GAP}
+
+
+def strings(folder: Path) -> frozenset[str]:
+    """Every string the package's source can say, whitespace flattened."""
+    found: set[str] = set()
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant | ast.JoinedStr | ast.BinOp):
+                found |= {flat(t) for t in _texts(node) if t.strip(GAP + " ")}
+    return frozenset(found)
+
+
+@cache
+def app_strings(with_server: bool) -> frozenset[str]:
+    return strings(DESKTOP) | (strings(SERVER) if with_server else frozenset())
+
+
+def says(quote: str, corpus: frozenset[str]) -> bool:
+    """Is the quote, its "…" standing for any text, part of one of these strings?"""
+    chunks = [c.strip() for c in flat(quote).split(GAP) if c.strip(" .")]
+    for text in corpus:
+        at = 0
+        for chunk in chunks:
+            at = text.find(chunk, at)
+            if at < 0:
+                break
+            at += len(chunk)
+        else:
+            return True
+    return False
+
+
+def quotes(text: str) -> Iterator[tuple[str, str]]:
+    """(kind, quote) for each quoted heading, italic phrase and button label, outside code."""
+    text = FENCE.sub("", text)
+    yield from (("heading", q) for q in QUOTED_HEADING.findall(text))
+    text = CODE.sub("", text)
+    yield from (("italic", flat(q)) for q in ITALIC.findall(text))
+    yield from (("label", flat(q)) for q in LABEL.findall(text))
+
+
+def unknown_quotes(text: str, corpus: frozenset[str]) -> list[str]:
+    return [
+        f"{kind}: {quote!r}"
+        for kind, quote in quotes(text)
+        if quote not in OTHER_PROGRAMS and not says(quote, corpus)
+    ]
+
+
+@pytest.mark.parametrize("name", SITE_OWNER_PAGES)
+def test_what_a_page_quotes_the_app_says(name: str) -> None:
+    corpus = app_strings(name in QUOTE_THE_SERVER)
+    assert unknown_quotes(site_owner_text(name), corpus) == [], f"{name} quotes words the app does not say"
+
+
+def test_quotes_are_checked_against_the_app() -> None:
+    corpus = frozenset({"Added to Claude Desktop (the demo)", f"Needs repair: {GAP}", "Sign in with Google"})
+    page = (
+        '## "Needs repair: …"\n\n## "Added to Claude Desktop"\n\nClick **Sign in with\nGoogle**, then *Needs '
+        "repair:*. Click **Advanced**.\n\n"
+        '## "Signed in as you"\n\nClick **Sign in again** and see *Added to the demo*. `*not a quote*`\n'
+    )
+    assert unknown_quotes(page, corpus) == [
+        "heading: 'Signed in as you'",
+        "italic: 'Added to the demo'",
+        "label: 'Sign in again'",
+    ]
+
+
+def test_app_strings_read_placeholders_and_conditions(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(
+        'x = f"Needs repair: {detail}"\ny = "Added to Claude Desktop" + (" (the demo)" if demo else "")\n'
+    )
+    corpus = strings(tmp_path)
+    assert says("Needs repair: …", corpus)
+    assert says("Added to Claude Desktop (the demo)", corpus)
+    assert not says("Needs repair: the server is gone", corpus)
+
+
+#: Every picture `make screenshots` writes in the light scheme, by file name without ".png".
+MADE = {name for name, _ in PICTURES} | {p.removesuffix(".png") for p in STEP_PICTURES}
+
+
+def picture_problems(text: str) -> list[str]:
+    problems = []
+    for match in PICTURE.finditer(text):
+        name = match.group(1)
+        if name not in MADE:
+            problems.append(f"{name}: not a picture `make screenshots` makes")
+        elif name not in SAME_IN_EVERY_SCHEME:
+            after = LINK.search(text, match.end())
+            between = text[match.end() : after.start()] if after else ""
+            if after is None or after.group(1) != f"{name}-dark" or PICTURE.search(between):
+                problems.append(f"{name}: no link to {name}-dark.png after it")
+    return problems
+
+
+@pytest.mark.parametrize("name", SITE_OWNER_PAGES)
+def test_pages_show_the_apps_pictures_and_link_the_dark_ones(name: str) -> None:
+    assert picture_problems(site_owner_text(name)) == []
+
+
+def test_picture_problems_are_found() -> None:
+    text = (
+        "![a](images/first-run.png)\n\n[Dark version](images/first-run-dark.png)\n\n"
+        "![b](images/settings.png)\n\n![c](images/notification-linux.png)\n\n![d](images/old-window.png)\n"
+    )
+    assert picture_problems(text) == [
+        "settings: no link to settings-dark.png after it",
+        "old-window: not a picture `make screenshots` makes",
+    ]
