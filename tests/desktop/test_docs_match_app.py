@@ -68,26 +68,48 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def _texts(node: ast.expr) -> set[str]:
-    """What a string expression can read as: placeholders as "…", both sides of a condition."""
+def _texts(node: ast.expr, names: dict[str, set[str]]) -> set[str]:
+    """What a string expression can read as: both sides of a condition, a local name as the strings
+    assigned to it in the same function, any other placeholder as "…"."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return {node.value}
     if isinstance(node, ast.JoinedStr):
-        return {"".join(v.value if isinstance(v, ast.Constant) else GAP for v in node.values)}
+        out = {""}
+        for part in node.values:
+            value = part.value if isinstance(part, ast.FormattedValue) else part
+            out = {a + b for a in out for b in _texts(value, names)}
+        return out
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return {a + b for a in _texts(node.left) for b in _texts(node.right)}
+        return {a + b for a in _texts(node.left, names) for b in _texts(node.right, names)}
     if isinstance(node, ast.IfExp):
-        return _texts(node.body) | _texts(node.orelse)
+        return _texts(node.body, names) | _texts(node.orelse, names)
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
     return {GAP}
+
+
+def _local_strings(function: ast.AST) -> dict[str, set[str]]:
+    """Names a function assigns string expressions to (``where = "another place" if … else …``)."""
+    names: dict[str, set[str]] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            texts = _texts(node.value, {})
+            if GAP not in texts:
+                names.setdefault(node.targets[0].id, set()).update(texts)
+    return names
 
 
 def strings(folder: Path) -> frozenset[str]:
     """Every string the package's source can say, whitespace flattened."""
     found: set[str] = set()
     for path in sorted(folder.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant | ast.JoinedStr | ast.BinOp):
-                found |= {flat(t) for t in _texts(node) if t.strip(GAP + " ")}
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        scopes = [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))]
+        for scope in scopes:
+            names = _local_strings(scope) if scope is not tree else {}
+            for node in ast.walk(scope):
+                if isinstance(node, ast.Constant | ast.JoinedStr | ast.BinOp):
+                    found |= {flat(t) for t in _texts(node, names) if t.strip(GAP + " ")}
     return frozenset(found)
 
 
@@ -151,11 +173,14 @@ def test_quotes_are_checked_against_the_app() -> None:
 def test_app_strings_read_placeholders_and_conditions(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(
         'x = f"Needs repair: {detail}"\ny = "Added to Claude Desktop" + (" (the demo)" if demo else "")\n'
+        "def f(n):\n    where = 'another place' if n else 'no place'\n    return f'it names {where} to reach {n}'\n"
     )
     corpus = strings(tmp_path)
     assert says("Needs repair: …", corpus)
     assert says("Added to Claude Desktop (the demo)", corpus)
+    assert says("it names no place to reach …", corpus)
     assert not says("Needs repair: the server is gone", corpus)
+    assert not says("it names a place to reach", corpus)
 
 
 #: Every picture `make screenshots` writes in the light scheme, by file name without ".png".
