@@ -144,9 +144,7 @@ def quotes(text: str) -> Iterator[tuple[str, str]]:
 
 def unknown_quotes(text: str, corpus: frozenset[str]) -> list[str]:
     return [
-        f"{kind}: {quote!r}"
-        for kind, quote in quotes(text)
-        if quote not in OTHER_PROGRAMS and not says(quote, corpus)
+        f"{kind}: {quote!r}" for kind, quote in quotes(text) if quote not in OTHER_PROGRAMS and not says(quote, corpus)
     ]
 
 
