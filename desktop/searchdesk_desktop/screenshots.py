@@ -536,7 +536,7 @@ def render_steps(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
             try:
                 for scheme in schemes:
                     if not _set_scheme(qapp, scheme):
-                        continue  # render() has said so
+                        continue  # the offscreen platform: light only (render() says so)
                     suffix = "" if scheme == "light" else f"-{scheme}"
                     window = scene.main_window(scene.core(signed_in=True, added=True, checked=True))
                     grab(qapp, window, root / "whole.png")
