@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import sys
@@ -428,6 +429,7 @@ def render(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
     from .icons import app_icon
 
     qapp = QApplication.instance() or QApplication(sys.argv[:1])
+    gc.disable()  # collected in _dispose, on this thread (app.MainThreadGC says why)
     assert isinstance(qapp, QApplication)
     qapp.setWindowIcon(app_icon())
     qapp.setStyle("Fusion")
@@ -489,6 +491,7 @@ def _dispose(scene: Scene) -> None:
         obj.deleteLater()
     scene.made.clear()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()  # on the Qt thread, as the app's MainThreadGC does; automatic collection is off
 
 
 # --- the setup pages' pictures: one per step of the main window ----------------------------------
@@ -513,6 +516,7 @@ def render_steps(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
     from .icons import app_icon
 
     qapp = QApplication.instance() or QApplication(sys.argv[:1])
+    gc.disable()  # collected in _dispose, on this thread (app.MainThreadGC says why)
     assert isinstance(qapp, QApplication)
     qapp.setWindowIcon(app_icon())
     out.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import pickle
@@ -163,6 +164,7 @@ def dispose(*objects: Any) -> None:
         if obj is not None:
             obj.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()  # here, on the Qt thread: see main()
 
 
 def request(
@@ -434,6 +436,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reports", type=Path, required=True, help="the self-check's results (pickled)")
     args = p.parse_args(argv)
     qapp = QApplication(sys.argv[:1])
+    # The app's MainThreadGC rule: a collection started by a worker thread (the keyring's, a token
+    # pool's) would delete Qt objects from that thread and crash the walk later; so collect only in
+    # dispose(), on this thread.
+    gc.disable()
     if args.scheme:
         qapp.setStyle("Fusion")
         qapp.styleHints().setColorScheme(Qt.ColorScheme.Dark if args.scheme == "dark" else Qt.ColorScheme.Light)
