@@ -1,9 +1,12 @@
-"""The settings that reach the server: read-only, tool groups, default property, allowed properties.
+"""The settings that reach the server: read-only, tool groups, default property, allowed properties;
+and, with several Google accounts, which of them Claude may use.
 
 They are saved in the app's settings and written into SearchDesk's entry in Claude Desktop's
 settings file as the server's variables (``GSC_READ_ONLY``, ``GSC_ALLOW_TOOLS``, ``GSC_SITE_URL``,
 ``GSC_ALLOWED_SITES``). Properties are checked with the server's own rules (``normalise_property``),
 so what is saved here is what the server accepts; mistakes are shown beside the field, never saved.
+The accounts Claude may use stay in the app (it answers the server for them), so they take effect
+at once, without restarting Claude Desktop.
 """
 
 from __future__ import annotations
@@ -155,6 +158,23 @@ class SettingsWindow(QDialog):
         tools.addWidget(self.groups_error)
         layout.addWidget(tools_box)
 
+        self.accounts_box = QGroupBox("Google accounts Claude may use")
+        self.accounts_box.setObjectName("claudeAccounts")
+        accounts = QVBoxLayout(self.accounts_box)
+        accounts.addWidget(
+            plain_label(
+                "Claude reads and changes Search Console only through the accounts ticked here; it is not told "
+                "about the others. This takes effect at once: no need to restart Claude Desktop.",
+                selectable=False,
+            )
+        )
+        self.account_column = QVBoxLayout()
+        accounts.addLayout(self.account_column)
+        self.account_boxes: dict[str, QCheckBox] = {}
+        self.accounts_error = self._error_label()
+        accounts.addWidget(self.accounts_error)
+        layout.addWidget(self.accounts_box)
+
         props_box = QGroupBox("Properties")
         form = QFormLayout(props_box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -199,6 +219,7 @@ class SettingsWindow(QDialog):
         self.allowed.textChanged.connect(self.validate)
         self.save_button.clicked.connect(self.save)
         self.close_button.clicked.connect(self.close)
+        core.accounts.changed.connect(self._show_accounts)
         self.load()
 
     @staticmethod
@@ -227,8 +248,31 @@ class SettingsWindow(QDialog):
         self._all_tools_toggled(not chosen)
         self.site.setText(s.site_url)
         self.allowed.setText(", ".join(s.allowed_sites))
+        self._show_accounts()
         self._say(self._where())
         self.validate()
+
+    def _show_accounts(self) -> None:
+        """One box per account, ticked when Claude may use it; shown with two or more accounts (or when
+        one is withheld), so a person with one account never has to think about it."""
+        rows = self.core.accounts.rows
+        self.accounts_box.setVisible(len(rows) > 1 or any(not r.for_claude for r in rows))
+        for box in self.account_boxes.values():
+            box.hide()
+            box.deleteLater()
+        self.account_boxes = {}
+        for row in rows:
+            box = QCheckBox(row.email + (" (the default account)" if row.default else ""))
+            box.setChecked(row.for_claude)
+            box.setToolTip("Google sign-in" if row.kind == "oauth" else "Service-account key file")
+            box.toggled.connect(self.validate)
+            self.account_column.addWidget(box)
+            self.account_boxes[row.email] = box
+        self.validate()
+
+    def claude_accounts(self) -> dict[str, bool]:
+        """Each account's e-mail address, and whether it is ticked."""
+        return {email: box.isChecked() for email, box in self.account_boxes.items()}
 
     def chosen_groups(self) -> list[str]:
         if self.all_tools.isChecked():
@@ -245,7 +289,16 @@ class SettingsWindow(QDialog):
         parsed = parse_form(self.site.text(), self.allowed.text())
         if not self.all_tools.isChecked() and not self.chosen_groups():
             parsed.errors["groups"] = "Choose at least one group, or offer every tool."
-        for key, label in (("groups", self.groups_error), ("site", self.site_error), ("allowed", self.allowed_error)):
+        if self.account_boxes and not any(self.claude_accounts().values()):
+            parsed.errors["accounts"] = (
+                "Tick at least one account: with none, Claude could not read any of your Search Console data."
+            )
+        for key, label in (
+            ("groups", self.groups_error),
+            ("site", self.site_error),
+            ("allowed", self.allowed_error),
+            ("accounts", self.accounts_error),
+        ):
             set_error(label, parsed.errors.get(key, ""))
         self.save_button.setEnabled(not parsed.errors)
         return parsed
@@ -257,6 +310,10 @@ class SettingsWindow(QDialog):
         parsed = self.validate()
         if parsed.errors:
             return False
+        for email, allowed in self.claude_accounts().items():
+            row = self.core.accounts.find(email)
+            if row is not None and row.for_claude != allowed:
+                self.core.set_claude_may_use(email, allowed)
         try:
             change = self.core.apply_settings(
                 read_only=self.read_only.isChecked(),
