@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 from .account_list import Account, AccountRow
 from .approval_dialog import plain_label
 from .claude_config import display_path
-from .widgets import FlowLayout, bold, error_label, plural
+from .widgets import FlowLayout, bold, breakable, error_label, plural
 
 MAKE_DEFAULT, SIGN_IN_AGAIN, REMOVE = "Make default", "Sign in again", "Remove"
 
@@ -61,7 +61,8 @@ class AccountCard(QFrame):
         self.setObjectName("accountCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
-        self.email = bold(plain_label(row.email))
+        self.email = bold(plain_label(breakable(row.email), selectable=False))
+        self.email.setAccessibleName(row.email)
         self.email.setObjectName("accountEmail")
         self.facts = plain_label(facts(row))
         text, problem = health(row)

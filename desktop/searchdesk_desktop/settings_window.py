@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -32,7 +35,7 @@ from . import claude_config as cc
 from .approval_dialog import plain_label
 from .core import Core
 from .titles import title
-from .widgets import FlowLayout, bold, demo_banner, error_label, fit_to_screen, scrolling, set_error
+from .widgets import FlowLayout, bold, breakable, demo_banner, error_label, fit_to_screen, scrolling, set_error
 
 #: How each catalogue group is named for a site owner; a group missing here shows its own name.
 GROUP_TITLES = {
@@ -113,6 +116,26 @@ def parse_form(site_text: str, allowed_text: str) -> Parsed:
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+class AccountChoice(QWidget):
+    """A check box for an account whose label wraps (an address can be longer than a small screen is
+    wide); clicking the label ticks the box, as with an ordinary check box."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.box = QCheckBox()
+        self.box.setAccessibleName(text)
+        self.label = plain_label(breakable(text), selectable=False)
+        row.addWidget(self.box, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.label, 1)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.box.isEnabled():
+            self.box.toggle()
+        super().mousePressEvent(event)
 
 
 class SettingsWindow(QDialog):
@@ -257,17 +280,20 @@ class SettingsWindow(QDialog):
         one is withheld), so a person with one account never has to think about it."""
         rows = self.core.accounts.rows
         self.accounts_box.setVisible(len(rows) > 1 or any(not r.for_claude for r in rows))
-        for box in self.account_boxes.values():
-            box.hide()
-            box.deleteLater()
+        while self.account_column.count():
+            item = self.account_column.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.hide()
+                widget.deleteLater()
         self.account_boxes = {}
         for row in rows:
-            box = QCheckBox(row.email + (" (the default account)" if row.default else ""))
-            box.setChecked(row.for_claude)
-            box.setToolTip("Google sign-in" if row.kind == "oauth" else "Service-account key file")
-            box.toggled.connect(self.validate)
-            self.account_column.addWidget(box)
-            self.account_boxes[row.email] = box
+            choice = AccountChoice(row.email + (" (the default account)" if row.default else ""))
+            choice.box.setChecked(row.for_claude)
+            choice.setToolTip("Google sign-in" if row.kind == "oauth" else "Service-account key file")
+            choice.box.toggled.connect(self.validate)
+            self.account_column.addWidget(choice)
+            self.account_boxes[row.email] = choice.box
         self.validate()
 
     def claude_accounts(self) -> dict[str, bool]:

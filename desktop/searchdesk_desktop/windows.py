@@ -64,8 +64,10 @@ from .settings_window import SettingsWindow
 from .signin import NoOAuthClient, SignInError
 from .titles import app_name, title
 from .widgets import (
+    ZWSP,
     FlowLayout,
     bold,
+    breakable,
     demo_banner,
     error_label,
     fit_to_screen,
@@ -1136,7 +1138,8 @@ class ActivityWindow(QDialog):
         how = {"dialog": "dialog", "notification": "notification"}.get(a.answered_by, "")
         used = ("yes" if a.used else "no") if a.decision.startswith("approved") else ""
         details = values_text(a.values, 0 if all_values else ActivityWindow.SHOWN_VALUES)
-        what = tool_title(a.tool) + (f"\nAccount: {account_name(a.account)}" if a.account else "")
+        account = account_name(a.account) if all_values else breakable(account_name(a.account))  # wraps on screen
+        what = tool_title(a.tool) + (f"\nAccount: {account}" if a.account else "")
         return [asked, what, details, a.client, answer, how, used]
 
     def rows(self, *, all_values: bool = False) -> list[list[str]]:
@@ -1205,7 +1208,7 @@ class ActivityWindow(QDialog):
         cells = sorted((i.row(), i.column(), i.text()) for i in self.table.selectedItems())
         lines: dict[int, list[str]] = {}
         for row, _col, text in cells:
-            lines.setdefault(row, []).append(text.replace("\n", "; "))
+            lines.setdefault(row, []).append(text.replace("\n", "; ").replace(ZWSP, ""))
         QGuiApplication.clipboard().setText("\n".join("\t".join(v) for v in lines.values()))
 
 
