@@ -643,13 +643,14 @@ class MainWindow(QMainWindow):
     def _add_account_button(self) -> None:
         """ "Add another Google account": a sign-in (or, in a build without Google sign-in built in, the
         person's own client file) or a service-account key file."""
-        try:
-            self.core.oauth_client()
-            google = ("Sign in with another Google account", self.add_google_account)
-        except NoOAuthClient:
-            google = ("Sign in with my own OAuth client file…", self.choose_client_file)
-        except SignInError:
-            google = ("Sign in with another Google account", self.add_google_account)
+        google = ("Sign in with another Google account", self.add_google_account)
+        if not any(r.kind == "oauth" for r in self.core.accounts.rows):  # no sign-in's client to use again
+            try:
+                self.core.oauth_client()
+            except NoOAuthClient:
+                google = ("Sign in with my own OAuth client file…", self.choose_client_file)
+            except SignInError:
+                pass  # the sign-in says what is wrong
         self.step1.add_menu_button(
             ADD_ACCOUNT, [google, ("Add a service-account key file…", self.choose_service_account)]
         )
