@@ -76,6 +76,7 @@ def plural(n: int, one: str, many: str = "") -> str:
 def scrolling(content: QWidget) -> QScrollArea:
     """``content`` in a frameless scroll area: a window on a small screen scrolls instead of squeezing."""
     area = QScrollArea()
+    area.setObjectName("page")  # a window's whole content: it should never need to scroll sideways
     area.setWidget(content)
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)

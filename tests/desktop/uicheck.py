@@ -4,7 +4,8 @@ Two checks on a shown top-level window, used by the window walk (``ui_walk``):
 
 - ``layout_problems``: the window fits its screen; every label, button, check box and group box has
   the room its text needs at its present size (wrapped text: the height for its width; one line:
-  the width); nothing is cut off by a parent that does not scroll; table headers are whole, and
+  the width); nothing is cut off by a parent that does not scroll, and a window's page never
+  scrolls sideways; table headers are whole, and
   every table cell fits, wraps (no word wider than its column) or carries its whole text as a tooltip.
 - ``contrast_problems``: every visible, enabled text's foreground against the nearest opaque
   background behind it reaches the WCAG AA contrast (4.5:1), with colours taken from the widget's
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QRadioButton,
+    QScrollArea,
     QStyle,
     QTableWidget,
     QWidget,
@@ -184,6 +186,8 @@ def layout_problems(top: QWidget, state: str) -> list[str]:
             problems += [f"{state}: {p}" for p in _header_problems(w)]
         elif isinstance(w, QTableWidget):
             problems += [f"{state}: {p}" for p in _cell_problems(w)]
+        elif isinstance(w, QScrollArea) and w.objectName() == "page" and w.horizontalScrollBar().isVisible():
+            problems.append(f"{state}: the window's content is wider than the window (it scrolls sideways)")
         if what:
             problems.append(f"{state}: {_name(w)} {what}")
         if isinstance(w, (QLabel, QAbstractButton, QGroupBox)) and w is not top:
