@@ -1069,13 +1069,13 @@ class MainWindow(QMainWindow):
 
 
 class ActivityWindow(QDialog):
-    """The audit log of this session: what was asked, by whom (as it says), the answer, how, and use."""
+    """The audit log of this session: what was asked, by whom and for which Google account (as the asker
+    says), the answer, how, and use."""
 
     COLUMNS = ("Asked", "What was asked", "Details", "Asked by (as it says)", "Answer", "How answered", "Used")
     DETAILS = 2
     #: Columns whose long cells wrap, at about this many characters (the others fit their contents).
-    #: "What was asked" also names the Google account, which can be long.
-    WRAP_CHARS: ClassVar[dict[int, int]] = {1: 24, 3: 22, 4: 18}  # "Claude Desktop 0.14.10" on one line
+    WRAP_CHARS: ClassVar[dict[int, int]] = {3: 22, 4: 18}  # "Claude Desktop 0.14.10" on one line
     #: The details column never gets narrower than this many characters (the table scrolls instead).
     DETAILS_CHARS = 30
     #: Values shown in a row; all of them are in its tooltip and in "Copy as CSV".
@@ -1139,9 +1139,10 @@ class ActivityWindow(QDialog):
         how = {"dialog": "dialog", "notification": "notification"}.get(a.answered_by, "")
         used = ("yes" if a.used else "no") if a.decision.startswith("approved") else ""
         details = values_text(a.values, 0 if all_values else ActivityWindow.SHOWN_VALUES)
+        # Who asked, and for which Google account: both as the asking server says.
         account = account_name(a.account) if all_values else breakable(account_name(a.account))  # wraps on screen
-        what = tool_title(a.tool) + (f"\nAccount: {account}" if a.account else "")
-        return [asked, what, details, a.client, answer, how, used]
+        by = a.client + (f"\nfor {account}" if a.account else "")
+        return [asked, tool_title(a.tool), details, by, answer, how, used]
 
     def rows(self, *, all_values: bool = False) -> list[list[str]]:
         return [self.record(a, all_values=all_values) for a in reversed(self.core.book.activity)]
