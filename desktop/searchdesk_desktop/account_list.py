@@ -48,7 +48,7 @@ class AccountRow:
 
     @property
     def kind_words(self) -> str:
-        return "Google sign-in" if self.kind == "oauth" else "Service account"
+        return "Google sign-in" if self.kind == "oauth" else "Service-account key file"
 
 
 #: The role under which each index holds its AccountRow.

@@ -25,13 +25,9 @@ from .widgets import FlowLayout, bold, breakable, error_label, plural
 MAKE_DEFAULT, SIGN_IN_AGAIN, REMOVE = "Make default", "Sign in again", "Remove"
 
 
-def kind_words(row: AccountRow) -> str:
-    return "Google sign-in" if row.kind == "oauth" else "Service-account key file"
-
-
 def facts(row: AccountRow) -> str:
     """One line: the kind, the default, the properties it sees, and whether Claude may use it."""
-    parts = [kind_words(row)]
+    parts = [row.kind_words]
     if row.default:
         parts.append("the default account")
     if not row.for_claude:

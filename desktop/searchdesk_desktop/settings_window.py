@@ -139,7 +139,8 @@ class AccountChoice(QWidget):
 
 
 class SettingsWindow(QDialog):
-    """Edits the four settings; Save writes them to the app's settings and to Claude Desktop's entry."""
+    """Edits the settings; Save writes them to the app's settings and to Claude Desktop's entry (the
+    accounts Claude may use: to the app alone)."""
 
     def __init__(self, core: Core, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -290,7 +291,7 @@ class SettingsWindow(QDialog):
         for row in rows:
             choice = AccountChoice(row.email + (" (the default account)" if row.default else ""))
             choice.box.setChecked(row.for_claude)
-            choice.setToolTip("Google sign-in" if row.kind == "oauth" else "Service-account key file")
+            choice.setToolTip(row.kind_words)
             choice.box.toggled.connect(self.validate)
             self.account_column.addWidget(choice)
             self.account_boxes[row.email] = choice.box

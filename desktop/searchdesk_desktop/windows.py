@@ -641,8 +641,8 @@ class MainWindow(QMainWindow):
         self._add_account_button()
 
     def _add_account_button(self) -> None:
-        """ "Add another Google account": a sign-in (or, in a build without Google sign-in built in, the
-        person's own client file) or a service-account key file."""
+        """The menu of ways to add an account: a sign-in (in a build without Google sign-in built in and
+        no sign-in yet, with the person's own client file) or a service-account key file."""
         google = ("Sign in with another Google account", self.add_google_account)
         if not any(r.kind == "oauth" for r in self.core.accounts.rows):  # no sign-in's client to use again
             try:
