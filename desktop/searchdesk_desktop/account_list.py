@@ -40,6 +40,7 @@ class AccountRow:
     warning_due: bool = False  # the limit is near: say it loudly
     key_file: str = ""  # a service account's key file
     quota_project: str = ""  # the Google Cloud project its calls count against ("" unknown)
+    properties: int | None = None  # how many properties it saw at the last check (None: not counted yet)
 
     @property
     def ok(self) -> bool:
@@ -47,7 +48,7 @@ class AccountRow:
 
     @property
     def kind_words(self) -> str:
-        return "Google sign-in" if self.kind == "oauth" else "Service account"
+        return "Google sign-in" if self.kind == "oauth" else "Service-account key file"
 
 
 #: The role under which each index holds its AccountRow.

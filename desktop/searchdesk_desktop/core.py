@@ -196,6 +196,7 @@ class Core(QObject):
         self._provider_lock = threading.Lock()
         self._records: dict[str, SignInRecord] = {}  # the sign-ins as last read, by account key
         self._expired: set[str] = set()  # account keys whose sign-in Google refused to refresh
+        self._counts: dict[str, int] = {}  # account key -> properties it saw at the last check
         self._problem: AccountStatus | None = None  # the keyring could not be read at all
         self._account = AccountStatus(Account.DEMO if demo else Account.SIGNED_OUT)
         self._signin: LoopbackSignIn | None = None
@@ -257,6 +258,7 @@ class Core(QObject):
         common: dict[str, Any] = {
             "default": default is not None and default.key == ref.key,
             "for_claude": self.store.for_claude(ref),
+            "properties": self._counts.get(ref.key),
         }
         if ref.kind == "service_account":
             try:
@@ -412,6 +414,7 @@ class Core(QObject):
         key = email.casefold()
         self._expired.discard(key)
         self._records.pop(key, None)
+        self._counts.pop(key, None)
         self._forget_provider(key)
         self.refresh_account()
         log.info("removed an account")
@@ -646,6 +649,14 @@ class Core(QObject):
     def last_check(self, value: Any) -> None:
         self._check = value
         self._check_for = self.check_subject().key
+        self._count_properties(value)
+
+    def _count_properties(self, report: Any) -> None:
+        """Each account's row says how many properties it saw at the last check that could read it."""
+        counted = {a.name.casefold(): a.properties for a in getattr(report, "accounts", []) if not a.error}
+        if counted:
+            self._counts.update(counted)
+            self.refresh_account()
 
     def check_blocked(self) -> str:
         """Why a check now would not test what Claude Desktop will use ('' when it would)."""
@@ -699,6 +710,7 @@ class Core(QObject):
 
         def done() -> None:
             self._check = result  # about what it was started for (a change since clears it)
+            self._count_properties(result)
             self.check_done.emit(result)
             self.changed.emit()
 

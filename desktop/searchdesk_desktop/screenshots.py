@@ -34,6 +34,8 @@ from searchdesk_server.config import Var
 #: The Activity window's rows are asked at fixed times, so the image does not change run to run.
 ACTIVITY_DAY = (2026, 11, 27)
 ACCOUNT = "you@example.com"  # as the docs name it
+#: The second account of "two-accounts": an agency's service account for a client's site.
+AGENCY = "reports@client-shop.iam.gserviceaccount.com"
 CLIENT_ID = "release.apps.googleusercontent.com"
 SCHEMES = ("light", "dark")
 
@@ -182,6 +184,45 @@ def first_run(scene: Scene) -> Any:
 def all_set(scene: Scene) -> Any:
     """Signed in, added to Claude Desktop, and the check passed: three green steps."""
     return scene.main_window(scene.core(signed_in=True, added=True, checked=True))
+
+
+def two_accounts(scene: Scene) -> Any:
+    """Two Google accounts after a check: the person's own sign-in (the default) and an agency's
+    service-account key file for a client's shop. The check's answer is put together from the real
+    check's parts (the demo has one account of its own): the properties each account sees, and each
+    account named."""
+    from dataclasses import replace
+
+    from searchdesk_server.selfcheck import CheckedAccount, accounts_table, sites_table
+
+    core = scene.core(signed_in=True, added=True)
+    key = scene.home / "Downloads" / "client-shop-key.json"
+    key.parent.mkdir(exist_ok=True)
+    key.write_text(
+        json.dumps(
+            {
+                "type": "service_account",
+                "client_email": AGENCY,
+                "private_key": "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n",
+                "project_id": "client-shop",
+            }
+        )
+    )
+    core.use_service_account(key)
+    sites = [
+        ("sc-domain:example.com", "siteOwner", ACCOUNT),
+        ("https://blog.example.com/", "siteFullUser", ACCOUNT),
+        ("sc-domain:client-shop.example", "siteOwner", AGENCY),
+    ]
+    accounts = [CheckedAccount(ACCOUNT, "oauth", 2), CheckedAccount(AGENCY, "service_account", 1)]
+    data = {"sites": [{"site": site, "permission": perm, "account": who} for site, perm, who in sites]}
+    core.last_check = replace(
+        scene.check,
+        verdict="Claude can see 3 properties through SearchDesk.",
+        accounts=accounts,
+        tables=[sites_table(data), accounts_table(accounts)],
+    )
+    return scene.main_window(core)
 
 
 def signing_in(scene: Scene) -> Any:
@@ -349,6 +390,7 @@ PICTURES: list[tuple[str, Picture]] = [
     ("first-run", first_run),
     ("signing-in", signing_in),
     ("all-set", all_set),
+    ("two-accounts", two_accounts),
     ("demo", demo),
     ("late-answer", late_answer),
     ("asked-again", asked_again),

@@ -1,20 +1,26 @@
-"""The settings that reach the server: read-only, tool groups, default property, allowed properties.
+"""The settings that reach the server: read-only, tool groups, default property, allowed properties;
+and, with several Google accounts, which of them Claude may use.
 
 They are saved in the app's settings and written into SearchDesk's entry in Claude Desktop's
 settings file as the server's variables (``GSC_READ_ONLY``, ``GSC_ALLOW_TOOLS``, ``GSC_SITE_URL``,
 ``GSC_ALLOWED_SITES``). Properties are checked with the server's own rules (``normalise_property``),
 so what is saved here is what the server accepts; mistakes are shown beside the field, never saved.
+The accounts Claude may use stay in the app (it answers the server for them), so they take effect
+at once, without restarting Claude Desktop.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -29,7 +35,7 @@ from . import claude_config as cc
 from .approval_dialog import plain_label
 from .core import Core
 from .titles import title
-from .widgets import FlowLayout, bold, demo_banner, error_label, fit_to_screen, scrolling, set_error
+from .widgets import FlowLayout, bold, breakable, demo_banner, error_label, fit_to_screen, scrolling, set_error
 
 #: How each catalogue group is named for a site owner; a group missing here shows its own name.
 GROUP_TITLES = {
@@ -112,8 +118,29 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+class AccountChoice(QWidget):
+    """A check box for an account whose label wraps (an address can be longer than a small screen is
+    wide); clicking the label ticks the box, as with an ordinary check box."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.box = QCheckBox()
+        self.box.setAccessibleName(text)
+        self.label = plain_label(breakable(text), selectable=False)
+        row.addWidget(self.box, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.label, 1)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.box.isEnabled():
+            self.box.toggle()
+        super().mousePressEvent(event)
+
+
 class SettingsWindow(QDialog):
-    """Edits the four settings; Save writes them to the app's settings and to Claude Desktop's entry."""
+    """Edits the settings; Save writes them to the app's settings and to Claude Desktop's entry (the
+    accounts Claude may use: to the app alone)."""
 
     def __init__(self, core: Core, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -154,6 +181,23 @@ class SettingsWindow(QDialog):
         self.groups_error = self._error_label()
         tools.addWidget(self.groups_error)
         layout.addWidget(tools_box)
+
+        self.accounts_box = QGroupBox("Google accounts Claude may use")
+        self.accounts_box.setObjectName("claudeAccounts")
+        accounts = QVBoxLayout(self.accounts_box)
+        accounts.addWidget(
+            plain_label(
+                "Claude reads and changes Search Console only through the accounts ticked here; it is not told "
+                "about the others. This takes effect at once: no need to restart Claude Desktop.",
+                selectable=False,
+            )
+        )
+        self.account_column = QVBoxLayout()
+        accounts.addLayout(self.account_column)
+        self.account_boxes: dict[str, QCheckBox] = {}
+        self.accounts_error = self._error_label()
+        accounts.addWidget(self.accounts_error)
+        layout.addWidget(self.accounts_box)
 
         props_box = QGroupBox("Properties")
         form = QFormLayout(props_box)
@@ -199,6 +243,7 @@ class SettingsWindow(QDialog):
         self.allowed.textChanged.connect(self.validate)
         self.save_button.clicked.connect(self.save)
         self.close_button.clicked.connect(self.close)
+        core.accounts.changed.connect(self._show_accounts)
         self.load()
 
     @staticmethod
@@ -227,8 +272,34 @@ class SettingsWindow(QDialog):
         self._all_tools_toggled(not chosen)
         self.site.setText(s.site_url)
         self.allowed.setText(", ".join(s.allowed_sites))
+        self._show_accounts()
         self._say(self._where())
         self.validate()
+
+    def _show_accounts(self) -> None:
+        """One box per account, ticked when Claude may use it; shown with two or more accounts (or when
+        one is withheld), so a person with one account never has to think about it."""
+        rows = self.core.accounts.rows
+        self.accounts_box.setVisible(len(rows) > 1 or any(not r.for_claude for r in rows))
+        while self.account_column.count():
+            item = self.account_column.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.hide()
+                widget.deleteLater()
+        self.account_boxes = {}
+        for row in rows:
+            choice = AccountChoice(row.email + (" (the default account)" if row.default else ""))
+            choice.box.setChecked(row.for_claude)
+            choice.setToolTip(row.kind_words)
+            choice.box.toggled.connect(self.validate)
+            self.account_column.addWidget(choice)
+            self.account_boxes[row.email] = choice.box
+        self.validate()
+
+    def claude_accounts(self) -> dict[str, bool]:
+        """Each account's e-mail address, and whether it is ticked."""
+        return {email: box.isChecked() for email, box in self.account_boxes.items()}
 
     def chosen_groups(self) -> list[str]:
         if self.all_tools.isChecked():
@@ -245,7 +316,16 @@ class SettingsWindow(QDialog):
         parsed = parse_form(self.site.text(), self.allowed.text())
         if not self.all_tools.isChecked() and not self.chosen_groups():
             parsed.errors["groups"] = "Choose at least one group, or offer every tool."
-        for key, label in (("groups", self.groups_error), ("site", self.site_error), ("allowed", self.allowed_error)):
+        if self.account_boxes and not any(self.claude_accounts().values()):
+            parsed.errors["accounts"] = (
+                "Tick at least one account: with none, Claude could not read any of your Search Console data."
+            )
+        for key, label in (
+            ("groups", self.groups_error),
+            ("site", self.site_error),
+            ("allowed", self.allowed_error),
+            ("accounts", self.accounts_error),
+        ):
             set_error(label, parsed.errors.get(key, ""))
         self.save_button.setEnabled(not parsed.errors)
         return parsed
@@ -257,6 +337,10 @@ class SettingsWindow(QDialog):
         parsed = self.validate()
         if parsed.errors:
             return False
+        for email, allowed in self.claude_accounts().items():
+            row = self.core.accounts.find(email)
+            if row is not None and row.for_claude != allowed:
+                self.core.set_claude_may_use(email, allowed)
         try:
             change = self.core.apply_settings(
                 read_only=self.read_only.isChecked(),

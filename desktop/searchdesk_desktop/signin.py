@@ -318,7 +318,7 @@ class LoopbackSignIn:
                     "code_challenge": self._challenge,
                     "code_challenge_method": "S256",
                     "access_type": "offline",
-                    "prompt": "consent",
+                    "prompt": "select_account consent",  # adding a second account: Google lets the person choose
                 }
             )
         )

@@ -59,6 +59,15 @@ def bold(label: QLabel, scale: float = 1.0) -> QLabel:
     return label
 
 
+ZWSP = "\u200b"
+
+
+def breakable(address: str) -> str:
+    """An e-mail address that may wrap at its @ and its dots on a narrow screen (zero-width spaces: only
+    for text that is shown and not selectable, since a copied address must be the address)."""
+    return address.replace("@", f"{ZWSP}@{ZWSP}").replace(".", f"{ZWSP}.")
+
+
 def plural(n: int, one: str, many: str = "") -> str:
     """Say "1 question" and "2 questions", never "question(s)"."""
     return f"{n} {one if n == 1 else (many or one + 's')}"
@@ -67,6 +76,7 @@ def plural(n: int, one: str, many: str = "") -> str:
 def scrolling(content: QWidget) -> QScrollArea:
     """``content`` in a frameless scroll area: a window on a small screen scrolls instead of squeezing."""
     area = QScrollArea()
+    area.setObjectName("page")  # a window's whole content: it should never need to scroll sideways
     area.setWidget(content)
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)

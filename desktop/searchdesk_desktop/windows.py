@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QPushButton,
     QScrollArea,
@@ -52,16 +53,21 @@ from PySide6.QtWidgets import (
 
 from . import __version__
 from . import claude_config as cc
+from .account_list import AccountRow
+from .account_view import AccountsList
 from .approval_dialog import ASKED_AGAIN, first_sentence, plain_label
 from .approvals import Activity, Entry, State
 from .autostart import Autostart
 from .core import Account, CheckSubject, Core, check_verdict
+from .keystore import KeystoreError
 from .settings_window import SettingsWindow
 from .signin import NoOAuthClient, SignInError
 from .titles import app_name, title
 from .widgets import (
+    ZWSP,
     FlowLayout,
     bold,
+    breakable,
     demo_banner,
     error_label,
     fit_to_screen,
@@ -78,6 +84,12 @@ COLOURS = {OK: "#15803d", TODO: "#5f6773", PROBLEM: "#b45309", BUSY: "#2563eb"}
 RESTART = "Restart Claude Desktop (quit it fully) so it loads SearchDesk."
 #: A late answer is kept this long for Claude to collect (the approval book's own limit).
 KEEP_MINUTES = 5
+ADD_ACCOUNT = "Add another Google account"
+#: What the first step says once there are several accounts (docs/getting-started.md says the same).
+ROUTING = (
+    "Claude uses the account that can see the property it asks about (the one with the most rights, if "
+    "several can); for anything else, the default account."
+)
 
 
 @functools.cache
@@ -159,6 +171,18 @@ class StepRow(QFrame):
             button.clicked.connect(action)
             self.buttons.addWidget(button)
             self.button_widgets[label] = button
+
+    def add_menu_button(self, label: str, items: list[tuple[str, Callable[[], None]]]) -> QPushButton:
+        """A button that opens a short menu of choices (after ``set_buttons``, which removes it again)."""
+        button = QPushButton(label)
+        button.setAutoDefault(False)
+        menu = QMenu(button)
+        for text, action in items:
+            menu.addAction(text).triggered.connect(action)
+        button.setMenu(menu)
+        self.buttons.addWidget(button)
+        self.button_widgets[label] = button
+        return button
 
 
 class SignInLink(QWidget):
@@ -402,6 +426,12 @@ class MainWindow(QMainWindow):
         self.step3 = StepRow(3, "Check it works")
         self.signin_link = SignInLink()
         self.step1.extras.addWidget(self.signin_link)
+        #: Two or more accounts: one card each (with one, step 1 stays as it always was).
+        self.account_list = AccountsList()
+        self.account_list.make_default.connect(self.make_default)
+        self.account_list.sign_in_again.connect(self.sign_in_again_as)
+        self.account_list.remove.connect(self.remove_account)
+        self.step1.extras.addWidget(self.account_list)
         self.check_result = CheckResult()
         self.step3.extras.addWidget(self.check_result)
         for step in (self.step1, self.step2, self.step3):
@@ -464,6 +494,8 @@ class MainWindow(QMainWindow):
         account = self.core.account
         claude = self.core.claude_status()
         line = f"{account.short} · {claude.short}"
+        if self._several():
+            line = f"{len(self.core.accounts.rows)} Google accounts (default: {account.account}) · {claude.short}"
         if self.core.listener_error:
             line += "\nApproval questions cannot reach this app: " + self.core.listener_error
         if self.notice:
@@ -530,11 +562,19 @@ class MainWindow(QMainWindow):
             f"{plural(waiting, 'approval')} waiting" if waiting else "No approvals waiting",
         ]
 
+    def _several(self) -> bool:
+        """Two or more accounts: step 1 lists them."""
+        return not self.core.demo and len(self.core.accounts.rows) > 1
+
     def _show_signin(self) -> None:
         step, core = self.step1, self.core
         account = core.account
         error = self.step_errors.get(1, "")
         self.signin_link.setVisible(core.signing_in)
+        several = self._several() and account.state is not Account.KEYRING
+        self.account_list.setVisible(several)
+        if several:
+            self.account_list.show_rows(core.accounts.rows)
         if core.signing_in:
             step.show_state(
                 BUSY,
@@ -549,18 +589,24 @@ class MainWindow(QMainWindow):
             step.show_state(OK, "Demo: no Google account needed", account.detail)
             step.set_buttons([])
             return
+        if several:
+            self._show_accounts(core.accounts.rows, error)
+            return
         if account.state is Account.SIGNED_IN:
             detail = "\n".join(x for x in (account.detail, account.warning) if x)
             step.show_state(PROBLEM if account.warning_due else OK, account.short, detail, error)
             step.set_buttons([("Sign in again", self.sign_in_again), ("Sign out", self.sign_out)])
+            self._add_account_button()
             return
         if account.state is Account.EXPIRED:
             step.show_state(PROBLEM, account.short, account.detail, error)
             step.set_buttons([("Sign in again", self.sign_in_again), ("Sign out", self.sign_out)], "Sign in again")
+            self._add_account_button()
             return
         if account.state is Account.SERVICE_ACCOUNT:
             step.show_state(OK, account.short, account.detail, error)
             step.set_buttons([("Stop using this key", self.sign_out)])
+            self._add_account_button()
             return
         if account.state is Account.KEYRING:
             step.show_state(PROBLEM, "Your keyring is not available", account.detail, error)
@@ -583,6 +629,31 @@ class MainWindow(QMainWindow):
             error = error or str(exc)
         step.show_state(PROBLEM if error else TODO, account.short, account.detail, error)
         step.set_buttons([("Sign in with Google", self.sign_in)], primary="Sign in with Google")
+
+    def _show_accounts(self, rows: tuple[AccountRow, ...], error: str) -> None:
+        """Step 1 with several accounts: how many, which need the person, the rule Claude follows, a card each."""
+        waiting = [r for r in rows if not r.ok or r.warning_due]
+        status = f"Signed in with {len(rows)} Google accounts"
+        if waiting:
+            status += f"; {len(waiting)} {'needs' if len(waiting) == 1 else 'need'} you (below)"
+        self.step1.show_state(PROBLEM if waiting or error else OK, status, ROUTING, error)
+        self.step1.set_buttons([])
+        self._add_account_button()
+
+    def _add_account_button(self) -> None:
+        """The menu of ways to add an account: a sign-in (in a build without Google sign-in built in and
+        no sign-in yet, with the person's own client file) or a service-account key file."""
+        google = ("Sign in with another Google account", self.add_google_account)
+        if not any(r.kind == "oauth" for r in self.core.accounts.rows):  # no sign-in's client to use again
+            try:
+                self.core.oauth_client()
+            except NoOAuthClient:
+                google = ("Sign in with my own OAuth client file…", self.choose_client_file)
+            except SignInError:
+                pass  # the sign-in says what is wrong
+        self.step1.add_menu_button(
+            ADD_ACCOUNT, [google, ("Add a service-account key file…", self.choose_service_account)]
+        )
 
     def _show_claude(self) -> None:
         step, core = self.step2, self.core
@@ -742,6 +813,63 @@ class MainWindow(QMainWindow):
 
     def sign_in_again(self) -> None:
         self._step1(self.core.sign_in_again)
+
+    def sign_in_again_as(self, email: str) -> None:
+        self._step1(lambda: self.core.sign_in_again(email))
+
+    def add_google_account(self) -> None:
+        """Sign in once more: the account chosen in the browser joins the others (the same OAuth client
+        as a sign-in already here, so a person's own client keeps working)."""
+        signed_in = next((r.email for r in self.core.accounts.rows if r.kind == "oauth"), None)
+        self._step1(lambda: self.core.sign_in_again(signed_in) if signed_in else self.core.sign_in())
+
+    def make_default(self, email: str) -> None:
+        self.core.set_default_account(email)
+
+    def remove_account(self, email: str, *, confirm: Callable[[], bool] | None = None) -> None:
+        """Asks first, saying what removing does: revoked at Google, gone from the keyring, its properties
+        out of Claude's reach."""
+        row = self.core.accounts.find(email)
+        if row is None:
+            return
+        if not (confirm or (lambda: self.ask(self.confirm_remove_account_box(row))))():
+            return
+        self.step_errors.pop(1, None)
+        self.core.remove_account(email)
+
+    def confirm_remove_account_box(self, row: AccountRow) -> QMessageBox:
+        if row.kind == "oauth":
+            try:
+                place = self.core.keystore.place
+            except KeystoreError:
+                place = "your system's keyring"
+            does = (
+                f"SearchDesk signs this account out at Google and deletes its sign-in from {place}. Claude can "
+                "then no longer use the properties this account sees, unless another of your accounts sees them too."
+            )
+            again = "You can add it again at any time by signing in."
+        else:
+            does = (
+                "SearchDesk stops using this service account's key file (the file itself stays where it is). "
+                "Claude can then no longer use the properties this account sees, unless another of your accounts "
+                "sees them too."
+            )
+            again = "You can add the key file again at any time."
+        others = [r for r in self.core.accounts.rows if r.email != row.email]
+        if row.default and others:
+            again = f"{others[0].email} becomes the default account. {again}"
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            title(self.core.demo, "remove this account?"),
+            f"Remove {row.email} from SearchDesk?\n\n{does}\n\n{again}",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self,
+        )
+        box.setObjectName("confirmRemoveAccount")
+        box.button(QMessageBox.StandardButton.Yes).setText("Remove")
+        box.button(QMessageBox.StandardButton.No).setText("Keep it")
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        return box
 
     def sign_in_with_client_file(self, path: Path) -> None:
         self._step1(lambda: self.core.sign_in_with_client_file(path))
@@ -941,7 +1069,8 @@ class MainWindow(QMainWindow):
 
 
 class ActivityWindow(QDialog):
-    """The audit log of this session: what was asked, by whom (as it says), the answer, how, and use."""
+    """The audit log of this session: what was asked, by whom and for which Google account (as the asker
+    says), the answer, how, and use."""
 
     COLUMNS = ("Asked", "What was asked", "Details", "Asked by (as it says)", "Answer", "How answered", "Used")
     DETAILS = 2
@@ -1010,7 +1139,10 @@ class ActivityWindow(QDialog):
         how = {"dialog": "dialog", "notification": "notification"}.get(a.answered_by, "")
         used = ("yes" if a.used else "no") if a.decision.startswith("approved") else ""
         details = values_text(a.values, 0 if all_values else ActivityWindow.SHOWN_VALUES)
-        return [asked, tool_title(a.tool), details, a.client, answer, how, used]
+        # Who asked, and for which Google account: both as the asking server says.
+        account = account_name(a.account) if all_values else breakable(account_name(a.account))  # wraps on screen
+        by = a.client + (f"\nfor {account}" if a.account else "")
+        return [asked, tool_title(a.tool), details, by, answer, how, used]
 
     def rows(self, *, all_values: bool = False) -> list[list[str]]:
         return [self.record(a, all_values=all_values) for a in reversed(self.core.book.activity)]
@@ -1078,8 +1210,27 @@ class ActivityWindow(QDialog):
         cells = sorted((i.row(), i.column(), i.text()) for i in self.table.selectedItems())
         lines: dict[int, list[str]] = {}
         for row, _col, text in cells:
-            lines.setdefault(row, []).append(text.replace("\n", "; "))
+            lines.setdefault(row, []).append(text.replace("\n", "; ").replace(ZWSP, ""))
         QGuiApplication.clipboard().setText("\n".join("\t".join(v) for v in lines.values()))
+
+
+def account_name(account: str) -> str:
+    """The Google account a question was asked for, as the Activity log names it."""
+    return "the demo (no Google account)" if account == "demo" else account
+
+
+def accounts_text(core: Core) -> str:
+    """The accounts in one line for About: each named, the default and any Claude may not use marked."""
+    if core.demo:
+        return "none (the demo uses made-up data)"
+    names = [
+        row.email
+        + (" (service account)" if row.kind == "service_account" else "")
+        + (" (default)" if row.default and len(core.accounts.rows) > 1 else "")
+        + ("" if row.for_claude else " (Claude may not use it)")
+        for row in core.accounts.rows
+    ]
+    return ", ".join(names) or "none yet"
 
 
 def versions(core: Core) -> list[tuple[str, str]]:
@@ -1099,6 +1250,7 @@ def versions(core: Core) -> list[tuple[str, str]]:
         ("SearchDesk server", searchdesk_server.__version__),
         ("Qt / PySide6", f"{QtCore.qVersion()} / {PySide6.__version__}"),
         ("Python", f"{platform.python_version()} on {sys.platform}"),
+        ("Google accounts" if len(core.accounts.rows) > 1 else "Google account", accounts_text(core)),
         ("Sign-in kept in", store),
         ("Log files", cc.display_path(log_dir())),
     ]

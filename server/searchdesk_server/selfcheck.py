@@ -35,6 +35,16 @@ class CheckTable:
     more: int = 0  # rows left out
 
 
+@dataclass(frozen=True)
+class CheckedAccount:
+    """One Google account the check asked about: how many properties it sees, or why it could not be read."""
+
+    name: str
+    kind: str  # "oauth", "service_account", "demo"
+    properties: int = 0
+    error: str = ""
+
+
 @dataclass
 class CheckReport:
     ok: bool = False
@@ -49,6 +59,8 @@ class CheckReport:
     #: What the server said when it failed in a way VERDICTS does not name (its error text or its
     #: error output); for a named kind the verdict says all a person needs.
     error: str = ""
+    #: Each Google account the server asked (the app's accounts Claude may use), named.
+    accounts: list[CheckedAccount] = field(default_factory=list)
 
     def render(self) -> str:
         mark = "PASS" if self.ok else "FAIL"
@@ -77,6 +89,10 @@ VERDICTS = {
     "quota": "Google's quota is used up for now; try again later.",
     "network": "Google could not be reached: check the network connection or the proxy settings.",
 }
+
+
+#: Each kind of Google account, in a person's words.
+KINDS = {"oauth": "Google sign-in", "service_account": "service account", "demo": "demo"}
 
 
 def _fail(report: CheckReport, result: Any) -> None:
@@ -276,22 +292,39 @@ def _unreadable(props: list[str], failed: list[str]) -> str:
 
 
 def _accounts(report: CheckReport, accounts: object) -> list[str]:
-    """One line per Google account the server checked, named; the names of those that failed."""
+    """One line per Google account the server checked, named (with several, a table too); the names of
+    those that failed."""
     if not isinstance(accounts, list):
         return []
-    kinds = {"oauth": "Google sign-in", "service_account": "service account", "demo": "demo"}
-    failed = []
     report.lines.append("")
     for entry in accounts:
         if not isinstance(entry, dict) or not entry.get("account"):
             continue
-        name = str(entry["account"])
-        kind = kinds.get(str(entry.get("kind")), str(entry.get("kind")))
-        error = entry.get("error")
-        if error:
-            failed.append(name)
-            report.lines.append(f"Google account {name} ({kind}): could not be read: {error}")
+        count = entry.get("properties", 0)
+        checked = CheckedAccount(
+            str(entry["account"]),
+            str(entry.get("kind")),
+            count if isinstance(count, int) else 0,
+            str(entry.get("error") or ""),
+        )
+        report.accounts.append(checked)
+        kind = KINDS.get(checked.kind, checked.kind)
+        if checked.error:
+            report.lines.append(f"Google account {checked.name} ({kind}): could not be read: {checked.error}")
         else:
-            count = entry.get("properties", 0)
-            report.lines.append(f"Google account {name} ({kind}): {count} {'property' if count == 1 else 'properties'}")
-    return failed
+            report.lines.append(f"Google account {checked.name} ({kind}): {_count(checked.properties)}")
+    if len(report.accounts) > 1:
+        report.tables.append(accounts_table(report.accounts))
+    return [a.name for a in report.accounts if a.error]
+
+
+def accounts_table(accounts: list[CheckedAccount]) -> CheckTable:
+    """Each account checked, named, with what it sees (several accounts: the window shows it)."""
+    rows: list[list[object]] = [
+        [a.name, KINDS.get(a.kind, a.kind), "could not be read" if a.error else _count(a.properties)] for a in accounts
+    ]
+    return _table("Google accounts checked", ("Google account", "Kind", "Properties"), rows)
+
+
+def _count(properties: int) -> str:
+    return f"{properties} {'property' if properties == 1 else 'properties'}"

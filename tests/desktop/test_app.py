@@ -353,12 +353,13 @@ def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest
     core.book.ask(question("https://d.example/", tool="update_site_owners", values=formula, **demo))
     qtbot.waitUntil(lambda: activity.table.rowCount() == 4)
     assert activity.table.isVisibleTo(activity) and not activity.empty.isVisibleTo(activity)
-    rows = activity.rows()
+    rows = activity.rows(all_values=True)  # as copied (on screen, an address may also wrap at its dots)
+    by = f"Claude Desktop 0.9.1\nfor {DEMO_SERVER.account}"  # who asked, and for which account
     assert [r[1:] for r in rows] == [
         [
             "Set site owners",
             'Site: https://d.example/\nAdded: =HYPERLINK("https://evil.example","x")',
-            "Claude Desktop 0.9.1",
+            by,
             "waiting",
             "",
             "",
@@ -366,7 +367,7 @@ def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest
         [
             "Unverify site",
             "Site: c.example",
-            "a program that did not give its name",
+            f"a program that did not give its name\nfor {DEMO_SERVER.account}",
             "approved (after Claude stopped waiting)",
             "dialog",
             "no",
@@ -374,7 +375,7 @@ def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest
         [
             "Delete property",
             "Property: https://b.example/",
-            "Claude Desktop 0.9.1",
+            by,
             "denied",
             "dialog",
             "",
@@ -382,7 +383,7 @@ def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest
         [
             "Delete sitemap",
             "Property: sc-domain:example.com\nSitemap: https://www.example.com/old.xml",
-            "Claude Desktop 0.9.1",
+            by,
             "approved",
             "notification",
             "yes",

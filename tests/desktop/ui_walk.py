@@ -5,12 +5,15 @@ set-up: the screen's size and Qt's scale factor are fixed when Qt starts, so eac
 process of its own. The screen comes from the offscreen platform's ``configfile=`` option (or, for the
 colour schemes, a real X server); the fonts are made larger here, before any window exists.
 
-The states (issue 15): the main window (demo and real × signed out, signed in, service account, both
-of them × Claude Desktop's entry absent, the demo's, the real one's, a broken file × check not run,
-running, passed, failed; plus sign-in waiting, questions waiting, late answers and "Claude asked
-again"), each Settings error, Activity empty and with 200 rows, the approval dialog for each guarded
-tool (with 1 and with 200 owners; real, demo, an older server in the demo app, Claude stopped
-waiting; before and after it arms), and About. Everything is real —
+The states (issues 15 and 18): the main window (demo and real × signed out, signed in, service
+account, two accounts (a sign-in near its 7-day "Testing" end and a service account; with ordinary
+and with long addresses) × Claude Desktop's entry absent, the demo's, the real one's, a broken file ×
+check not run, running, passed, failed; plus sign-in waiting, questions waiting, late answers,
+"Claude asked again" and the confirmation before removing each of two accounts), each Settings
+error, Settings' accounts Claude may use (and none ticked), Activity empty and with 200 rows (asked
+for two accounts), the approval dialog for each guarded tool (with 1 and with 200 owners; real, demo,
+an older server in the demo app, Claude stopped waiting; before and after it arms), and About (one
+account, two, the demo). Everything is real —
 the app's own core and windows, the real keyring of the test session, Claude Desktop's settings
 file in a scratch folder, the self-check's results from the real server — except Google, which no
 state needs.
@@ -48,10 +51,17 @@ from searchdesk_desktop.settings_window import SettingsWindow
 from searchdesk_desktop.windows import AboutDialog, ActivityWindow, MainWindow
 from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Requester, Value
 from searchdesk_server.approval import question as server_question
+from searchdesk_server.selfcheck import CheckedAccount, CheckReport
 from tests.desktop.uicheck import contrast_problems, layout_problems
 
 ACCOUNT = "alex.morgan@example-garden-supplies.com"
 SA_EMAIL = "searchdesk-reader@example-garden-supplies.iam.gserviceaccount.com"
+#: Addresses as long as real ones get (an agency's client, a project's service account).
+LONG_ACCOUNT = "marketing.operations.team-lead@northern-regional-garden-supplies-cooperative.example.co.uk"
+LONG_SA_EMAIL = "searchdesk-reporting-reader-2026@client-analytics-project-4821.iam.gserviceaccount.com"
+#: The main window's accounts: none, one of each kind, two (a sign-in near Google's 7-day "Testing"
+#: end, and a service account), and two with long addresses.
+ACCOUNTS = ("signed out", "signed in", "service account", "two accounts", "two long accounts", "no OAuth client")
 CLIENT_ID = "123456789012-release.apps.googleusercontent.com"
 
 Check = Callable[[QWidget, str], list[str]]
@@ -80,24 +90,24 @@ class Scene:
         exe.chmod(0o755)
         self.server = cc.ServerCommand(str(exe))
         self.sockets = Path(tempfile.mkdtemp(prefix="sdw-"))  # short: a socket path has a length limit
-        self.key_file = root / "service-account.json"
-        self.key_file.write_text(
-            json.dumps(
-                {
-                    "type": "service_account",
-                    "client_email": SA_EMAIL,
-                    "private_key": "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n",
-                }
-            )
-        )
+        self.key_file = self._key_file("service-account.json", SA_EMAIL)
+        self.long_key_file = self._key_file("client-analytics-project-4821-reporting-reader.json", LONG_SA_EMAIL)
         self.client_file = root / "oauth_client.json"
         self.client_file.write_text(json.dumps({"installed": {"client_id": CLIENT_ID, "client_secret": "x"}}))
         self._count = 0
 
+    def _key_file(self, name: str, email: str) -> Path:
+        path = self.root / name
+        key = "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n"
+        path.write_text(json.dumps({"type": "service_account", "client_email": email, "private_key": key}))
+        return path
+
     def core(self, *, demo: bool, account: str) -> Core:
         """The app's core with its accounts: none ("signed out"), one Google sign-in ("signed in": its
         record in the real keyring, its line in the settings file), one service-account key file, or
-        both ("two accounts": the sign-in is the default)."""
+        both ("two accounts": the sign-in is the default, made with the person's own OAuth client six
+        days ago, so its 7-day "Testing" end is near; "two long accounts": the same with long
+        addresses). With two, a check has counted each account's properties."""
         self._count += 1
         path = self.root / f"settings-{self._count}.json"
         settings = AppSettings(
@@ -108,19 +118,23 @@ class Scene:
         settings.save(path)
         keystore = KeyStore()
         keystore.delete(ACCOUNT)
+        keystore.delete(LONG_ACCOUNT)
         store = AccountStore(keystore, settings, path)
-        if account in ("signed in", "two accounts"):
+        two = account in ("two accounts", "two long accounts")
+        email = LONG_ACCOUNT if account == "two long accounts" else ACCOUNT
+        if account == "signed in" or two:
             record = SignInRecord(
                 refresh_token="1//walk-not-a-real-token",
-                account=ACCOUNT,
-                client_kind="packaged",
+                account=email,
+                client_kind="own" if two else "packaged",
                 client_id=CLIENT_ID,
+                client_secret="x" if two else "",
                 scopes=("https://www.googleapis.com/auth/webmasters",),
-                issued_at=int(time.time()),
+                issued_at=int(time.time()) - (6 * 24 * 3600 if two else 0),
             )
             store.add_sign_in(store.save_sign_in(record))
-        if account in ("service account", "two accounts"):
-            store.add_key_file(self.key_file)
+        if account == "service account" or two:
+            store.add_key_file(self.long_key_file if account == "two long accounts" else self.key_file)
         core = Core(
             demo=demo,
             settings_path=path,
@@ -131,6 +145,9 @@ class Scene:
             open_browser=lambda url: False,
         )
         core.start()
+        if two:  # a check has counted each account's properties
+            core.last_check = CheckReport(accounts=[CheckedAccount(r.email, r.kind, 7) for r in core.accounts.rows])
+            core.last_check = None
         return core
 
     def entry(self, kind: str) -> None:
@@ -151,6 +168,7 @@ class Scene:
 
     def close(self) -> None:
         KeyStore().delete(ACCOUNT)
+        KeyStore().delete(LONG_ACCOUNT)
         for p in self.sockets.iterdir():
             p.unlink()
         self.sockets.rmdir()
@@ -212,10 +230,7 @@ def questions() -> dict[str, Any]:
 
 def main_window_states(qapp: QApplication, scene: Scene, reports: dict[str, Any]) -> Iterator[tuple[str, QWidget]]:
     for demo in (False, True):
-        accounts = (
-            ["demo"] if demo else ["signed out", "signed in", "service account", "two accounts", "no OAuth client"]
-        )
-        for account in accounts:
+        for account in ("demo",) if demo else ACCOUNTS:
             with _client_file(scene, present=account != "no OAuth client"):
                 core = scene.core(demo=demo, account=account)
                 window = MainWindow(core, has_tray=True)
@@ -236,8 +251,21 @@ def main_window_states(qapp: QApplication, scene: Scene, reports: dict[str, Any]
                     core.cancel_sign_in()
                 if account in ("signed in", "demo"):
                     yield from _approval_states(qapp, core, window, mode)
+                if account.startswith("two"):
+                    yield from _remove_states(qapp, core, window, account)
                 window.close()
                 dispose(window, core)
+
+
+def _remove_states(qapp: QApplication, core: Core, window: MainWindow, account: str) -> Iterator[tuple[str, QWidget]]:
+    """The confirmation before removing each account (the sign-in, which is the default; the key file)."""
+    for row in core.accounts.rows:
+        box = window.confirm_remove_account_box(row)
+        box.show()
+        settle(qapp)
+        yield f"remove confirmation ({account}, {row.kind})", box
+        box.close()
+        dispose(box)
 
 
 def _approval_states(qapp: QApplication, core: Core, window: MainWindow, mode: str) -> Iterator[tuple[str, QWidget]]:
@@ -289,6 +317,7 @@ def _client_file(scene: Scene, *, present: bool) -> Iterator[None]:
 
 
 def settings_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWidget]]:
+    yield from _settings_accounts_states(qapp, scene)
     for demo in (False, True):
         core = scene.core(demo=demo, account="signed in" if not demo else "demo")
         scene.entry("demo entry" if demo else "real entry")
@@ -307,6 +336,25 @@ def settings_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWi
         window.save()
         settle(qapp)
         yield f"settings ({mode}, Claude's file broken on save)", window
+        window.close()
+        dispose(window, core)
+
+
+def _settings_accounts_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWidget]]:
+    """Settings with two accounts (the list of accounts Claude may use), and with none of them ticked."""
+    for account in ("two accounts", "two long accounts"):
+        core = scene.core(demo=False, account=account)
+        scene.entry("real entry")
+        window = SettingsWindow(core)
+        window.show()
+        settle(qapp)
+        yield f"settings ({account})", window
+        for box in window.account_boxes.values():
+            box.setChecked(False)
+        settle(qapp)
+        if "accounts" not in window.errors():
+            raise RuntimeError("Settings let every account be unticked without saying what that means")
+        yield f"settings ({account}, none ticked)", window
         window.close()
         dispose(window, core)
 
@@ -357,7 +405,10 @@ def activity_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWi
     yield "activity (empty)", window
     for n in range(MAX_ACTIVITY):
         client = ("claude-ai", "0.14.10") if n % 3 else ("Claude Code", "2.1.4")
-        entry = core.book.ask(request(question_for(n), n, client=client))
+        asked = request(question_for(n), n, client=client)
+        if n % 2:  # asked for the other account, with a long address
+            asked = replace(asked, requester=Requester(server="walk-server", account=LONG_ACCOUNT, demo=False))
+        entry = core.book.ask(asked)
         if n >= MAX_ACTIVITY - 5:
             continue  # the last few still wait for an answer
         if n % 7 == 0:
@@ -410,12 +461,12 @@ def approval_states(qapp: QApplication) -> Iterator[tuple[str, QWidget]]:
 
 
 def about_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWidget]]:
-    for demo in (False, True):
-        core = scene.core(demo=demo, account="signed in" if not demo else "demo")
+    for account in ("signed in", "two long accounts", "demo"):
+        core = scene.core(demo=account == "demo", account=account)
         dialog = AboutDialog(core)
         dialog.show()
         settle(qapp)
-        yield f"about ({'demo' if demo else 'real'})", dialog
+        yield f"about ({account})", dialog
         dialog.close()
         dispose(dialog, core)
 

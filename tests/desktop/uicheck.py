@@ -4,8 +4,9 @@ Two checks on a shown top-level window, used by the window walk (``ui_walk``):
 
 - ``layout_problems``: the window fits its screen; every label, button, check box and group box has
   the room its text needs at its present size (wrapped text: the height for its width; one line:
-  the width); nothing is cut off by a parent that does not scroll; table headers are whole, and
-  every table cell fits, wraps or carries its whole text as a tooltip.
+  the width); nothing is cut off by a parent that does not scroll, and a window's page never
+  scrolls sideways; table headers are whole, and
+  every table cell fits, wraps (no word wider than its column) or carries its whole text as a tooltip.
 - ``contrast_problems``: every visible, enabled text's foreground against the nearest opaque
   background behind it reaches the WCAG AA contrast (4.5:1), with colours taken from the widget's
   palette after ``ensurePolished()`` (so style-sheet colours are what is measured).
@@ -16,6 +17,7 @@ to look at.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from PySide6.QtCore import QPoint, QRect, Qt
@@ -31,6 +33,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QRadioButton,
+    QScrollArea,
     QStyle,
     QTableWidget,
     QWidget,
@@ -38,6 +41,9 @@ from PySide6.QtWidgets import (
 
 WCAG_AA = 4.5
 BIG = 1_000_000
+#: The runs of text a wrapping table cell cannot break: Qt breaks at spaces, zero-width spaces, and
+#: after a hyphen or a slash.
+UNBREAKABLE = re.compile(r"[^\s\u200b/-]*[/-]?")
 
 
 def _shown(top: QWidget) -> Iterator[QWidget]:
@@ -142,8 +148,9 @@ def _cell_problems(t: QTableWidget) -> list[str]:
             item = t.item(r, c)
             if item is None or not item.text() or t.isColumnHidden(c):
                 continue
-            if t.wordWrap():
-                cut = short_row
+            if t.wordWrap():  # a row too short, or a word wider than its column (the view elides it)
+                words = UNBREAKABLE.findall(item.text())
+                cut = short_row or max(fm.horizontalAdvance(w) for w in words) > t.columnWidth(c) - 2 * margin
             else:
                 lines = item.text().splitlines()
                 width = max(fm.horizontalAdvance(line) for line in lines)
@@ -179,6 +186,8 @@ def layout_problems(top: QWidget, state: str) -> list[str]:
             problems += [f"{state}: {p}" for p in _header_problems(w)]
         elif isinstance(w, QTableWidget):
             problems += [f"{state}: {p}" for p in _cell_problems(w)]
+        elif isinstance(w, QScrollArea) and w.objectName() == "page" and w.horizontalScrollBar().isVisible():
+            problems.append(f"{state}: the window's content is wider than the window (it scrolls sideways)")
         if what:
             problems.append(f"{state}: {_name(w)} {what}")
         if isinstance(w, (QLabel, QAbstractButton, QGroupBox)) and w is not top:

@@ -408,3 +408,21 @@ def test_the_self_check_checks_each_account_and_names_the_one_that_fails(
     assert f"Google account {AGENCY} (Google sign-in): 2 properties" in out
     assert f"Google account {DEMO} (service account): could not be read" in out
     assert out.strip().splitlines()[-1].startswith(f"FAIL: Claude can see 2 properties, but the Google account {DEMO}")
+
+
+def test_the_self_checks_report_names_each_account_for_the_app(two: FakeGoogle, folder: Path) -> None:
+    """What the app's "Check it works" shows and counts: each account, its kind, what it sees."""
+    from searchdesk_server.selfcheck import CheckedAccount, run_check
+
+    home = folder / "home"
+    home.mkdir()
+    with running("reference", folder, accounts(two, error={DEMO: "refresh_failed"})):
+        env = base_env(two, home, str(folder / "agent.sock"))
+        report = anyio.run(run_check, [sys.executable, "-m", "searchdesk_server"], env)
+    assert [(a.name, a.kind, a.properties, bool(a.error)) for a in report.accounts] == [
+        (AGENCY, "oauth", 2, False),
+        (DEMO, "service_account", 0, True),
+    ]
+    assert isinstance(report.accounts[0], CheckedAccount)
+    table = next(t for t in report.tables if t.title == "Google accounts checked")
+    assert table.rows == ((AGENCY, "Google sign-in", "2 properties"), (DEMO, "service account", "could not be read"))
