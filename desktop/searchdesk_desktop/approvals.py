@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal
 
-from searchdesk_server.agent.protocol import ApprovalRequest, StatusDecision, answer_key
+from searchdesk_server.agent.protocol import ApprovalRequest, ErrorCode, StatusDecision, answer_key
 from searchdesk_server.approval.question import KNOWN_CLIENTS, UNNAMED_CLIENTS
+
+from .refusals import Refusal
 
 KEEP_SECONDS = 300.0
 MAX_OPEN = 32
@@ -63,15 +65,20 @@ def client_words(name: str, version: str) -> str:
     return f"{plain} {version}" if version else plain
 
 
-class RequestIdReused(Exception):
+class RequestIdReused(Refusal):
+    code = ErrorCode.INVALID_PARAMS
+
     def __init__(self) -> None:
         super().__init__("This request_id was already used for another question.")
 
 
-class QueueFull(Exception):
+class QueueFull(Refusal):
+    code = ErrorCode.QUEUE_FULL
+
     def __init__(self, waiting: int = MAX_OPEN) -> None:
         super().__init__(f"{waiting} questions are already waiting in SearchDesk; answer some of them first.")
         self.waiting = waiting
+        self.data = {"waiting": waiting}
 
 
 @dataclass

@@ -51,7 +51,6 @@ def test_cleanup_revokes_forgets_and_removes(
             claude_paths=[claude],
             settings_path=settings,
             instance_name=str(tmp_path / "nobody-listens.sock"),
-            revoke_uri=fake.revoke_uri,
         )
         assert "1//refresh-to-revoke" in fake.revoked
     assert outcome.ok, outcome.steps

@@ -44,7 +44,7 @@ def run_browser(fake: FakeOAuth, opened: list[str]) -> list[httpx.Response]:
 def sign_in(fake: FakeOAuth, scopes: list[str]) -> tuple[signin.LoopbackSignIn, object, list[str], list]:
     opened: list[str] = []
     pages, browser = run_browser(fake, opened)
-    flow = signin.LoopbackSignIn(CLIENT, scopes, open_browser=browser, auth_uri=fake.auth_uri, token_uri=fake.token_uri)
+    flow = signin.LoopbackSignIn(CLIENT, scopes, open_browser=browser, auth_uri=fake.auth_uri)
     flow.start()
     return flow, flow.wait(timeout=10), opened, pages
 
@@ -74,7 +74,7 @@ def test_sign_in_with_pkce_lands_in_real_keyring(fake: FakeOAuth, real_keyring: 
     stored = KeyStore().load(EMAIL)
     assert stored == record
     # Refresh, cached reuse, force_refresh, then revoke.
-    tokens = OAuthTokens(CLIENT, stored, token_uri=fake.token_uri)
+    tokens = OAuthTokens(CLIENT, stored)
     first = tokens.access_token([WM_RO])  # webmasters covers webmasters.readonly
     assert first.token in fake.issued and first.kind == "oauth" and first.account == EMAIL
     assert tokens.access_token([WM]).token == first.token
@@ -82,8 +82,8 @@ def test_sign_in_with_pkce_lands_in_real_keyring(fake: FakeOAuth, real_keyring: 
     assert forced.token != first.token
     with pytest.raises(ScopeNotGranted):
         tokens.access_token(["https://www.googleapis.com/auth/indexing"])
-    assert signin.revoke(record.refresh_token, revoke_uri=fake.revoke_uri)
-    with pytest.raises(signin.RefreshRevoked, match="Sign in with Google again"):
+    assert signin.revoke(record.refresh_token)
+    with pytest.raises(signin.SignInRevoked, match="Sign in with Google again"):
         tokens.access_token([WM], force_refresh=True)
 
 
@@ -103,9 +103,7 @@ def test_denied_in_browser(fake: FakeOAuth) -> None:
 
 
 def test_redirect_with_wrong_state_is_ignored(fake: FakeOAuth) -> None:
-    flow = signin.LoopbackSignIn(
-        CLIENT, [WM_RO], open_browser=lambda url: None, auth_uri=fake.auth_uri, token_uri=fake.token_uri
-    )
+    flow = signin.LoopbackSignIn(CLIENT, [WM_RO], open_browser=lambda url: None, auth_uri=fake.auth_uri)
     flow.start()
     forged = httpx.get(flow.redirect_uri + "?code=evil&state=guess", trust_env=False)
     assert forged.status_code == 400
@@ -120,7 +118,7 @@ def test_partial_grant_keeps_what_was_granted(fake: FakeOAuth) -> None:
     _, record, _, _ = sign_in(fake, [WM])
     assert record.scopes == (WM_RO,)
     with pytest.raises(ScopeNotGranted, match="webmasters"):
-        OAuthTokens(CLIENT, record, token_uri=fake.token_uri).access_token([WM])
+        OAuthTokens(CLIENT, record).access_token([WM])
 
 
 def write(path: Path, data: object) -> Path:
@@ -173,7 +171,7 @@ def test_service_account_tokens(tmp_path: Path, fake: FakeOAuth, rsa_key: tuple[
         tmp_path / "sa.json",
         {"type": "service_account", "client_email": email, "private_key": rsa_key[0], "private_key_id": "k1"},
     )
-    tokens = ServiceAccountTokens(signin.load_service_account_file(path), token_uri=fake.token_uri)
+    tokens = ServiceAccountTokens(signin.load_service_account_file(path))
     token = tokens.access_token([WM_RO])
     assert token.kind == "service_account" and token.account == email
     assert token.token.endswith(WM_RO)  # the fake echoes the scope it verified in the signed assertion
