@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from searchdesk_desktop import signin
-from searchdesk_desktop.keystore import KeyStore
+from searchdesk_desktop.keystore import KeyStore, SignInRecord
+from searchdesk_desktop.signin import TokenRequestFailed
 from searchdesk_desktop.tokens import OAuthTokens, ScopeNotGranted, ServiceAccountTokens
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, FakeOAuth, fake_oauth_server
 
@@ -167,16 +168,42 @@ def test_key_files_are_told_apart(tmp_path: Path, rsa_key: tuple[str, bytes]) ->
 def test_service_account_tokens(tmp_path: Path, fake: FakeOAuth, rsa_key: tuple[str, bytes]) -> None:
     email = "bot@p.iam.gserviceaccount.com"
     fake.service_accounts[email] = rsa_key[1]
-    path = write(
-        tmp_path / "sa.json",
-        {"type": "service_account", "client_email": email, "private_key": rsa_key[0], "private_key_id": "k1"},
-    )
+    key = {"type": "service_account", "client_email": email, "private_key": rsa_key[0], "private_key_id": "k1"}
+    # A key naming another token endpoint changes nothing: the signed assertion goes to Google alone.
+    path = write(tmp_path / "sa.json", {**key, "token_uri": "https://oauth2.attacker.example/token"})
     tokens = ServiceAccountTokens(signin.load_service_account_file(path))
     token = tokens.access_token([WM_RO])
     assert token.kind == "service_account" and token.account == email
     assert token.token.endswith(WM_RO)  # the fake echoes the scope it verified in the signed assertion
     assert tokens.access_token([WM_RO]).token == token.token
     assert tokens.access_token([WM_RO], force_refresh=True).token != token.token
+
+
+def test_only_google_answers_for_google(fake: FakeOAuth) -> None:
+    """The app's token requests go through the server's hardened client: an answer that sends it to
+    another host, or one over the 1 MB ceiling, is refused and never used; Google's next answer is."""
+    refresh = "1//refresh-kept"
+    fake.refresh_tokens[refresh] = [WM]
+    tokens = OAuthTokens(CLIENT, SignInRecord(refresh, EMAIL, "own", CLIENT_ID, CLIENT_SECRET, scopes=(WM,)))
+    fake.fail("/token", status=302, headers=[("location", "https://oauth2.attacker.example/token")])
+    with pytest.raises(TokenRequestFailed, match="answered in Google's place"):
+        tokens.access_token([WM])
+    huge = fake.fail("/token", status=200, size=256 << 20)
+    with pytest.raises(TokenRequestFailed, match="answered in Google's place"):
+        tokens.access_token([WM])
+    # It stopped reading past the ceiling (what the sockets and the proxy buffer was still sent).
+    assert huge.remaining == 0 and huge.bytes_out < 40 << 20
+    assert fake.token_requests == []  # neither reached the real endpoint
+    assert tokens.access_token([WM]).token in fake.issued
+
+
+def test_google_out_of_reach_is_said_plainly(fake: FakeOAuth, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SSL_CERT_FILE", str(Path(__file__)))  # no authority trusts the fake's certificate
+    fake.refresh_tokens["1//r"] = [WM]
+    tokens = OAuthTokens(CLIENT, SignInRecord("1//r", EMAIL, "own", CLIENT_ID, CLIENT_SECRET, scopes=(WM,)))
+    with pytest.raises(TokenRequestFailed, match="could not reach Google"):
+        tokens.access_token([WM])
+    assert fake.token_requests == []
 
 
 def test_packaged_client(tmp_path: Path) -> None:
