@@ -35,10 +35,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-# The server's own words, so the dialog, the notification and the client's dialog all agree.
-from searchdesk_server.approval.question import VALUES_HEADING as VALUES_HEADING
-from searchdesk_server.approval.question import describe_client
-
 from .approvals import ApprovalBook, Entry, Origin, State, origin
 from .titles import title
 
@@ -108,11 +104,17 @@ class FittingScrollArea(QScrollArea):
         content = self.widget()
         margins = self.contentsMargins()
         inner = width - margins.left() - margins.right()
-        need = content.heightForWidth(inner) if content.hasHeightForWidth() else content.sizeHint().height()
+        if content is None:
+            need = 0
+        else:
+            need = content.heightForWidth(inner) if content.hasHeightForWidth() else content.sizeHint().height()
         return need + margins.top() + margins.bottom()
 
     def sizeHint(self) -> QSize:
-        hint = self.widget().sizeHint()
+        content = self.widget()
+        if content is None:
+            return super().sizeHint()
+        hint = content.sizeHint()
         return QSize(hint.width(), self.heightForWidth(hint.width()))
 
 
@@ -173,6 +175,11 @@ class ApprovalDialog(QDialog):
         line = QFrame()
         line.setFrameShape(QFrame.Shape.HLine)
         layout.addWidget(line)
+        # The server's own words, so the dialog, the notification and the client's dialog all agree.
+        # Imported with the first question: they come with the server's approval chain, which the
+        # window does not need to show (docs/performance.md: the desktop's start).
+        from searchdesk_server.approval.question import VALUES_HEADING, describe_client
+
         self.values_heading = plain_label(VALUES_HEADING, selectable=False)
         layout.addWidget(self.values_heading)
         values = QWidget()

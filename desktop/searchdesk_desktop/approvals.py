@@ -21,7 +21,6 @@ from enum import Enum
 from typing import Literal
 
 from searchdesk_server.agent.protocol import ApprovalRequest, ErrorCode, StatusDecision, answer_key
-from searchdesk_server.approval.question import KNOWN_CLIENTS, UNNAMED_CLIENTS
 
 from .refusals import Refusal
 
@@ -59,6 +58,8 @@ def origin(request: ApprovalRequest, *, demo_app: bool) -> Origin:
 def client_words(name: str, version: str) -> str:
     """Who asked, for the Activity log: what the program says it is, a known name said plainly
     (claude-ai: Claude Desktop), an SDK's default name as no name at all."""
+    from searchdesk_server.approval.question import KNOWN_CLIENTS, UNNAMED_CLIENTS  # not at the app's start
+
     if name.strip().casefold() in UNNAMED_CLIENTS:
         return "a program that did not give its name"
     plain = KNOWN_CLIENTS.get(name.strip().casefold(), name)

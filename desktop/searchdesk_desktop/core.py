@@ -29,7 +29,8 @@ from searchdesk_server.google import grants
 
 from . import __version__, extension
 from . import claude_config as cc
-from .account_list import Account, AccountRow, AccountsModel
+from .account_list import Account as Account  # the windows read it from here
+from .account_list import AccountRow, AccountsModel
 from .accounts import AccountRef, AccountStore
 from .approvals import ApprovalBook, State
 from .keystore import KeyStore, KeystoreError, SignInRecord

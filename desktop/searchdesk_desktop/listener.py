@@ -103,7 +103,7 @@ class OneAccount:
             provider = self._get()
         except SignedOut:
             return []
-        kind = "service_account" if provider.kind == "service_account" else "oauth"
+        kind: protocol.TokenKind = "service_account" if provider.kind == "service_account" else "oauth"
         return [AccountInfo(provider.account, kind, default=True)] if provider.account else []
 
     def provider(self, account: str | None) -> TokenProvider:
@@ -513,14 +513,15 @@ class AgentListener(QObject):
             return
         try:
             params = protocol.parse_params(request)
-            handler = {
+            handlers: dict[str, Callable[..., dict[str, Any] | None]] = {
                 protocol.HELLO: self._hello,
                 protocol.TOKEN: self._token,
                 protocol.APPROVAL_REQUEST: self._approval_request,
                 protocol.APPROVAL_STATUS: self._approval_status,
                 protocol.APPROVAL_CANCEL: self._approval_cancel,
                 protocol.ACCOUNTS_LIST: self._accounts_list,
-            }[request.method]
+            }
+            handler = handlers[request.method]
             result = handler(conn, rpc_id, params)
         except ProtocolError as err:
             conn.send(protocol.encode_error(rpc_id, err.code or ErrorCode.INVALID_PARAMS, str(err)))
@@ -582,7 +583,7 @@ class AgentListener(QObject):
     def _mint(self, params: TokenParams, account: str | None) -> Token:
         provider = self.accounts.provider(account)
         token = provider.access_token(params.scopes, force_refresh=params.force_refresh)
-        kind = "service_account" if token.kind == "service_account" else "oauth"
+        kind: protocol.TokenKind = "service_account" if token.kind == "service_account" else "oauth"
         return Token(access_token=token.token, expires_in=token.expires_in(), kind=kind, account=token.account)
 
     @Slot(object)
