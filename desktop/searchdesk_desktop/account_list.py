@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from .accounts import AccountKind
+from .account_store import AccountKind
 
 
 class Account(Enum):

@@ -92,6 +92,7 @@ class FittingScrollArea(QScrollArea):
 
     def __init__(self, content: QWidget) -> None:
         super().__init__()
+        self._content = content  # held here too: widget() may say None, which this area never holds
         self.setWidget(content)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -101,20 +102,14 @@ class FittingScrollArea(QScrollArea):
         return True
 
     def heightForWidth(self, width: int) -> int:
-        content = self.widget()
+        content = self._content
         margins = self.contentsMargins()
         inner = width - margins.left() - margins.right()
-        if content is None:
-            need = 0
-        else:
-            need = content.heightForWidth(inner) if content.hasHeightForWidth() else content.sizeHint().height()
+        need = content.heightForWidth(inner) if content.hasHeightForWidth() else content.sizeHint().height()
         return need + margins.top() + margins.bottom()
 
     def sizeHint(self) -> QSize:
-        content = self.widget()
-        if content is None:
-            return super().sizeHint()
-        hint = content.sizeHint()
+        hint = self._content.sizeHint()
         return QSize(hint.width(), self.heightForWidth(hint.width()))
 
 

@@ -22,7 +22,7 @@ from functools import partial
 from pathlib import Path
 
 from . import claude_config as cc
-from .accounts import AccountStore
+from .account_store import AccountStore
 from .autostart import Autostart
 from .keystore import CorruptRecord, KeyStore, SignInRecord
 from .settings import AppSettings

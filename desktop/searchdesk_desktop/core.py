@@ -31,7 +31,7 @@ from . import __version__, extension
 from . import claude_config as cc
 from .account_list import Account as Account  # the windows read it from here
 from .account_list import AccountRow, AccountsModel
-from .accounts import AccountRef, AccountStore
+from .account_store import AccountRef, AccountStore
 from .approvals import ApprovalBook, State
 from .keystore import KeyStore, KeystoreError, SignInRecord
 from .listener import AgentListener, SignedOut

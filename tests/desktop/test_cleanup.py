@@ -14,7 +14,7 @@ import pytest
 
 from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop import cleanup
-from searchdesk_desktop.accounts import AccountStore
+from searchdesk_desktop.account_store import AccountStore
 from searchdesk_desktop.autostart import Autostart
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.settings import AppSettings
