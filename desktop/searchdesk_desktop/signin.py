@@ -108,24 +108,33 @@ class KeyFileKind(Enum):
     NOT_JSON = "not_json"
 
     def describe(self) -> str:
-        return {
-            KeyFileKind.SERVICE_ACCOUNT: "a service-account key",
-            KeyFileKind.DESKTOP_CLIENT: "an OAuth client file (Desktop app)",
-            KeyFileKind.WEB_CLIENT: "an OAuth client file for a Web application",
-            KeyFileKind.AUTHORIZED_USER: "a saved user sign-in (gcloud 'authorized_user' credentials)",
-            KeyFileKind.OTHER_JSON: "a JSON file of an unknown kind",
-            KeyFileKind.NOT_JSON: "not a JSON file",
-        }[self]
+        return _KEY_FILE_WORDS[self][0]
 
     def hint(self) -> str:
-        return {
-            KeyFileKind.SERVICE_ACCOUNT: " Choose 'Use a service-account key file' for it instead.",
-            KeyFileKind.DESKTOP_CLIENT: " Choose 'Use my own OAuth client file' for it instead.",
-            KeyFileKind.WEB_CLIENT: " In Google Cloud, create an OAuth client of type 'Desktop app' and use that.",
-            KeyFileKind.AUTHORIZED_USER: " SearchDesk signs in itself; use an OAuth client file instead.",
-            KeyFileKind.OTHER_JSON: "",
-            KeyFileKind.NOT_JSON: "",
-        }[self]
+        return _KEY_FILE_WORDS[self][1]
+
+
+#: What each kind of file is, and what to do with it instead, in the person's words.
+_KEY_FILE_WORDS = {
+    KeyFileKind.SERVICE_ACCOUNT: (
+        "a service-account key",
+        " Choose 'Use a service-account key file' for it instead.",
+    ),
+    KeyFileKind.DESKTOP_CLIENT: (
+        "an OAuth client file (Desktop app)",
+        " Choose 'Use my own OAuth client file' for it instead.",
+    ),
+    KeyFileKind.WEB_CLIENT: (
+        "an OAuth client file for a Web application",
+        " In Google Cloud, create an OAuth client of type 'Desktop app' and use that.",
+    ),
+    KeyFileKind.AUTHORIZED_USER: (
+        "a saved user sign-in (gcloud 'authorized_user' credentials)",
+        " SearchDesk signs in itself; use an OAuth client file instead.",
+    ),
+    KeyFileKind.OTHER_JSON: ("a JSON file of an unknown kind", ""),
+    KeyFileKind.NOT_JSON: ("not a JSON file", ""),
+}
 
 
 def _read_json(path: Path) -> tuple[KeyFileKind, dict[str, Any]]:

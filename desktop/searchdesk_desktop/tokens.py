@@ -2,7 +2,8 @@
 
 ``credentials/token`` on the agent socket is answered from a :class:`TokenProvider`. Each one is
 synchronous and thread-safe: the listener calls it from a worker thread so that a slow Google never
-stalls the UI or another client.
+stalls the UI or another client. The grants, and the client they go through, are the server's
+(``searchdesk_server.google.grants``).
 """
 
 from __future__ import annotations
