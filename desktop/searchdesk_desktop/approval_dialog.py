@@ -172,7 +172,7 @@ class ApprovalDialog(QDialog):
         layout.addWidget(line)
         # The server's own words, so the dialog, the notification and the client's dialog all agree.
         # Imported with the first question: they come with the server's approval chain, which the
-        # window does not need to show (docs/performance.md: the desktop's start).
+        # window does not need to show (the desktop's start: packaging/MEASUREMENTS.md).
         from searchdesk_server.approval.question import VALUES_HEADING, describe_client
 
         self.values_heading = plain_label(VALUES_HEADING, selectable=False)
