@@ -596,13 +596,13 @@ class AgentListener(QObject):
 
     def _token_answer(self, rpc_id: Any, account: str | None, future: Future[Token]) -> bytes:
         failure = future.exception()
+        if isinstance(failure, Refusal):  # the app's own errors: the class names the code, the text is a person's
+            self.token_error.emit(failure.code, account or "")
+            return protocol.encode_error(rpc_id, failure.code, str(failure), failure.data)
         if failure is not None:
-            code = failure.code if isinstance(failure, Refusal) else ErrorCode.INTERNAL_ERROR
-            self.token_error.emit(code, account or "")
-            if isinstance(failure, Refusal):  # the app's own errors say what they mean, for a person
-                return protocol.encode_error(rpc_id, code, str(failure), failure.data)
+            self.token_error.emit(ErrorCode.INTERNAL_ERROR, account or "")
             log.error("token minting failed", exc_info=failure)
-            return protocol.encode_error(rpc_id, code, "The SearchDesk app could not get a token.")
+            return protocol.encode_error(rpc_id, ErrorCode.INTERNAL_ERROR, "The SearchDesk app could not get a token.")
         token = future.result()
         self.tokens_handed_out += 1
         self.last_token_at = time.time()
