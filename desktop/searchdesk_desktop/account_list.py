@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from .accounts import AccountKind
+from .account_store import AccountKind
 
 
 class Account(Enum):
@@ -80,8 +80,8 @@ class AccountsModel(QAbstractListModel):
             return row
         return None
 
-    def roleNames(self) -> dict[int, bytes]:
-        return {**super().roleNames(), ROW_ROLE: b"account"}
+    def roleNames(self) -> dict[int, QByteArray]:
+        return {**super().roleNames(), ROW_ROLE: QByteArray(b"account")}
 
     # --- for the Core and for code that is not a view -------------------------------------------
 

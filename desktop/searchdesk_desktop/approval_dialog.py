@@ -35,10 +35,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-# The server's own words, so the dialog, the notification and the client's dialog all agree.
-from searchdesk_server.approval.question import VALUES_HEADING as VALUES_HEADING
-from searchdesk_server.approval.question import describe_client
-
 from .approvals import ApprovalBook, Entry, Origin, State, origin
 from .titles import title
 
@@ -96,6 +92,7 @@ class FittingScrollArea(QScrollArea):
 
     def __init__(self, content: QWidget) -> None:
         super().__init__()
+        self._content = content  # held here too: widget() may say None, which this area never holds
         self.setWidget(content)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -105,14 +102,14 @@ class FittingScrollArea(QScrollArea):
         return True
 
     def heightForWidth(self, width: int) -> int:
-        content = self.widget()
+        content = self._content
         margins = self.contentsMargins()
         inner = width - margins.left() - margins.right()
         need = content.heightForWidth(inner) if content.hasHeightForWidth() else content.sizeHint().height()
         return need + margins.top() + margins.bottom()
 
     def sizeHint(self) -> QSize:
-        hint = self.widget().sizeHint()
+        hint = self._content.sizeHint()
         return QSize(hint.width(), self.heightForWidth(hint.width()))
 
 
@@ -173,6 +170,11 @@ class ApprovalDialog(QDialog):
         line = QFrame()
         line.setFrameShape(QFrame.Shape.HLine)
         layout.addWidget(line)
+        # The server's own words, so the dialog, the notification and the client's dialog all agree.
+        # Imported with the first question: they come with the server's approval chain, which the
+        # window does not need to show (the desktop's start: packaging/MEASUREMENTS.md).
+        from searchdesk_server.approval.question import VALUES_HEADING, describe_client
+
         self.values_heading = plain_label(VALUES_HEADING, selectable=False)
         layout.addWidget(self.values_heading)
         values = QWidget()

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal
 
-from searchdesk_server.agent.protocol import ApprovalRequest, StatusDecision, answer_key
-from searchdesk_server.approval.question import KNOWN_CLIENTS, UNNAMED_CLIENTS
+from searchdesk_server.agent.protocol import ApprovalRequest, ErrorCode, StatusDecision, answer_key
+
+from .refusals import Refusal
 
 KEEP_SECONDS = 300.0
 MAX_OPEN = 32
@@ -57,21 +58,28 @@ def origin(request: ApprovalRequest, *, demo_app: bool) -> Origin:
 def client_words(name: str, version: str) -> str:
     """Who asked, for the Activity log: what the program says it is, a known name said plainly
     (claude-ai: Claude Desktop), an SDK's default name as no name at all."""
+    from searchdesk_server.approval.question import KNOWN_CLIENTS, UNNAMED_CLIENTS  # not at the app's start
+
     if name.strip().casefold() in UNNAMED_CLIENTS:
         return "a program that did not give its name"
     plain = KNOWN_CLIENTS.get(name.strip().casefold(), name)
     return f"{plain} {version}" if version else plain
 
 
-class RequestIdReused(Exception):
+class RequestIdReused(Refusal):
+    code = ErrorCode.INVALID_PARAMS
+
     def __init__(self) -> None:
         super().__init__("This request_id was already used for another question.")
 
 
-class QueueFull(Exception):
+class QueueFull(Refusal):
+    code = ErrorCode.QUEUE_FULL
+
     def __init__(self, waiting: int = MAX_OPEN) -> None:
         super().__init__(f"{waiting} questions are already waiting in SearchDesk; answer some of them first.")
         self.waiting = waiting
+        self.data = {"waiting": waiting}
 
 
 @dataclass

@@ -94,7 +94,7 @@ class ServerSettings:
     agent_socket: str = ""
 
     def env(self) -> dict[str, str]:
-        env = {Var.GSC_READ_ONLY: "true" if self.read_only else "false"}
+        env: dict[str, str] = {Var.GSC_READ_ONLY: "true" if self.read_only else "false"}
         if self.groups:
             env[Var.GSC_ALLOW_TOOLS] = ",".join(self.groups)
         if self.site_url:

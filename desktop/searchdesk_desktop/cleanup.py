@@ -22,11 +22,11 @@ from functools import partial
 from pathlib import Path
 
 from . import claude_config as cc
-from .accounts import AccountStore
+from .account_store import AccountStore
 from .autostart import Autostart
 from .keystore import CorruptRecord, KeyStore, SignInRecord
 from .settings import AppSettings
-from .signin import REVOKE_URI, http_client, revoke
+from .signin import revoke
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def quit_running(name: str | None = None, timeout: float = 5.0) -> str:
         del app  # held until here: an unreferenced application object could be destroyed at once
 
 
-def sign_out(keystore: KeyStore, settings_path: Path | None = None, revoke_uri: str = REVOKE_URI) -> str:
+def sign_out(keystore: KeyStore, settings_path: Path | None = None) -> str:
     """Every sign-in (the account list's, and an earlier version's single one): revoked at Google first
     (while the token is still at hand), then forgotten here regardless."""
     store = AccountStore(keystore, AppSettings.load(settings_path), settings_path)
@@ -86,8 +86,7 @@ def sign_out(keystore: KeyStore, settings_path: Path | None = None, revoke_uri: 
             continue
         revoked = False
         try:
-            with http_client(timeout=REVOKE_TIMEOUT) as http:
-                revoked = revoke(record.refresh_token, revoke_uri=revoke_uri, http=http)
+            revoked = revoke(record.refresh_token, seconds=REVOKE_TIMEOUT)
         finally:
             delete()
         done += 1
@@ -144,14 +143,13 @@ def run(
     claude_paths: Sequence[Path] | None = None,
     settings_path: Path | None = None,
     instance_name: str | None = None,
-    revoke_uri: str = REVOKE_URI,
     quit_timeout: float = 5.0,
 ) -> Outcome:
     """Every step, each on its own: one failing never stops the next."""
     outcome = Outcome()
     steps: list[tuple[str, Callable[[], str]]] = [
         ("quit the running app", lambda: quit_running(instance_name, quit_timeout)),
-        ("sign out", lambda: sign_out(keystore or KeyStore(), settings_path, revoke_uri)),
+        ("sign out", lambda: sign_out(keystore or KeyStore(), settings_path)),
         ("service-account key", lambda: forget_key_file(settings_path)),
         ("start at login", lambda: _autostart_off(autostart or Autostart())),
         ("Claude Desktop", lambda: remove_from_claude(cc.every_location() if claude_paths is None else claude_paths)),

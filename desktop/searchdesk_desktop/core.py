@@ -24,21 +24,20 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from searchdesk_server.agent.protocol import AccountInfo, client_project
+from searchdesk_server.agent.protocol import AccountInfo, ErrorCode, client_project
+from searchdesk_server.google import grants
 
 from . import __version__, extension
 from . import claude_config as cc
-from .account_list import Account, AccountRow, AccountsModel
-from .accounts import AccountRef, AccountStore
+from .account_list import Account as Account  # the windows read it from here
+from .account_list import AccountRow, AccountsModel
+from .account_store import AccountRef, AccountStore
 from .approvals import ApprovalBook, State
 from .keystore import KeyStore, KeystoreError, SignInRecord
 from .listener import AgentListener, SignedOut
 from .settings import AppSettings, settings_file
 from .signin import (
-    AUTH_URI,
-    REVOKE_URI,
     SIGN_IN_TIMEOUT,
-    TOKEN_URI,
     LoopbackSignIn,
     OAuthClient,
     SignInError,
@@ -167,7 +166,7 @@ class Core(QObject):
         keystore: KeyStore | None = None,
         socket_path: str | None = None,
         server: cc.ServerCommand | None = None,
-        endpoints: dict[str, str] | None = None,
+        auth_uri: str = grants.AUTH_URL,
         open_browser: Callable[[str], object] = webbrowser.open,
         bundle: Path | None = None,
         open_file: Callable[[Path], bool] = extension.open_with_system,
@@ -179,7 +178,7 @@ class Core(QObject):
         self.claude_path = claude_path or cc.locate()
         self.keystore = keystore or KeyStore()
         self.server = server or cc.server_command()
-        self._endpoints = {"auth_uri": AUTH_URI, "token_uri": TOKEN_URI, "revoke_uri": REVOKE_URI, **(endpoints or {})}
+        self._auth_uri = auth_uri  # Google's consent page, which only the browser opens (a test serves its own)
         self._open_browser = open_browser
         #: The .mcpb this build ships (None in development and on Linux): "Add" opens it.
         self.bundle = bundle if bundle is not None else extension.find_bundle()
@@ -375,12 +374,12 @@ class Core(QObject):
             provider: TokenProvider
             if ref.kind == "service_account":
                 key = load_service_account_file(Path(ref.key_file))
-                provider = ServiceAccountTokens(key, token_uri=self._endpoints["token_uri"])
+                provider = ServiceAccountTokens(key)
             else:
                 record = self.keystore.load(ref.email)
                 if record is None:
                     raise SignedOut()
-                provider = OAuthTokens(self._client_for(record), record, token_uri=self._endpoints["token_uri"])
+                provider = OAuthTokens(self._client_for(record), record)
             self._providers[ref.key] = provider
             return provider
 
@@ -397,10 +396,10 @@ class Core(QObject):
         with self._provider_lock:
             self._providers.pop(key, None)
 
-    @Slot(str, str)
-    def _token_error(self, kind: str, account: str) -> None:
+    @Slot(object, str)
+    def _token_error(self, code: ErrorCode, account: str) -> None:
         key = account.casefold()
-        if kind == "RefreshRevoked" and key and key not in self._expired:
+        if code is ErrorCode.REFRESH_FAILED and key and key not in self._expired:
             self._expired.add(key)
             self._forget_provider(key)
             self.refresh_account()
@@ -410,7 +409,7 @@ class Core(QObject):
         a key file is simply no longer used. The others are untouched; the next call goes to them."""
         record = self.store.remove(email)
         if record is not None:
-            self._pool.submit(revoke, record.refresh_token, revoke_uri=self._endpoints["revoke_uri"])
+            self._pool.submit(revoke, record.refresh_token)
         key = email.casefold()
         self._expired.discard(key)
         self._records.pop(key, None)
@@ -450,13 +449,7 @@ class Core(QObject):
         client = client or self.oauth_client()
         if self._signin is not None:
             self._signin.cancel()
-        flow = LoopbackSignIn(
-            client,
-            self.scopes(),
-            open_browser=self._open_browser,
-            auth_uri=self._endpoints["auth_uri"],
-            token_uri=self._endpoints["token_uri"],
-        )
+        flow = LoopbackSignIn(client, self.scopes(), open_browser=self._open_browser, auth_uri=self._auth_uri)
         self._signin = flow
         url = flow.start()
         self.signin_url = url
@@ -594,13 +587,11 @@ class Core(QObject):
 
     def missing_scopes(self) -> list[str]:
         """Scopes the chosen tools need that the present Google sign-in did not grant."""
-        from .tokens import covered
-
         default = self.store.default
         record = self._records.get(default.key) if default is not None else None
         if self.demo or record is None or self._account.state is not Account.SIGNED_IN:
             return []
-        return covered(record.scopes, self.scopes())
+        return grants.missing_scopes(record.scopes, self.scopes())
 
     def remove_from_claude(self) -> cc.Change:
         change = cc.remove(self.claude_path)

@@ -20,6 +20,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from searchdesk_server.agent.protocol import ErrorCode
+
+from .refusals import Refusal
+
 SERVICE = "searchdesk"
 #: The one sign-in of versions before several accounts; migrated to its account's entry on start.
 ENTRY = "google-sign-in"
@@ -52,12 +56,14 @@ def describe_place(backend_name: str, desktop: str = "") -> str:
     return "your system's keyring (KDE Wallet)" if kde else "your system's keyring (GNOME Keyring)"
 
 
-class KeystoreError(Exception):
+class KeystoreError(Refusal):
     """Base of everything this module raises; ``str()`` is written for the person at the screen."""
 
 
 class NoSecureKeyring(KeystoreError):
     """No trusted OS keyring is reachable; we refuse to store the token anywhere else."""
+
+    code = ErrorCode.KEYRING_LOCKED
 
     def __init__(self, detail: str = "") -> None:
         how = (
@@ -71,6 +77,8 @@ class NoSecureKeyring(KeystoreError):
 
 class KeyringLocked(KeystoreError):
     """The keyring exists but is locked (or the unlock prompt could not be shown)."""
+
+    code = ErrorCode.KEYRING_LOCKED
 
     def __init__(self) -> None:
         super().__init__(

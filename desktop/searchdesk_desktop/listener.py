@@ -54,9 +54,8 @@ from searchdesk_server.agent.protocol import (
 
 from . import __version__
 from .approvals import ApprovalBook, Entry, QueueFull, RequestIdReused, State
-from .keystore import KeyringLocked, KeystoreError, NoSecureKeyring
-from .signin import RefreshRevoked, SignInError
-from .tokens import ScopeNotGranted, TokenProvider
+from .refusals import Refusal
+from .tokens import TokenProvider
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +66,9 @@ MAX_WRITE_BUFFER = 1024 * 1024  # a client that does not read its answers is dro
 PARTIAL_LINE_TIMEOUT_MS = 30_000  # a line started and never finished
 
 
-class SignedOut(Exception):
+class SignedOut(Refusal):
+    code = ErrorCode.SIGNED_OUT
+
     def __init__(self) -> None:
         super().__init__(
             "The SearchDesk app has no Google account to use yet: ask the person at this computer to sign in "
@@ -102,7 +103,7 @@ class OneAccount:
             provider = self._get()
         except SignedOut:
             return []
-        kind = "service_account" if provider.kind == "service_account" else "oauth"
+        kind: protocol.TokenKind = "service_account" if provider.kind == "service_account" else "oauth"
         return [AccountInfo(provider.account, kind, default=True)] if provider.account else []
 
     def provider(self, account: str | None) -> TokenProvider:
@@ -351,8 +352,9 @@ class AgentListener(QObject):
     token_done = Signal(object)
     activity = Signal()  # something worth showing changed (a token was handed out, say)
     connections_changed = Signal()  # a server connected or went away ("connected now" in the window)
-    #: What went wrong (its class name; RefreshRevoked: the sign-in expired) and for which account ("": default).
-    token_error = Signal(str, str)
+    #: A token request failed: its ErrorCode (REFRESH_FAILED: Google refused the sign-in itself) and
+    #: for which account ("": the default).
+    token_error = Signal(object, str)
     _pipe_connected = Signal(object)  # Windows: a connected pipe handle, from the acceptor's thread
 
     def __init__(
@@ -511,14 +513,15 @@ class AgentListener(QObject):
             return
         try:
             params = protocol.parse_params(request)
-            handler = {
+            handlers: dict[str, Callable[..., dict[str, Any] | None]] = {
                 protocol.HELLO: self._hello,
                 protocol.TOKEN: self._token,
                 protocol.APPROVAL_REQUEST: self._approval_request,
                 protocol.APPROVAL_STATUS: self._approval_status,
                 protocol.APPROVAL_CANCEL: self._approval_cancel,
                 protocol.ACCOUNTS_LIST: self._accounts_list,
-            }[request.method]
+            }
+            handler = handlers[request.method]
             result = handler(conn, rpc_id, params)
         except ProtocolError as err:
             conn.send(protocol.encode_error(rpc_id, err.code or ErrorCode.INVALID_PARAMS, str(err)))
@@ -580,7 +583,7 @@ class AgentListener(QObject):
     def _mint(self, params: TokenParams, account: str | None) -> Token:
         provider = self.accounts.provider(account)
         token = provider.access_token(params.scopes, force_refresh=params.force_refresh)
-        kind = "service_account" if token.kind == "service_account" else "oauth"
+        kind: protocol.TokenKind = "service_account" if token.kind == "service_account" else "oauth"
         return Token(access_token=token.token, expires_in=token.expires_in(), kind=kind, account=token.account)
 
     @Slot(object)
@@ -593,23 +596,14 @@ class AgentListener(QObject):
 
     def _token_answer(self, rpc_id: Any, account: str | None, future: Future[Token]) -> bytes:
         failure = future.exception()
+        if isinstance(failure, Refusal):  # the app's own errors: the class names the code, the text is a person's
+            self.token_error.emit(failure.code, account or "")
+            return protocol.encode_error(rpc_id, failure.code, str(failure), failure.data)
         if failure is not None:
-            self.token_error.emit(type(failure).__name__, account or "")
-        try:
-            token = future.result()
-        except SignedOut as err:
-            return protocol.encode_error(rpc_id, ErrorCode.SIGNED_OUT, str(err))
-        except ScopeNotGranted as err:
-            return protocol.encode_error(rpc_id, ErrorCode.SCOPE_NOT_GRANTED, str(err), {"missing": list(err.missing)})
-        except RefreshRevoked as err:
-            return protocol.encode_error(rpc_id, ErrorCode.REFRESH_FAILED, str(err))
-        except (KeyringLocked, NoSecureKeyring) as err:
-            return protocol.encode_error(rpc_id, ErrorCode.KEYRING_LOCKED, str(err))
-        except (SignInError, KeystoreError) as err:  # RefreshFailed, or a key file that cannot be read
-            return protocol.encode_error(rpc_id, ErrorCode.INTERNAL_ERROR, str(err))
-        except Exception:
-            log.exception("token minting failed")
+            self.token_error.emit(ErrorCode.INTERNAL_ERROR, account or "")
+            log.error("token minting failed", exc_info=failure)
             return protocol.encode_error(rpc_id, ErrorCode.INTERNAL_ERROR, "The SearchDesk app could not get a token.")
+        token = future.result()
         self.tokens_handed_out += 1
         self.last_token_at = time.time()
         self.activity.emit()
@@ -621,9 +615,9 @@ class AgentListener(QObject):
         try:
             entry = self.book.ask(request)
         except QueueFull as err:
-            raise _Reply(ErrorCode.QUEUE_FULL, str(err), {"waiting": err.waiting}) from None
+            raise _Reply(err.code, str(err), err.data) from None
         except RequestIdReused as err:
-            raise _Reply(ErrorCode.INVALID_PARAMS, str(err)) from None
+            raise _Reply(err.code, str(err)) from None
         log.info("approval asked: tool=%s fingerprint=%s", request.tool, request.fingerprint[:12])
         fp = request.fingerprint
         if entry.state is State.APPROVED:  # an unspent yes for this very question: spent by this call

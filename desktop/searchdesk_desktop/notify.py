@@ -31,8 +31,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
-from .approval_dialog import ARM_DELAY_MS, describe_client
-from .approval_dialog import VALUES_HEADING as VALUES_HEADING
+from .approval_dialog import ARM_DELAY_MS
 from .approvals import ApprovalBook, Entry, Origin, origin
 from .icons import RESOURCES
 
@@ -99,6 +98,8 @@ class Note:
 
 def question_text(entry: Entry) -> str:
     """The question as the dialog words it: the server's sentences, the heading, the values, the client."""
+    from searchdesk_server.approval.question import VALUES_HEADING, describe_client  # with the first question
+
     r = entry.request
     lines = [r.what, r.consequence, VALUES_HEADING]
     lines += [f"{v.label}: {v.value}" for v in r.values]

@@ -1,17 +1,20 @@
 """Google sign-in for an installed app: loopback redirect, PKCE (S256), the system browser.
 
 This is the flow google-auth-oauthlib's ``InstalledAppFlow.run_local_server`` runs, written out so
-that every request to Google goes through httpx with the OS trust store (truststore) and the user's
-proxy settings, like the rest of SearchDesk, and so that the UI thread never blocks: ``start()``
-returns the URL at once and ``wait()`` runs in a worker.
+that the UI thread never blocks (``start()`` returns the URL at once and ``wait()`` runs in a worker)
+and so that every request to Google is the server's: the grants of ``searchdesk_server.google.grants``
+sent through its hardened client (Google's hosts only, no redirects, byte ceilings, the OS trust store
+and the user's proxy, secrets redacted). The desktop calls it from worker threads, each request on a
+short-lived event loop of its own (``blocking``).
 
-Google's endpoints are fixed. Tests pass their own (a fake OAuth server on loopback) as
-constructor arguments; no environment variable can redirect a sign-in.
+Google's token and revoke addresses are fixed; only the consent page, which just the browser opens,
+can be pointed elsewhere (the tests' fake). No environment variable can redirect a sign-in.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import json
@@ -20,21 +23,22 @@ import secrets
 import threading
 import time
 import webbrowser
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from searchdesk_server.agent.protocol import ErrorCode
 from searchdesk_server.config import Var
+from searchdesk_server.google import grants
+from searchdesk_server.google.errors import ErrorKind, GoogleError
 
 from .keystore import ClientKind, SignInRecord
+from .refusals import Refusal
 
-AUTH_URI = "https://accounts.google.com/o/oauth2/v2/auth"
-TOKEN_URI = "https://oauth2.googleapis.com/token"  # noqa: S105 (a URL, not a secret)
-REVOKE_URI = "https://oauth2.googleapis.com/revoke"
 #: Asked for beside the tools' scopes, so the app can say which account is in use.
 IDENTITY_SCOPES = ("openid", "email")
 CLIENT_FILE_VAR = Var.SEARCHDESK_OAUTH_CLIENT_FILE
@@ -43,7 +47,7 @@ SIGN_IN_TIMEOUT = 300.0
 MAX_KEY_FILE = 64 * 1024
 
 
-class SignInError(Exception):
+class SignInError(Refusal):
     """Base for this module; ``str()`` is for the person at the screen."""
 
 
@@ -78,13 +82,18 @@ class SignInFailed(SignInError):
     pass
 
 
-class RefreshRevoked(SignInError):
+class SignInRevoked(SignInError):
+    """Google refused the stored sign-in itself (revoked or expired): only signing in again helps."""
+
+    code = ErrorCode.REFRESH_FAILED
+
     def __init__(self) -> None:
         super().__init__("Your Google sign-in has expired or was revoked. Sign in with Google again to continue.")
 
 
-class RefreshFailed(SignInError):
-    pass
+class TokenRequestFailed(SignInError):
+    """Google gave no access token this time (the network, Google's trouble, a key it refused); the
+    sign-in itself may still be good."""
 
 
 # --- key files ------------------------------------------------------------------------------
@@ -99,24 +108,33 @@ class KeyFileKind(Enum):
     NOT_JSON = "not_json"
 
     def describe(self) -> str:
-        return {
-            KeyFileKind.SERVICE_ACCOUNT: "a service-account key",
-            KeyFileKind.DESKTOP_CLIENT: "an OAuth client file (Desktop app)",
-            KeyFileKind.WEB_CLIENT: "an OAuth client file for a Web application",
-            KeyFileKind.AUTHORIZED_USER: "a saved user sign-in (gcloud 'authorized_user' credentials)",
-            KeyFileKind.OTHER_JSON: "a JSON file of an unknown kind",
-            KeyFileKind.NOT_JSON: "not a JSON file",
-        }[self]
+        return _KEY_FILE_WORDS[self][0]
 
     def hint(self) -> str:
-        return {
-            KeyFileKind.SERVICE_ACCOUNT: " Choose 'Use a service-account key file' for it instead.",
-            KeyFileKind.DESKTOP_CLIENT: " Choose 'Use my own OAuth client file' for it instead.",
-            KeyFileKind.WEB_CLIENT: " In Google Cloud, create an OAuth client of type 'Desktop app' and use that.",
-            KeyFileKind.AUTHORIZED_USER: " SearchDesk signs in itself; use an OAuth client file instead.",
-            KeyFileKind.OTHER_JSON: "",
-            KeyFileKind.NOT_JSON: "",
-        }[self]
+        return _KEY_FILE_WORDS[self][1]
+
+
+#: What each kind of file is, and what to do with it instead, in the person's words.
+_KEY_FILE_WORDS = {
+    KeyFileKind.SERVICE_ACCOUNT: (
+        "a service-account key",
+        " Choose 'Use a service-account key file' for it instead.",
+    ),
+    KeyFileKind.DESKTOP_CLIENT: (
+        "an OAuth client file (Desktop app)",
+        " Choose 'Use my own OAuth client file' for it instead.",
+    ),
+    KeyFileKind.WEB_CLIENT: (
+        "an OAuth client file for a Web application",
+        " In Google Cloud, create an OAuth client of type 'Desktop app' and use that.",
+    ),
+    KeyFileKind.AUTHORIZED_USER: (
+        "a saved user sign-in (gcloud 'authorized_user' credentials)",
+        " SearchDesk signs in itself; use an OAuth client file instead.",
+    ),
+    KeyFileKind.OTHER_JSON: ("a JSON file of an unknown kind", ""),
+    KeyFileKind.NOT_JSON: ("not a JSON file", ""),
+}
 
 
 def _read_json(path: Path) -> tuple[KeyFileKind, dict[str, Any]]:
@@ -202,39 +220,36 @@ def packaged_client(env: Mapping[str, str] | None = None, bundled: Path = BUNDLE
     raise NoOAuthClient()
 
 
-# --- HTTP -----------------------------------------------------------------------------------
+# --- talking to Google -----------------------------------------------------------------------
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+UNREACHABLE = "SearchDesk could not reach Google. Check your internet connection or proxy, then try again."
+INTERCEPTED = (
+    "Something between this computer and Google answered in Google's place, so SearchDesk did not use "
+    "the answer. If you use a company proxy or a network that asks you to sign in, check it, then try again."
+)
 
 
-def http_client(timeout: float = 30.0) -> Any:
-    """httpx with the OS trust store and the user's proxy variables; no redirects followed."""
-    import ssl
+def blocking(fn: Callable[P, Awaitable[T]], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Run one of the grants' coroutines to its end on this thread (a worker's, never the Qt thread's,
+    whose loop is running): an event loop of its own for the one request."""
+    import anyio
 
-    import httpx
-    import truststore
-
-    return httpx.Client(
-        verify=truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT),
-        trust_env=True,
-        timeout=timeout,
-        follow_redirects=False,
-    )
+    return anyio.run(functools.partial(fn, *args, **kwargs))
 
 
-def post_form(http: Any, url: str, form: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
-    import httpx
-
-    try:
-        response = http.post(url, data=dict(form))
-    except httpx.HTTPError as exc:
-        raise RefreshFailed(
-            f"SearchDesk could not reach Google ({type(exc).__name__}). Check your internet connection "
-            "or proxy, then try again."
-        ) from None
-    try:
-        body = response.json()
-    except ValueError:
-        body = {}
-    return response.status_code, body if isinstance(body, dict) else {}
+def google_failure(err: GoogleError, refused: str) -> str:
+    """What a failed grant means for the person: ``refused`` (with ``{status}``) when Google said no,
+    our own words when Google could not be reached or something else answered in its place."""
+    if err.kind is ErrorKind.NETWORK:
+        return UNREACHABLE
+    if err.kind in (ErrorKind.REDIRECT, ErrorKind.TOO_LARGE) or (err.status is None and err.kind is ErrorKind.SERVER):
+        return INTERCEPTED
+    if err.status is None:  # refused before anything was sent (a key that cannot be read): it says why
+        return err.summary
+    return refused.format(status=err.status)
 
 
 def email_from_id_token(id_token: str) -> str:
@@ -278,16 +293,12 @@ class LoopbackSignIn:
         scopes: Sequence[str],
         *,
         open_browser: Callable[[str], object] = webbrowser.open,
-        auth_uri: str = AUTH_URI,
-        token_uri: str = TOKEN_URI,
-        http: Any | None = None,
+        auth_uri: str = grants.AUTH_URL,
     ) -> None:
         self.client = client
         self.scopes = tuple(dict.fromkeys([*scopes, *IDENTITY_SCOPES]))
         self._open_browser = open_browser
         self._auth_uri = auth_uri
-        self._token_uri = token_uri
-        self._http = http
         self._state = secrets.token_urlsafe(32)
         self._verifier, self._challenge = pkce_pair()
         self._done = threading.Event()
@@ -356,37 +367,26 @@ class LoopbackSignIn:
             threading.Thread(target=stop, daemon=True).start()
 
     def _exchange(self, code: str) -> SignInRecord:
-        http = self._http or http_client()
+        refused = (
+            "Google refused to finish the sign-in (HTTP {status}). Try again; if it keeps failing, "
+            "remove SearchDesk at myaccount.google.com/permissions and sign in once more."
+        )
+        client = self.client
+        form = grants.code_form(code, client.client_id, client.client_secret, self.redirect_uri, self._verifier)
         try:
-            status, body = post_form(
-                http,
-                self._token_uri,
-                {
-                    "grant_type": "authorization_code",
-                    "code": code,
-                    "client_id": self.client.client_id,
-                    "client_secret": self.client.client_secret,
-                    "redirect_uri": self.redirect_uri,
-                    "code_verifier": self._verifier,
-                },
-            )
-        finally:
-            if self._http is None:
-                http.close()
-        refresh = body.get("refresh_token")
-        if status != 200 or not isinstance(refresh, str) or not refresh:
-            raise SignInFailed(
-                f"Google refused to finish the sign-in (HTTP {status}). Try again; if it keeps failing, "
-                "remove SearchDesk at myaccount.google.com/permissions and sign in once more."
-            )
-        granted = str(body.get("scope", "")).split()
+            # A code is spent by its first use: never resent.
+            grant = blocking(grants.request_grant, form, credential="oauth", secrets=(self._verifier,), retry=False)
+        except GoogleError as err:
+            raise SignInFailed(google_failure(err, refused)) from None
+        if not grant.refresh_token:
+            raise SignInFailed(refused.format(status=200))
         return SignInRecord(
-            refresh_token=refresh,
-            account=email_from_id_token(str(body.get("id_token", ""))),
+            refresh_token=grant.refresh_token,
+            account=email_from_id_token(grant.id_token),
             client_kind=self.client.kind,
             client_id=self.client.client_id,
             client_secret=self.client.client_secret if self.client.kind == "own" else "",
-            scopes=tuple(s for s in granted if s not in IDENTITY_SCOPES and s.startswith("https://")),
+            scopes=tuple(s for s in grant.scopes or () if s not in IDENTITY_SCOPES and s.startswith("https://")),
             issued_at=int(time.time()),
         )
 
@@ -430,15 +430,6 @@ class LoopbackSignIn:
         return Handler
 
 
-def revoke(token: str, *, revoke_uri: str = REVOKE_URI, http: Any | None = None) -> bool:
+def revoke(token: str, *, seconds: float | None = None) -> bool:
     """Ask Google to revoke a token (refresh tokens revoke the whole grant). Best effort: True if done."""
-    own = http is None
-    http = http or http_client()
-    try:
-        status, _ = post_form(http, revoke_uri, {"token": token})
-        return status == 200
-    except RefreshFailed:
-        return False
-    finally:
-        if own:
-            http.close()
+    return blocking(grants.revoke, token, seconds=seconds)

@@ -25,6 +25,9 @@ SCOPE_SV: Final = "https://www.googleapis.com/auth/siteverification"
 SCOPE_SV_VERIFY: Final = "https://www.googleapis.com/auth/siteverification.verify_only"
 SCOPE_INDEXING: Final = "https://www.googleapis.com/auth/indexing"
 
+#: Google's token endpoint: the address a service-account key must name (`config` refuses another at
+#: start) and where every grant goes (`google/grants.py`, which owns everything else about grants).
+TOKEN_URL: Final = "https://oauth2.googleapis.com/token"  # noqa: S105 (an address, not a secret)
 #: A scope that grants everything the key's scope grants (used to request the fewest scopes).
 SCOPE_IMPLIES: Final[Mapping[str, frozenset[str]]] = {
     SCOPE_WM: frozenset({SCOPE_WM_RO}),

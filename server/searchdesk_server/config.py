@@ -63,7 +63,6 @@ class Var(StrEnum):
 #: entry and the `.mcpb` manifest's user settings); anything else in that entry is left as it is.
 SETTINGS_VARS: Final = (Var.GSC_READ_ONLY, Var.GSC_ALLOW_TOOLS, Var.GSC_SITE_URL, Var.GSC_ALLOWED_SITES)
 
-TOKEN_URI = "https://oauth2.googleapis.com/token"  # noqa: S105 (an endpoint, not a secret)
 #: Windows: named pipes live under this prefix; a bare name in SEARCHDESK_AGENT_SOCKET gets it.
 PIPE_PREFIX: Final = "\\\\.\\pipe\\"
 
@@ -329,10 +328,10 @@ def _service_account(name: str, text: str) -> dict[str, str]:
     missing = [k for k in ("client_email", "private_key") if not isinstance(data.get(k), str) or not data[k]]
     if missing:
         raise ConfigError(f"{name} is missing {', '.join(missing)}; download the key from Google Cloud again.")
-    token_uri = data.get("token_uri", TOKEN_URI)
-    if token_uri != TOKEN_URI:
+    token_uri = data.get("token_uri", catalogue.TOKEN_URL)
+    if token_uri != catalogue.TOKEN_URL:
         raise ConfigError(
-            f"{name} has a token_uri that is not Google's ({TOKEN_URI}); refusing it, since the signed "
+            f"{name} has a token_uri that is not Google's ({catalogue.TOKEN_URL}); refusing it, since the signed "
             "assertion would be sent there."
         )
     return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}

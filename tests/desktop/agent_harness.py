@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication
 from searchdesk_desktop.approvals import ApprovalBook, Entry, State
 from searchdesk_desktop.keystore import KeyringLocked
 from searchdesk_desktop.listener import AgentListener, SignedOut
-from searchdesk_desktop.signin import RefreshRevoked
+from searchdesk_desktop.signin import SignInRevoked
 from searchdesk_desktop.tokens import AccessToken, ScopeNotGranted, TokenKind
 from searchdesk_server.agent.protocol import AccountInfo
 from tests.agentref import AccountScript, Recorded, Script
@@ -33,7 +33,7 @@ def _raise(error: str | None) -> None:
     if error == "signed_out":
         raise SignedOut()
     if error == "refresh_failed":
-        raise RefreshRevoked()
+        raise SignInRevoked()
     if error == "keyring_locked":
         raise KeyringLocked()
     if error:

@@ -1,7 +1,11 @@
-"""A fake Google OAuth server on loopback (real HTTP): authorization, token and revoke endpoints.
+"""A fake Google OAuth server on loopback: the consent page, and the token and revoke endpoints.
 
-The test plays the browser: it follows the authorization URL, which answers with a redirect to the
-app's loopback listener. The token endpoint checks PKCE (S256) exactly as Google does.
+The test plays the browser: it follows the authorization URL (plain HTTP on loopback, as only the
+browser ever opens it), which answers with a redirect to the app's loopback listener. The token and
+revoke endpoints answer as oauth2.googleapis.com over real TLS, behind a CONNECT proxy: the app
+reaches them at Google's own addresses through its hardened client, as a user behind a company proxy
+would (the fake Google's servers and certificate authority, tests/fakegoogle). The token endpoint
+checks PKCE (S256) exactly as Google does; `fail()` scripts a misbehaving answer.
 """
 
 from __future__ import annotations
@@ -9,16 +13,24 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
+import re
 import secrets
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
+
+from tests.fakegoogle.backend import FakeRequest, FakeResponse, Fault
+from tests.fakegoogle.certs import make_pki
+from tests.fakegoogle.servers import ConnectProxy, TLSServer, serve_in_thread
 
 CLIENT_ID = "test-client.apps.googleusercontent.com"
 CLIENT_SECRET = "test-secret"
@@ -45,18 +57,34 @@ class FakeOAuth:
     token_requests: list[dict[str, str]] = field(default_factory=list)
     issued: list[str] = field(default_factory=list)
     service_accounts: dict[str, bytes] = field(default_factory=dict)  # client_email -> public key PEM
+    faults: list[Fault] = field(default_factory=list)
 
     @property
     def auth_uri(self) -> str:
         return self.base + "/auth"
 
-    @property
-    def token_uri(self) -> str:
-        return self.base + "/token"
+    def fail(self, path: str, *, status: int, headers: list[tuple[str, str]] | None = None, size: int = 0) -> Fault:
+        """The next request to `path` ("/token", "/revoke") gets this answer (`size`: padded to that many
+        bytes) instead of the real one."""
+        fault = Fault(re.compile(re.escape(path) + "$"), "POST", 1, status, headers or [], b"{}", size=size or None)
+        self.faults.append(fault)
+        return fault
 
-    @property
-    def revoke_uri(self) -> str:
-        return self.base + "/revoke"
+    def handle(self, request: FakeRequest, via: str) -> FakeResponse:
+        """oauth2.googleapis.com, as the TLS server behind the proxy calls it."""
+        for fault in self.faults:
+            if fault.matches(request):
+                fault.remaining -= 1
+                return fault.response()
+        form = {k: v[0] for k, v in parse_qs(request.body.decode()).items()}
+        if request.method == "POST" and request.host == "oauth2.googleapis.com" and request.path == "/token":
+            status, payload = self.token(form)
+        elif request.method == "POST" and request.host == "oauth2.googleapis.com" and request.path == "/revoke":
+            self.revoked.add(form.get("token", ""))
+            status, payload = 200, {}
+        else:
+            status, payload = 404, {}
+        return FakeResponse.json(status, payload)
 
     def browser(self, url: str) -> httpx.Response:
         """What a person's browser does: open Google's page, consent, follow the redirect home."""
@@ -133,9 +161,11 @@ class FakeOAuth:
 
 @contextmanager
 def fake_oauth_server() -> Iterator[FakeOAuth]:
+    """The fake, with this process's environment pointing new HTTP clients at it (the proxy and the
+    fake's certificate authority) until the block ends."""
     fake = FakeOAuth()
 
-    class Handler(BaseHTTPRequestHandler):
+    class ConsentPage(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
             if parts.path != "/auth":
@@ -149,33 +179,39 @@ def fake_oauth_server() -> Iterator[FakeOAuth]:
             self.end_headers()
             self.wfile.write(body)
 
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length", "0"))
-            form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
-            if self.path == "/token":
-                status, payload = fake.token(form)
-            elif self.path == "/revoke":
-                fake.revoked.add(form.get("token", ""))
-                status, payload = 200, {}
-            else:
-                status, payload = 404, {}
-            body = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
         def log_message(self, format: str, *args: Any) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    fake.base = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=lambda: server.serve_forever(poll_interval=0.05), daemon=True)
-    thread.start()
-    try:
-        yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
+    with tempfile.TemporaryDirectory(prefix="searchdesk-fake-oauth-") as folder:
+        pki = make_pki(Path(folder))
+        stop = threading.Event()
+        tls = TLSServer(fake, pki.cert_pem, pki.key_pem, stop)  # type: ignore[arg-type]
+        proxy = ConnectProxy(tls.server_address[1])
+        page = ThreadingHTTPServer(("127.0.0.1", 0), ConsentPage)
+        page.daemon_threads = True
+        fake.base = f"http://127.0.0.1:{page.server_address[1]}"
+        servers = (page, tls, proxy)
+        threads = [serve_in_thread(server, "fake-oauth") for server in servers]
+        env = {"HTTPS_PROXY": f"http://127.0.0.1:{proxy.server_address[1]}", "SSL_CERT_FILE": str(pki.ca_pem)}
+        env |= {"https_proxy": env["HTTPS_PROXY"], "NO_PROXY": "", "no_proxy": ""}
+        env |= {name: "" for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")}
+        saved = {name: os.environ.get(name) for name in (*env, "SSL_CERT_DIR")}
+        os.environ.pop("SSL_CERT_DIR", None)  # the fake's authority alone
+        os.environ.update(env)
+        try:
+            yield fake
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+            stop.set()
+            proxy.stop.set()
+            for server in servers:
+                server.shutdown()
+            tls.close_connections()
+            for server in servers:
+                server.server_close()
+            for thread in threads:
+                thread.join(timeout=5)

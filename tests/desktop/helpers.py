@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.accounts import AccountStore
+from searchdesk_desktop.account_store import AccountStore
 from searchdesk_desktop.approval_dialog import ApprovalDialog
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore, SignInRecord

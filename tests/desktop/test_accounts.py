@@ -74,10 +74,6 @@ def browser(fake: FakeOAuth):  # type: ignore[no-untyped-def]
     return open_browser
 
 
-def endpoints(fake: FakeOAuth) -> dict[str, str]:
-    return {"auth_uri": fake.auth_uri, "token_uri": fake.token_uri, "revoke_uri": fake.revoke_uri}
-
-
 # --------------------------------------------------------------------------------------------------
 # Migration
 
@@ -133,7 +129,7 @@ def test_a_second_sign_in_leaves_the_first_and_each_account_gets_its_own_token(
     qtbot: QtBot, place: dict, real_keyring: object
 ) -> None:
     with fake_oauth_server() as fake:
-        core = make_core(place, endpoints=endpoints(fake), open_browser=browser(fake))
+        core = make_core(place, auth_uri=fake.auth_uri, open_browser=browser(fake))
         for email in (EMAIL, OTHER):
             fake.email = email
             with qtbot.waitSignal(core.signin_done, timeout=10_000) as done:
@@ -167,7 +163,7 @@ def test_the_default_and_the_accounts_claude_may_use_are_kept_and_enforced(
         for email in (EMAIL, OTHER):
             fake.refresh_tokens[f"1//rt-{email}"] = [WM_RO]
             plant_sign_in(place, record(email, f"1//rt-{email}"))
-        core = make_core(place, endpoints=endpoints(fake))
+        core = make_core(place, auth_uri=fake.auth_uri)
         changes: list[int] = []
         core.accounts.modelReset.connect(lambda: changes.append(1))
         core.set_default_account(OTHER)
@@ -186,7 +182,7 @@ def test_the_default_and_the_accounts_claude_may_use_are_kept_and_enforced(
         saved = AppSettings.load(place["settings_path"])
         assert (saved.default_account, saved.withheld_accounts) == (OTHER, [OTHER])
         finish(core)
-        again = make_core(place, endpoints=endpoints(fake))  # kept across restarts
+        again = make_core(place, auth_uri=fake.auth_uri)  # kept across restarts
         assert listed(qtbot, again) == [(EMAIL, True)]
         finish(again)
 
@@ -198,7 +194,7 @@ def test_removing_a_sign_in_revokes_it_at_google_and_leaves_the_others(
         for email in (EMAIL, OTHER):
             fake.refresh_tokens[f"1//rt-{email}"] = [WM_RO]
             plant_sign_in(place, record(email, f"1//rt-{email}"))
-        core = make_core(place, endpoints=endpoints(fake))
+        core = make_core(place, auth_uri=fake.auth_uri)
         core.use_service_account(key_file(tmp_path / "sa.json", "bot@proj.iam.gserviceaccount.com"))
         core.remove_account(EMAIL)  # the default
         qtbot.waitUntil(lambda: "1//rt-" + EMAIL in fake.revoked, timeout=5000)
@@ -226,7 +222,7 @@ def test_the_seven_day_warning_and_an_expired_sign_in_are_per_account(
         fake.refresh_tokens["1//fresh"] = [WM_RO]
         plant_sign_in(place, record(EMAIL, "1//old", issued=six_days_ago))  # an own client in Testing
         plant_sign_in(place, record(OTHER, "1//fresh", kind="packaged"))  # the build's (not in Testing)
-        core = make_core(place, endpoints=endpoints(fake))
+        core = make_core(place, auth_uri=fake.auth_uri)
         old, fresh = core.accounts.rows
         assert old.warning_due and "7 days" in old.warning
         assert fresh.warning == "" and not fresh.warning_due

@@ -91,7 +91,7 @@ def test_sign_in_with_own_client_then_token_hand_off(
         browser = _browser(fake)
         core = make_core(
             place,
-            endpoints={"auth_uri": fake.auth_uri, "token_uri": fake.token_uri, "revoke_uri": fake.revoke_uri},
+            auth_uri=fake.auth_uri,
             open_browser=browser,
         )
         window = make_window(qtbot, core, place)

@@ -15,12 +15,12 @@ from pytestqt.qtbot import QtBot
 from searchdesk_desktop.approval_dialog import (
     ARMED_HINT,
     NOT_ARMED_HINT,
-    VALUES_HEADING,
     ApprovalDialog,
     ApprovalQueue,
 )
 from searchdesk_desktop.approvals import ApprovalBook, State
 from searchdesk_server.agent.protocol import Value
+from searchdesk_server.approval.question import VALUES_HEADING
 from tests.desktop.helpers import REAL_SERVER, arm, question
 
 HOSTILE = '<b>x</b> <a href="https://evil.example/">click</a> <img src=x> &amp;'

@@ -14,7 +14,7 @@ import pytest
 
 from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop import cleanup
-from searchdesk_desktop.accounts import AccountStore
+from searchdesk_desktop.account_store import AccountStore
 from searchdesk_desktop.autostart import Autostart
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.settings import AppSettings
@@ -51,7 +51,6 @@ def test_cleanup_revokes_forgets_and_removes(
             claude_paths=[claude],
             settings_path=settings,
             instance_name=str(tmp_path / "nobody-listens.sock"),
-            revoke_uri=fake.revoke_uri,
         )
         assert "1//refresh-to-revoke" in fake.revoked
     assert outcome.ok, outcome.steps

@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from searchdesk_desktop import signin
-from searchdesk_desktop.keystore import KeyStore
+from searchdesk_desktop.keystore import KeyStore, SignInRecord
+from searchdesk_desktop.signin import TokenRequestFailed
 from searchdesk_desktop.tokens import OAuthTokens, ScopeNotGranted, ServiceAccountTokens
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, FakeOAuth, fake_oauth_server
 
@@ -44,7 +45,7 @@ def run_browser(fake: FakeOAuth, opened: list[str]) -> list[httpx.Response]:
 def sign_in(fake: FakeOAuth, scopes: list[str]) -> tuple[signin.LoopbackSignIn, object, list[str], list]:
     opened: list[str] = []
     pages, browser = run_browser(fake, opened)
-    flow = signin.LoopbackSignIn(CLIENT, scopes, open_browser=browser, auth_uri=fake.auth_uri, token_uri=fake.token_uri)
+    flow = signin.LoopbackSignIn(CLIENT, scopes, open_browser=browser, auth_uri=fake.auth_uri)
     flow.start()
     return flow, flow.wait(timeout=10), opened, pages
 
@@ -74,7 +75,7 @@ def test_sign_in_with_pkce_lands_in_real_keyring(fake: FakeOAuth, real_keyring: 
     stored = KeyStore().load(EMAIL)
     assert stored == record
     # Refresh, cached reuse, force_refresh, then revoke.
-    tokens = OAuthTokens(CLIENT, stored, token_uri=fake.token_uri)
+    tokens = OAuthTokens(CLIENT, stored)
     first = tokens.access_token([WM_RO])  # webmasters covers webmasters.readonly
     assert first.token in fake.issued and first.kind == "oauth" and first.account == EMAIL
     assert tokens.access_token([WM]).token == first.token
@@ -82,8 +83,8 @@ def test_sign_in_with_pkce_lands_in_real_keyring(fake: FakeOAuth, real_keyring: 
     assert forced.token != first.token
     with pytest.raises(ScopeNotGranted):
         tokens.access_token(["https://www.googleapis.com/auth/indexing"])
-    assert signin.revoke(record.refresh_token, revoke_uri=fake.revoke_uri)
-    with pytest.raises(signin.RefreshRevoked, match="Sign in with Google again"):
+    assert signin.revoke(record.refresh_token)
+    with pytest.raises(signin.SignInRevoked, match="Sign in with Google again"):
         tokens.access_token([WM], force_refresh=True)
 
 
@@ -103,9 +104,7 @@ def test_denied_in_browser(fake: FakeOAuth) -> None:
 
 
 def test_redirect_with_wrong_state_is_ignored(fake: FakeOAuth) -> None:
-    flow = signin.LoopbackSignIn(
-        CLIENT, [WM_RO], open_browser=lambda url: None, auth_uri=fake.auth_uri, token_uri=fake.token_uri
-    )
+    flow = signin.LoopbackSignIn(CLIENT, [WM_RO], open_browser=lambda url: None, auth_uri=fake.auth_uri)
     flow.start()
     forged = httpx.get(flow.redirect_uri + "?code=evil&state=guess", trust_env=False)
     assert forged.status_code == 400
@@ -120,7 +119,7 @@ def test_partial_grant_keeps_what_was_granted(fake: FakeOAuth) -> None:
     _, record, _, _ = sign_in(fake, [WM])
     assert record.scopes == (WM_RO,)
     with pytest.raises(ScopeNotGranted, match="webmasters"):
-        OAuthTokens(CLIENT, record, token_uri=fake.token_uri).access_token([WM])
+        OAuthTokens(CLIENT, record).access_token([WM])
 
 
 def write(path: Path, data: object) -> Path:
@@ -169,16 +168,42 @@ def test_key_files_are_told_apart(tmp_path: Path, rsa_key: tuple[str, bytes]) ->
 def test_service_account_tokens(tmp_path: Path, fake: FakeOAuth, rsa_key: tuple[str, bytes]) -> None:
     email = "bot@p.iam.gserviceaccount.com"
     fake.service_accounts[email] = rsa_key[1]
-    path = write(
-        tmp_path / "sa.json",
-        {"type": "service_account", "client_email": email, "private_key": rsa_key[0], "private_key_id": "k1"},
-    )
-    tokens = ServiceAccountTokens(signin.load_service_account_file(path), token_uri=fake.token_uri)
+    key = {"type": "service_account", "client_email": email, "private_key": rsa_key[0], "private_key_id": "k1"}
+    # A key naming another token endpoint changes nothing: the signed assertion goes to Google alone.
+    path = write(tmp_path / "sa.json", {**key, "token_uri": "https://oauth2.attacker.example/token"})
+    tokens = ServiceAccountTokens(signin.load_service_account_file(path))
     token = tokens.access_token([WM_RO])
     assert token.kind == "service_account" and token.account == email
     assert token.token.endswith(WM_RO)  # the fake echoes the scope it verified in the signed assertion
     assert tokens.access_token([WM_RO]).token == token.token
     assert tokens.access_token([WM_RO], force_refresh=True).token != token.token
+
+
+def test_only_google_answers_for_google(fake: FakeOAuth) -> None:
+    """The app's token requests go through the server's hardened client: an answer that sends it to
+    another host, or one over the 1 MB ceiling, is refused and never used; Google's next answer is."""
+    refresh = "1//refresh-kept"
+    fake.refresh_tokens[refresh] = [WM]
+    tokens = OAuthTokens(CLIENT, SignInRecord(refresh, EMAIL, "own", CLIENT_ID, CLIENT_SECRET, scopes=(WM,)))
+    fake.fail("/token", status=302, headers=[("location", "https://oauth2.attacker.example/token")])
+    with pytest.raises(TokenRequestFailed, match="answered in Google's place"):
+        tokens.access_token([WM])
+    huge = fake.fail("/token", status=200, size=256 << 20)
+    with pytest.raises(TokenRequestFailed, match="answered in Google's place"):
+        tokens.access_token([WM])
+    # It stopped reading past the ceiling (what the sockets and the proxy buffer was still sent).
+    assert huge.remaining == 0 and huge.bytes_out < 40 << 20
+    assert fake.token_requests == []  # neither reached the real endpoint
+    assert tokens.access_token([WM]).token in fake.issued
+
+
+def test_google_out_of_reach_is_said_plainly(fake: FakeOAuth, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SSL_CERT_FILE", str(Path(__file__)))  # no authority trusts the fake's certificate
+    fake.refresh_tokens["1//r"] = [WM]
+    tokens = OAuthTokens(CLIENT, SignInRecord("1//r", EMAIL, "own", CLIENT_ID, CLIENT_SECRET, scopes=(WM,)))
+    with pytest.raises(TokenRequestFailed, match="could not reach Google"):
+        tokens.access_token([WM])
+    assert fake.token_requests == []
 
 
 def test_packaged_client(tmp_path: Path) -> None:

@@ -24,8 +24,8 @@ from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop.approval_dialog import STOPPED_WAITING, ApprovalQueue
 from searchdesk_desktop.core import CHECK_WORDS, Core
 from searchdesk_desktop.keystore import describe_place
-from searchdesk_desktop.signin import AUTH_URI
 from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog
+from searchdesk_server.google.grants import AUTH_URL
 from tests.desktop.agent_helpers import Background
 from tests.desktop.helpers import arm, finish, make_core, make_window
 from tests.server.stdio import connect, text_of
@@ -272,7 +272,7 @@ def test_sign_in_shows_the_link_to_copy_and_the_time_left(
     link = window.signin_link
     assert window.step1.status.text() == "Waiting for you in the browser…"
     assert link.isVisibleTo(window) and link.link.text() == core.signin_url and link.link.isReadOnly()
-    assert core.signin_url.startswith(AUTH_URI + "?")
+    assert core.signin_url.startswith(AUTH_URL + "?")
     assert re.fullmatch(r"SearchDesk waits [45]:\d\d more for you to finish\.", link.time_left.text())
     first = link.time_left.text()
     qtbot.waitUntil(lambda: link.time_left.text() != first, timeout=3000)  # it counts down

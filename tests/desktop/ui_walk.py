@@ -41,7 +41,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
 from searchdesk_desktop import claude_config as cc
-from searchdesk_desktop.accounts import AccountStore
+from searchdesk_desktop.account_store import AccountStore
 from searchdesk_desktop.approval_dialog import ApprovalDialog, fit_height
 from searchdesk_desktop.approvals import MAX_ACTIVITY, ApprovalBook, State
 from searchdesk_desktop.core import Core

@@ -431,7 +431,7 @@ def test_desktop_log_holds_no_refresh_or_access_token(
         oauth_client = OAuthClient(CLIENT_ID, CLIENT_SECRET, "own", testing=True)
         core = make_core(
             place,
-            endpoints={"auth_uri": fake.auth_uri, "token_uri": fake.token_uri, "revoke_uri": fake.revoke_uri},
+            auth_uri=fake.auth_uri,
             open_browser=_browser(fake),
         )
         handed: list[str] = []

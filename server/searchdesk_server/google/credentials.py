@@ -9,21 +9,20 @@ the same hosts, proxy, trust store and limits as every other request.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from searchdesk_server.google.errors import ErrorKind, GoogleError, explain_token_error
+from searchdesk_server.google import grants
+from searchdesk_server.google.errors import ErrorKind, GoogleError
 
 if TYPE_CHECKING:
     import httpx
 
     from searchdesk_server.agent.client import AgentClient
     from searchdesk_server.config import Credential
-    from searchdesk_server.google.http import Answer
 
 __all__ = [
     "DEMO_TOKEN",
@@ -31,12 +30,8 @@ __all__ = [
     "token_source",
 ]
 
-TOKEN_URI = "https://oauth2.googleapis.com/token"  # noqa: S105 (an address)
 DEMO_TOKEN = "demo-access-token"  # noqa: S105 (the demo's public stand-in)
 EARLY_REFRESH = 60.0  # seconds before expiry at which a cached token is no longer used
-ASSERTION_LIFETIME = 3600  # seconds; Google's maximum for a service-account assertion
-DEFAULT_EXPIRES_IN = 3600
-MAX_EXPIRES_IN = 86400
 
 
 class TokenSource(Protocol):
@@ -46,15 +41,6 @@ class TokenSource(Protocol):
     kind: str
 
     async def token(self, scopes: Sequence[str], *, force_refresh: bool = False, account: str | None = None) -> str: ...
-
-
-def _expires_in(value: object) -> float:
-    """A token lifetime in seconds from a response: bounded, defaulting when absent or odd."""
-    if isinstance(value, str) and value.isdigit():
-        value = int(value[:9])
-    if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
-        return float(min(max(value, 0), MAX_EXPIRES_IN))
-    return float(DEFAULT_EXPIRES_IN)
 
 
 class _Cached:
@@ -87,53 +73,6 @@ class _Cached:
 
 
 # ---------------------------------------------------------------------------------------------------
-# The token endpoint
-
-
-async def _exchange(
-    form: Mapping[str, str],
-    *,
-    transport: httpx.AsyncBaseTransport | None,
-    credential: str,
-    origin: str,
-    secrets: Sequence[str],
-) -> tuple[str, float]:
-    """POST a grant to Google's token endpoint through our client; return (token, lifetime)."""
-    from searchdesk_server.google.http import TOKEN_URL, Limit, fetch, new_http_client
-
-    def explain(answer: Answer) -> GoogleError:
-        return explain_token_error(
-            answer.status,
-            answer.body,
-            answer.content_type,
-            credential=credential,
-            origin=origin,
-            cut=answer.cut,
-            known_secrets=secrets,
-        )
-
-    async with new_http_client(transport) as http:
-
-        async def build(_force_refresh: bool) -> httpx.Request:
-            return http.build_request("POST", TOKEN_URL, data=dict(form))
-
-        # Asking for a token changes nothing at Google, so it may be repeated.
-        answer = await fetch(http, build, explain=explain, cap=int(Limit.RECORD), retry=True)
-    try:
-        doc = json.loads(answer.body)
-    except (ValueError, RecursionError):
-        doc = None
-    token = doc.get("access_token") if isinstance(doc, dict) else None
-    if not isinstance(token, str):
-        raise GoogleError(
-            ErrorKind.AUTH,
-            "Google's sign-in service answered without an access token. Try again in a few minutes.",
-            status=answer.status,
-        )
-    return token, _expires_in(doc.get("expires_in") if isinstance(doc, dict) else None)
-
-
-# ---------------------------------------------------------------------------------------------------
 # Sources
 
 
@@ -152,12 +91,12 @@ class ServiceAccountSource(_Cached):
     @staticmethod
     def _check(info: Mapping[str, str], origin: str) -> GoogleError | None:
         """A key we will not use is refused before anything is signed or sent."""
-        token_uri = info.get("token_uri") or TOKEN_URI
-        if token_uri != TOKEN_URI:
+        token_uri = info.get("token_uri") or grants.TOKEN_URL
+        if token_uri != grants.TOKEN_URL:
             return GoogleError(
                 ErrorKind.AUTH,
                 f"The service-account key ({origin}) names a token_uri other than Google's "
-                f"({TOKEN_URI}). SearchDesk refuses it, because the signed assertion would be sent "
+                f"({grants.TOKEN_URL}). SearchDesk refuses it, because the signed assertion would be sent "
                 "there. Download the key from the Google Cloud console again.",
             )
         universe = info.get("universe_domain") or "googleapis.com"
@@ -175,39 +114,17 @@ class ServiceAccountSource(_Cached):
             )
         return None
 
-    def _assertion(self, scopes: list[str]) -> str:
-        from google.auth import crypt, jwt
-
-        try:
-            signer = crypt.RSASigner.from_service_account_info(self._info)  # type: ignore[no-untyped-call]
-        except Exception:  # any parse failure of a key we must not quote
-            raise GoogleError(
-                ErrorKind.AUTH,
-                f"The service-account key's private_key ({self._origin}) could not be read. Use the "
-                "whole JSON key file as downloaded from the Google Cloud console.",
-            ) from None
-        now = int(time.time())
-        payload = {
-            "iss": self._info["client_email"],
-            "scope": " ".join(scopes),
-            "aud": TOKEN_URI,
-            "iat": now,
-            "exp": now + ASSERTION_LIFETIME,
-        }
-        signed: bytes = jwt.encode(signer, payload)  # type: ignore[no-untyped-call]
-        return signed.decode("ascii")
-
     async def _fetch(self, scopes: list[str], force_refresh: bool) -> tuple[object, float]:
         if self._refusal is not None:
             raise self._refusal
-        assertion = self._assertion(scopes)
-        return await _exchange(
-            {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": assertion},
-            transport=self._transport,
+        grant = await grants.request_grant(
+            grants.assertion_form(self._info, scopes, origin=self._origin),
             credential="service_account",
             origin=self._origin,
-            secrets=(assertion, self._info["private_key"]),
+            secrets=(self._info["private_key"],),
+            transport=self._transport,
         )
+        return grant.access_token, grant.lifetime
 
 
 class OAuthSource(_Cached):
@@ -222,21 +139,19 @@ class OAuthSource(_Cached):
         self._transport = transport
 
     async def _fetch(self, scopes: list[str], force_refresh: bool) -> tuple[object, float]:
-        form = {"grant_type": "refresh_token", **self._info, "scope": " ".join(scopes)}
-        secrets = (self._info["client_secret"], self._info["refresh_token"])
+        client_id, secret, refresh = (self._info[k] for k in ("client_id", "client_secret", "refresh_token"))
         try:
-            return await _exchange(
-                form, transport=self._transport, credential="oauth", origin=self._origin, secrets=secrets
-            )
+            grant = await self._grant(grants.refresh_form(client_id, secret, refresh, scopes))
         except GoogleError as err:
             if err.kind is not ErrorKind.MISSING_SCOPE:
                 raise
-        # The refresh token was granted fewer scopes than the registered tools need. Take what it
-        # has: the calls it covers work, the others say which permission is missing.
-        del form["scope"]
-        return await _exchange(
-            form, transport=self._transport, credential="oauth", origin=self._origin, secrets=secrets
-        )
+            # The refresh token was granted fewer scopes than the registered tools need. Take what it
+            # has: the calls it covers work, the others say which permission is missing.
+            grant = await self._grant(grants.refresh_form(client_id, secret, refresh))
+        return grant.access_token, grant.lifetime
+
+    async def _grant(self, form: Mapping[str, str]) -> grants.Grant:
+        return await grants.request_grant(form, credential="oauth", origin=self._origin, transport=self._transport)
 
 
 class DesktopSource:
@@ -286,7 +201,7 @@ class DesktopSource:
                 "used and nothing was sent to Google. Update SearchDesk, then try again.",
             )
         self.account = given
-        return _field(answer, "access_token"), _expires_in(_field(answer, "expires_in"))
+        return _field(answer, "access_token"), grants.lifetime(_field(answer, "expires_in"))
 
 
 def agent_failure(exc: Exception, account: str | None = None) -> GoogleError:

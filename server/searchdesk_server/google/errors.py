@@ -63,8 +63,10 @@ class GoogleError(Exception):
         retry_after: float | None = None,
         attempts: int = 1,
         transient: bool = True,
+        reason: str = "",
     ) -> None:
         self.kind = kind
+        self.reason = reason  # Google's own error code, when its token endpoint gave one ("invalid_grant")
         self.transient = transient  # False: trying again cannot help (an untrusted certificate)
         self.summary = summary
         self.status = status
@@ -94,6 +96,7 @@ class GoogleError(Exception):
             retry_after=self.retry_after,
             attempts=attempts,
             transient=self.transient,
+            reason=self.reason,
         )
 
 
@@ -356,6 +359,10 @@ def describe_non_json(status: int, body: bytes, content_type: str, known_secrets
     return _label(up, status, tuple(known_secrets)) or "The answer was empty."
 
 
+#: The token endpoint's own error codes (RFC 6749 5.2) that a GoogleError's `reason` may carry.
+TOKEN_ERRORS = ("invalid_grant", "invalid_client", "unauthorized_client", "invalid_scope", "invalid_request")
+
+
 def explain_token_error(
     status: int,
     body: bytes,
@@ -416,4 +423,5 @@ def explain_token_error(
             f"Google's sign-in service refused to issue an access token (HTTP {status}){where}. "
             "Check the configured credentials.",
         )
-    return GoogleError(kind, summary, status=status, upstream=upstream, retry_after=up.retry_delay)
+    reason = next((r for r in TOKEN_ERRORS if r in reasons), "")
+    return GoogleError(kind, summary, status=status, upstream=upstream, retry_after=up.retry_delay, reason=reason)

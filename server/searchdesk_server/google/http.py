@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALLOWED_HOSTS",
-    "TOKEN_URL",
     "Answer",
     "Api",
     "GoogleClient",
@@ -71,7 +70,6 @@ class Limit(IntEnum):
     ANALYTICS = 64 << 20
 
 
-TOKEN_URL = "https://oauth2.googleapis.com/token"  # noqa: S105 (an address, not a secret)
 ALLOWED_HOSTS = frozenset(
     {
         "searchconsole.googleapis.com",
