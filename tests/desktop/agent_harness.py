@@ -190,10 +190,18 @@ class DesktopListener:
         worker.wait(10_000)
 
     def set_script(self, script: Script) -> None:
-        self.script = script
-        if self.book is not None and self.listener is not None:
-            book, listener = self.book, self.listener
-            self._on_thread(lambda: (setattr(book, "keep", script.keep_s), setattr(listener, "demo", script.demo)))
+        """Changed on the listener's thread, after what it is doing now: a question it is taking in
+        is answered by the script it arrived under (the reference agent's order)."""
+        if self.book is None or self.listener is None:
+            self.script = script
+            return
+        book, listener = self.book, self.listener
+
+        def change() -> None:
+            self.script = script
+            book.keep, listener.demo = script.keep_s, script.demo
+
+        self._on_thread(change)
 
     def answer(self, key: str, decision: str) -> bool:
         """As the person answers the dialog of `key` (an answer key, or a fingerprint with one open question)."""

@@ -26,7 +26,7 @@ from searchdesk_server.agent.protocol import Requester
 from tests.desktop.agent_helpers import Background
 from tests.desktop.fake_oauth import EMAIL, fake_oauth_server
 from tests.desktop.helpers import finish, make_core, make_window, plant_sign_in, question
-from tests.desktop.test_accounts import OTHER, WM_RO, browser, endpoints, listed, record, token_for
+from tests.desktop.test_accounts import OTHER, WM_RO, browser, listed, record, token_for
 from tests.fakegoogle import FakeGoogle
 from tests.server.stdio import connect, text_of
 
@@ -57,7 +57,7 @@ def test_adding_a_second_account_in_the_window_leaves_the_first_as_it_was(
         fake.refresh_tokens["1//rt-first"] = [WM_RO]
         first = record(EMAIL, "1//rt-first")
         plant_sign_in(place, first)
-        core = make_core(place, endpoints=endpoints(fake), open_browser=browser(fake))
+        core = make_core(place, auth_uri=fake.auth_uri, open_browser=browser(fake))
         window = make_window(qtbot, core, place)
         # One account: step 1 as it always was, with one more choice; no list of accounts to read.
         assert cards(window) == [] and window.step1.status.text() == f"Signed in as {EMAIL}"
@@ -83,7 +83,7 @@ def test_remove_asks_what_it_does_then_revokes_deletes_and_the_card_goes(
 ) -> None:
     with fake_oauth_server() as fake:
         two_sign_ins(place, fake)
-        core = make_core(place, endpoints=endpoints(fake))
+        core = make_core(place, auth_uri=fake.auth_uri)
         window = make_window(qtbot, core, place)
         asked: list[str] = []
         window.ask = lambda box: asked.append(box.text()) or False  # "Keep it": nothing happens
@@ -108,7 +108,7 @@ def test_remove_asks_what_it_does_then_revokes_deletes_and_the_card_goes(
 def test_removing_the_default_says_which_account_takes_over(qtbot: QtBot, place: dict, real_keyring: object) -> None:
     with fake_oauth_server() as fake:
         two_sign_ins(place, fake)
-        core = make_core(place, endpoints=endpoints(fake))
+        core = make_core(place, auth_uri=fake.auth_uri)
         window = make_window(qtbot, core, place)
         row = core.accounts.find(EMAIL)
         assert row is not None and row.default
@@ -123,7 +123,7 @@ def test_make_default_sends_the_next_call_that_names_no_account_there(
 ) -> None:
     with fake_oauth_server() as fake:
         two_sign_ins(place, fake)
-        core = make_core(place, endpoints=endpoints(fake))
+        core = make_core(place, auth_uri=fake.auth_uri)
         window = make_window(qtbot, core, place)
         assert token_for(qtbot, core, None).account == EMAIL
         assert MAKE_DEFAULT not in window.account_list.card(EMAIL).button_widgets  # type: ignore[union-attr]
@@ -143,7 +143,7 @@ def test_each_card_says_how_the_sign_in_is_and_what_it_sees(qtbot: QtBot, place:
     with fake_oauth_server() as fake:
         plant_sign_in(place, record(EMAIL, "1//old", issued=int(__import__("time").time()) - 6 * 24 * 3600))
         plant_sign_in(place, record(OTHER, "1//fresh", kind="packaged"))
-        core = make_core(place, endpoints=endpoints(fake))
+        core = make_core(place, auth_uri=fake.auth_uri)
         window = make_window(qtbot, core, place)
         old, fresh = window.account_list.cards
         assert "7 days" in old.health.text() and old.health.objectName() == "error"  # due: said loudly
@@ -205,7 +205,7 @@ def test_unticking_an_account_in_settings_hides_it_from_a_running_server(
 def test_settings_will_not_leave_claude_without_an_account(qtbot: QtBot, place: dict, real_keyring: object) -> None:
     with fake_oauth_server() as fake:
         two_sign_ins(place, fake)
-        core = make_core(place, endpoints=endpoints(fake))
+        core = make_core(place, auth_uri=fake.auth_uri)
         settings = SettingsWindow(core)
         qtbot.addWidget(settings)
         for box in settings.account_boxes.values():
@@ -236,7 +236,7 @@ def test_settings_with_one_account_says_nothing_about_accounts(qtbot: QtBot, pla
 def test_activity_names_the_account_a_question_was_asked_for(qtbot: QtBot, place: dict, real_keyring: object) -> None:
     with fake_oauth_server() as fake:
         two_sign_ins(place, fake)
-        core: Core = make_core(place, endpoints=endpoints(fake))
+        core: Core = make_core(place, auth_uri=fake.auth_uri)
         requester = Requester(server="server-1", account=OTHER, demo=False)
 
         async def ask() -> str:
