@@ -274,7 +274,7 @@ def parse(path: Path, raw: bytes | None) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise InvalidConfig(path, f"not valid JSON (line {exc.lineno}, column {exc.colno})") from None
     if not isinstance(data, dict):
-        raise InvalidConfig(path, f"JSON but not an object (it is a {type(data).__name__})")
+        raise InvalidConfig(path, "JSON but not an object (it holds a single value or a list, not settings)")
     servers = data.get("mcpServers")
     if servers is not None and not isinstance(servers, dict):
         raise InvalidConfig(path, '"mcpServers" that is not an object')

@@ -33,7 +33,7 @@ from .account_list import Account as Account  # the windows read it from here
 from .account_list import AccountRow, AccountsModel
 from .account_store import AccountRef, AccountStore
 from .approvals import ApprovalBook, State
-from .keystore import KeyStore, KeystoreError, SignInRecord
+from .keystore import CorruptRecord, KeyStore, KeystoreError, SignInRecord
 from .listener import AgentListener, SignedOut
 from .settings import AppSettings, settings_file
 from .signin import (
@@ -88,6 +88,7 @@ class AccountStatus:
     warning: str = ""  # e.g. a Testing app's 7-day limit
     store: str = ""  # which keyring holds the sign-in
     warning_due: bool = False  # the limit is near: say it loudly
+    damaged: bool = False  # the keyring holds something under our name that is not a sign-in: sign out clears it
 
     @property
     def ok(self) -> bool:
@@ -247,7 +248,8 @@ class Core(QObject):
             try:
                 self.store.migrate()
             except KeystoreError as exc:
-                self._problem = AccountStatus(Account.KEYRING, detail=str(exc))
+                damaged = isinstance(exc, CorruptRecord)
+                self._problem = AccountStatus(Account.KEYRING, detail=str(exc), damaged=damaged)
         self.accounts.set_rows([] if self.demo else [self._row(ref) for ref in self.store.refs])
         self._account = self._compute_account()
         self.changed.emit()
@@ -279,6 +281,11 @@ class Core(QObject):
         try:
             store = self.keystore.place
             record = self.keystore.load(ref.email)
+        except CorruptRecord:  # signing in again writes a good record over it
+            detail = (
+                "SearchDesk's saved sign-in for this account is damaged (something else changed it). Sign in again."
+            )
+            return AccountRow(ref.email, ref.kind, Account.EXPIRED, detail=detail, **common)
         except KeystoreError as exc:
             return AccountRow(ref.email, ref.kind, Account.KEYRING, detail=str(exc), **common)
         if record is None:
@@ -476,9 +483,9 @@ class Core(QObject):
             message = ""
         except (SignInError, KeystoreError) as exc:
             message = str(exc)
-        except Exception as exc:
+        except Exception:
             log.exception("sign-in failed")
-            message = f"Sign-in failed ({type(exc).__name__}). Try again."
+            message = "The sign-in did not finish. Try again."
 
         def done() -> None:
             if self._signin is flow:
@@ -696,8 +703,9 @@ class Core(QObject):
         else:
             try:
                 result = asyncio.run(run_check(self.check_command(), self.check_env()))
-            except Exception as exc:
-                result = f"The check could not run ({type(exc).__name__})."
+            except Exception:
+                log.exception("the check could not run")
+                result = "The check could not run. Try again; if it keeps failing, SearchDesk's log says why."
 
         def done() -> None:
             self._check = result  # about what it was started for (a change since clears it)

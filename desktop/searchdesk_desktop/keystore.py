@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import os
 import time
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ from typing import Any, Literal
 from searchdesk_server.agent.protocol import ErrorCode
 
 from .refusals import Refusal
+
+log = logging.getLogger(__name__)
 
 SERVICE = "searchdesk"
 #: The one sign-in of versions before several accounts; migrated to its account's entry on start.
@@ -146,9 +149,10 @@ class SignInRecord:
                 issued_at=int(data.get("i", 0)),
             )
         except (ValueError, KeyError, TypeError) as exc:
+            log.warning("keyring entry %s/%s is not a sign-in record (%d characters)", SERVICE, entry, len(text))
             raise CorruptRecord(
-                f"The keyring entry '{SERVICE}/{entry}' is not a SearchDesk sign-in record "
-                f"({len(text)} characters). Sign out and sign in again to replace it."
+                "SearchDesk's saved sign-in in your system's keyring is damaged (something else changed it), "
+                "so SearchDesk cannot use it. Sign out here, then sign in again."
             ) from exc
 
 
@@ -251,13 +255,16 @@ class KeyStore:
         except (_Locked, InitError) as exc:
             raise KeyringLocked() from exc
         except NoKeyringError as exc:
-            raise NoSecureKeyring(type(exc).__name__) from exc
+            log.warning("no keyring: %s", type(exc).__name__)
+            raise NoSecureKeyring() from exc
         except PasswordDeleteError:
             raise
         except KeyringError as exc:
-            raise KeystoreError(f"The keyring refused the request ({type(exc).__name__}). Try again.") from exc
+            log.warning("the keyring refused: %s", type(exc).__name__)
+            raise KeystoreError("Your system's keyring refused SearchDesk's request. Try again.") from exc
         except RuntimeError as exc:  # e.g. the D-Bus session went away after the backend was chosen
-            raise NoSecureKeyring(type(exc).__name__) from exc
+            log.warning("the keyring went away: %s", type(exc).__name__)
+            raise NoSecureKeyring() from exc
 
 
 def entry_for(account: str) -> str:

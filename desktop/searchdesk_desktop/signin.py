@@ -18,6 +18,7 @@ import functools
 import hashlib
 import hmac
 import json
+import logging
 import os
 import secrets
 import threading
@@ -38,6 +39,8 @@ from searchdesk_server.google.errors import ErrorKind, GoogleError
 
 from .keystore import ClientKind, SignInRecord
 from .refusals import Refusal
+
+log = logging.getLogger(__name__)
 
 #: Asked for beside the tools' scopes, so the app can say which account is in use.
 IDENTITY_SCOPES = ("openid", "email")
@@ -142,7 +145,10 @@ def _read_json(path: Path) -> tuple[KeyFileKind, dict[str, Any]]:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_KEY_FILE + 1)
     except OSError as exc:
-        raise SignInError(f"SearchDesk cannot read that file ({type(exc).__name__}): {path}") from None
+        why = "it is not there any more" if isinstance(exc, FileNotFoundError) else "it may not be yours to open"
+        if isinstance(exc, IsADirectoryError):
+            why = "it is a folder"
+        raise SignInError(f"SearchDesk cannot read that file ({why}): {path}") from None
     if len(raw) > MAX_KEY_FILE:
         return KeyFileKind.NOT_JSON, {}
     try:
@@ -241,15 +247,17 @@ def blocking(fn: Callable[P, Awaitable[T]], *args: P.args, **kwargs: P.kwargs) -
 
 
 def google_failure(err: GoogleError, refused: str) -> str:
-    """What a failed grant means for the person: ``refused`` (with ``{status}``) when Google said no,
-    our own words when Google could not be reached or something else answered in its place."""
+    """What a failed grant means for the person: ``refused`` when Google said no, our own words when
+    Google could not be reached or something else answered in its place. Google's status goes to the
+    log, not to the person."""
     if err.kind is ErrorKind.NETWORK:
         return UNREACHABLE
     if err.kind in (ErrorKind.REDIRECT, ErrorKind.TOO_LARGE) or (err.status is None and err.kind is ErrorKind.SERVER):
         return INTERCEPTED
     if err.status is None:  # refused before anything was sent (a key that cannot be read): it says why
         return err.summary
-    return refused.format(status=err.status)
+    log.warning("Google refused a grant: status %s, reason %s", err.status, err.reason or "none given")
+    return refused
 
 
 def email_from_id_token(id_token: str) -> str:
@@ -368,7 +376,7 @@ class LoopbackSignIn:
 
     def _exchange(self, code: str) -> SignInRecord:
         refused = (
-            "Google refused to finish the sign-in (HTTP {status}). Try again; if it keeps failing, "
+            "Google refused to finish the sign-in. Try again; if it keeps failing, "
             "remove SearchDesk at myaccount.google.com/permissions and sign in once more."
         )
         client = self.client

@@ -100,7 +100,7 @@ class OAuthTokens:
         except GoogleError as err:
             if err.reason in ("invalid_grant", "unauthorized_client"):
                 raise SignInRevoked() from None
-            refused = "Google did not give a new access token (HTTP {status}). Try again shortly."
+            refused = "Google turned down SearchDesk's request for access just now. Try again shortly."
             raise TokenRequestFailed(google_failure(err, refused)) from None
         return AccessToken(grant.access_token, time.time() + grant.lifetime, "oauth", self.account)
 
@@ -130,7 +130,7 @@ class ServiceAccountTokens:
             grant = blocking(grants.request_grant, form, credential="service_account")
         except GoogleError as err:
             refused = (
-                "Google did not accept the service-account key (HTTP {status}). The key may have been "
+                "Google did not accept the service-account key. The key may have been "
                 "deleted in Google Cloud; create a new one and choose it again."
             )
             raise TokenRequestFailed(google_failure(err, refused)) from None

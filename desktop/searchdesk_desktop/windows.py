@@ -608,6 +608,10 @@ class MainWindow(QMainWindow):
             step.set_buttons([("Stop using this key", self.sign_out)])
             self._add_account_button()
             return
+        if account.state is Account.KEYRING and account.damaged:
+            step.show_state(PROBLEM, "Your saved sign-in is damaged", account.detail, error)
+            step.set_buttons([("Sign out", self.sign_out)], "Sign out")
+            return
         if account.state is Account.KEYRING:
             step.show_state(PROBLEM, "Your keyring is not available", account.detail, error)
             step.set_buttons([("Try again", core.refresh_account)])
@@ -1018,11 +1022,12 @@ class MainWindow(QMainWindow):
     def _autostart_toggled(self, enabled: bool) -> None:
         try:
             self.autostart.set_enabled(enabled)
-        except OSError as exc:
+        except OSError:
             QMessageBox.warning(
                 self,
                 title(self.core.demo, "start at login"),
-                f"SearchDesk could not change this ({type(exc).__name__}).",
+                "SearchDesk could not change this: your system did not let it change what starts when you "
+                "log in. SearchDesk's log says why.",
             )
         self.autostart_box.blockSignals(True)
         self.autostart_box.setChecked(self.autostart.is_enabled())
@@ -1243,8 +1248,8 @@ def versions(core: Core) -> list[tuple[str, str]]:
 
     try:
         store = core.keystore.place
-    except Exception as exc:
-        store = f"no keyring SearchDesk can use ({type(exc).__name__})"
+    except Exception:
+        store = "no keyring SearchDesk can use"
     return [
         ("SearchDesk app", __version__ + (" (demo)" if core.demo else "")),
         ("SearchDesk server", searchdesk_server.__version__),

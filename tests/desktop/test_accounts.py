@@ -114,10 +114,35 @@ def test_an_unreadable_earlier_record_is_reported_and_cleared_by_signing_out(
 ) -> None:
     KeyStore().backend.set_password(SERVICE, ENTRY, "not a SearchDesk record")
     core = make_core(place)
-    assert core.account.state is Account.KEYRING and "not a SearchDesk sign-in record" in core.account.detail
+    assert core.account.state is Account.KEYRING and core.account.damaged and "damaged" in core.account.detail
     core.sign_out()
     assert core.account.state is Account.SIGNED_OUT
     assert KeyStore().backend.get_password(SERVICE, ENTRY) is None
+    finish(core)
+
+
+def test_a_damaged_sign_in_offers_what_clears_it(qtbot: QtBot, place: dict, real_keyring: object) -> None:
+    """An account's record spoiled by another program: that account asks to be signed in again (which
+    writes a good record over it), the others are untouched; an earlier version's spoiled record is
+    cleared by Sign out, the one button the window then offers."""
+    from tests.desktop.helpers import make_window
+
+    for email in (EMAIL, OTHER):
+        plant_sign_in(place, record(email, f"1//rt-{email}"))
+    KeyStore().backend.set_password(SERVICE, entry_for(OTHER), "changed by another program")
+    core = make_core(place)
+    states = {row.email: (row.state, row.detail) for row in core.accounts.rows}
+    assert states[EMAIL][0] is Account.SIGNED_IN
+    assert states[OTHER][0] is Account.EXPIRED and "damaged" in states[OTHER][1] and "Sign in again" in states[OTHER][1]
+    finish(core)
+
+    legacy = dict(place, settings_path=Path(str(place["settings_path"])).with_name("legacy.json"))
+    KeyStore().backend.set_password(SERVICE, ENTRY, "not a SearchDesk record")
+    core = make_core(legacy)
+    window = make_window(qtbot, core, legacy)
+    assert list(window.step1.button_widgets) == ["Sign out"], "the damaged record's only cure is Sign out"
+    window.step1.button_widgets["Sign out"].click()
+    assert core.account.state is Account.SIGNED_OUT
     finish(core)
 
 

@@ -56,7 +56,7 @@ def test_empty_file_is_treated_as_empty_settings(cfg: Path, server: cc.ServerCom
     ("content", "reason"),
     [
         (b'{"mcpServers": {"a": 1,}', "not valid JSON (line 1"),
-        (b"[1, 2]", "not an object (it is a list)"),
+        (b"[1, 2]", "not an object (it holds a single value or a list, not settings)"),
         (b'{"mcpServers": []}', '"mcpServers" that is not an object'),
         (b'{"a": 1, "a": 2}', "key written twice"),
         (b"\xff\xfe{}", "not UTF-8"),
