@@ -83,6 +83,20 @@ def _environment(**values: str) -> Iterator[None]:
                 os.environ[key] = value
 
 
+@contextlib.contextmanager
+def _scratch_home(prefix: str) -> Iterator[tuple[Path, Path]]:
+    """A throw-away home with a development OAuth client in it, the environment put back after:
+    nothing a picture is made from is kept, and no picture depends on the machine's own settings."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+        root = Path(scratch)
+        home = root / "home"
+        home.mkdir()
+        client = root / "oauth_client.json"
+        client.write_text(json.dumps({"installed": {"client_id": CLIENT_ID, "client_secret": "x"}}))
+        with _environment(HOME=str(home), **{Var.SEARCHDESK_OAUTH_CLIENT_FILE: str(client)}):
+            yield root, home
+
+
 @dataclass
 class Scene:
     """The scratch machine a picture is taken on: a home, Claude Desktop's folder, a server program."""
@@ -476,34 +490,28 @@ def render(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
     qapp.setWindowIcon(app_icon())
     qapp.setStyle("Fusion")
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="sdshot-") as scratch:
-        root = Path(scratch)
-        home = root / "home"
-        home.mkdir()
-        client = root / "oauth_client.json"
-        client.write_text(json.dumps({"installed": {"client_id": CLIENT_ID, "client_secret": "x"}}))
-        with _environment(HOME=str(home), **{Var.SEARCHDESK_OAUTH_CLIENT_FILE: str(client)}):
-            scene = Scene(qapp, root, home, _demo_check(home), [])
-            written: list[Path] = []
-            try:
-                for scheme in schemes:
-                    if not _set_scheme(qapp, scheme):
-                        print(
-                            f"The {scheme} pictures were skipped: this platform cannot switch colour schemes "
-                            "(run `make screenshots`, which uses Xvfb).",
-                            file=sys.stderr,
-                        )
+    with _scratch_home("sdshot-") as (root, home):
+        scene = Scene(qapp, root, home, _demo_check(home), [])
+        written: list[Path] = []
+        try:
+            for scheme in schemes:
+                if not _set_scheme(qapp, scheme):
+                    print(
+                        f"The {scheme} pictures were skipped: this platform cannot switch colour schemes "
+                        "(run `make screenshots`, which uses Xvfb).",
+                        file=sys.stderr,
+                    )
+                    continue
+                suffix = "" if scheme == "light" else f"-{scheme}"
+                for name, picture in PICTURES:
+                    if scheme != "light" and name in SAME_IN_EVERY_SCHEME:
                         continue
-                    suffix = "" if scheme == "light" else f"-{scheme}"
-                    for name, picture in PICTURES:
-                        if scheme != "light" and name in SAME_IN_EVERY_SCHEME:
-                            continue
-                        written.append(grab(qapp, picture(scene), out / f"{name}{suffix}.png"))
-                        _dispose(scene)
-            finally:
-                _dispose(scene)
-                _set_scheme(qapp, "light")
-            return written
+                    written.append(grab(qapp, picture(scene), out / f"{name}{suffix}.png"))
+                    _dispose(scene)
+        finally:
+            _dispose(scene)
+            _set_scheme(qapp, "light")
+        return written
 
 
 def _demo_check(home: Path) -> Any:
@@ -562,40 +570,34 @@ def render_steps(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
     assert isinstance(qapp, QApplication)
     qapp.setWindowIcon(app_icon())
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="sdsteps-") as scratch:
-        root = Path(scratch)
-        home = root / "home"
-        home.mkdir()
-        client = root / "oauth_client.json"
-        client.write_text(json.dumps({"installed": {"client_id": CLIENT_ID, "client_secret": "x"}}))
-        with _environment(HOME=str(home), **{Var.SEARCHDESK_OAUTH_CLIENT_FILE: str(client)}):
-            env = {**os.environ, Var.SEARCHDESK_DEMO: "true", Var.SEARCHDESK_DEMO_TODAY: STEPS_DAY}
-            from searchdesk_server.selfcheck import run_check
+    with _scratch_home("sdsteps-") as (root, home):
+        env = {**os.environ, Var.SEARCHDESK_DEMO: "true", Var.SEARCHDESK_DEMO_TODAY: STEPS_DAY}
+        from searchdesk_server.selfcheck import run_check
 
-            from . import claude_config as cc
+        from . import claude_config as cc
 
-            report = asyncio.run(run_check(cc.server_command().argv(), env))
-            if not report.ok:  # the setup pages show a passing check: never publish a failing one
-                raise RuntimeError(f"the demo's check failed, so step 3 cannot be pictured: {report.verdict}")
-            scene = Scene(qapp, root, home, report, [])
-            written = []
-            try:
-                for scheme in schemes:
-                    if not _set_scheme(qapp, scheme):
-                        continue  # the offscreen platform: light only (render() says so)
-                    suffix = "" if scheme == "light" else f"-{scheme}"
-                    window = scene.main_window(scene.core(signed_in=True, added=True, checked=True))
-                    grab(qapp, window, root / "whole.png")
-                    for name, row in zip(STEP_PICTURES, (window.step1, window.step2, window.step3), strict=True):
-                        area = QRect(row.mapTo(window, QPoint(0, 0)), row.size())
-                        path = out / name.replace(".png", f"{suffix}.png")
-                        window.grab(area.adjusted(-4, -4, 4, 4)).save(str(path))
-                        written.append(path)
-                    _dispose(scene)
-                return written
-            finally:
+        report = asyncio.run(run_check(cc.server_command().argv(), env))
+        if not report.ok:  # the setup pages show a passing check: never publish a failing one
+            raise RuntimeError(f"the demo's check failed, so step 3 cannot be pictured: {report.verdict}")
+        scene = Scene(qapp, root, home, report, [])
+        written = []
+        try:
+            for scheme in schemes:
+                if not _set_scheme(qapp, scheme):
+                    continue  # the offscreen platform: light only (render() says so)
+                suffix = "" if scheme == "light" else f"-{scheme}"
+                window = scene.main_window(scene.core(signed_in=True, added=True, checked=True))
+                grab(qapp, window, root / "whole.png")
+                for name, row in zip(STEP_PICTURES, (window.step1, window.step2, window.step3), strict=True):
+                    area = QRect(row.mapTo(window, QPoint(0, 0)), row.size())
+                    path = out / name.replace(".png", f"{suffix}.png")
+                    window.grab(area.adjusted(-4, -4, 4, 4)).save(str(path))
+                    written.append(path)
                 _dispose(scene)
-                _set_scheme(qapp, "light")
+            return written
+        finally:
+            _dispose(scene)
+            _set_scheme(qapp, "light")
 
 
 def main(argv: list[str] | None = None) -> int:
