@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from typing import Any, TypeVar
 
 import pytest
+
+from searchdesk_server.agent.client import AgentClient
+from searchdesk_server.agent.protocol import ApprovalRequest, Decision, Value
 
 T = TypeVar("T")
 
@@ -16,6 +19,12 @@ IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 needs_root = pytest.mark.skipif(
     not IS_ROOT, reason="needs root: only root can chown a folder to another user or setuid() to a second user"
 )
+
+
+async def request_approval(agent: AgentClient, /, *, values: Iterable[Value] = (), **fields: Any) -> Decision:
+    """The question built from its fields and asked (the server builds its ApprovalRequest itself):
+    invalid fields raise before anything is sent, as the protocol's types do."""
+    return await agent.ask(ApprovalRequest(values=tuple(values), **fields))
 
 
 def run(coro: Coroutine[Any, Any, T], timeout: float = 20.0) -> T:

@@ -21,6 +21,7 @@ from searchdesk_desktop.approvals import State
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.tray import Tray
 from searchdesk_server.agent import client as agent_client
+from tests.agentref.testing import request_approval
 from tests.desktop.agent_helpers import Background, in_background
 from tests.desktop.helpers import arm, question
 
@@ -42,7 +43,8 @@ def ask(path: str) -> Background[str]:
     async def go() -> str:
         async with agent_client.AgentClient(path) as c:
             q = QUESTION
-            return await c.request_approval(
+            return await request_approval(
+                c,
                 request_id=q.request_id,
                 tool=q.tool,
                 what=q.what,

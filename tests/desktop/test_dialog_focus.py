@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from searchdesk_server.agent import client as agent_client
+from tests.agentref.testing import request_approval
 from tests.desktop.helpers import app_env, question
 from tests.desktop.xdisplay import Openbox, Xvfb, require
 
@@ -122,7 +123,8 @@ class Desk:
         q = question(f"https://site{next(_sites)}.example/", wait_s=0)
         self.asked.append(q.request_id)
         self._agent(
-            lambda c: c.request_approval(
+            lambda c: request_approval(
+                c,
                 request_id=q.request_id,
                 tool=q.tool,
                 what=q.what,

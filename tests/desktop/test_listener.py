@@ -21,6 +21,7 @@ from searchdesk_desktop.tokens import DemoTokens, TokenProvider
 from searchdesk_server.agent import client as agent_client
 from searchdesk_server.agent import paths
 from searchdesk_server.agent.protocol import ClientInfo, Value
+from tests.agentref.testing import request_approval
 from tests.desktop.agent_helpers import Background, in_background
 from tests.desktop.helpers import arm, question
 
@@ -79,7 +80,8 @@ def setup(qtbot: QtBot, sock_dir: Path) -> Iterator[Setup]:
 async def ask(path: str, site: str = "https://example.com/", wait_s: float = 10, request_id: str = "req-1") -> str:
     q = question(site, wait_s=wait_s, request_id=request_id)
     async with agent_client.AgentClient(path) as c:
-        return await c.request_approval(
+        return await request_approval(
+            c,
             request_id=q.request_id,
             tool=q.tool,
             what=q.what,
@@ -314,7 +316,8 @@ def test_values_reach_dialog_as_sent(setup: Setup, qtbot: QtBot) -> None:
     async def go() -> str:
         async with setup.client() as c:
             q = question("https://x.example/")
-            return await c.request_approval(
+            return await request_approval(
+                c,
                 request_id="v1",
                 tool=q.tool,
                 what=q.what,

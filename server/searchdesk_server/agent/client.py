@@ -28,7 +28,6 @@ from .protocol import (
     ApprovalResult,
     CancelParams,
     CancelResult,
-    ClientInfo,
     Decision,
     ErrorCode,
     Hello,
@@ -40,7 +39,6 @@ from .protocol import (
     StatusResult,
     Token,
     TokenParams,
-    Value,
 )
 
 DEFAULT_TIMEOUT: Final = 10.0  # hello, status, cancel
@@ -374,37 +372,6 @@ class AgentClient:
                 "The SearchDesk app answered another question than the one asked; the answer was not used."
             )
         return answer.decision
-
-    async def request_approval(
-        self,
-        *,
-        request_id: str,
-        tool: str,
-        what: str,
-        consequence: str,
-        values: Sequence[Value],
-        fingerprint: str,
-        client: ClientInfo,
-        wait_s: float,
-        requester: Requester | None = None,
-    ) -> Decision:
-        """Show the person the question; the answer after at most `wait_s` ("pending": still open).
-
-        Invalid input raises protocol.InvalidParams before anything is sent. A connection lost after
-        the request left raises AgentConnectionLost(sent=True): it is never sent twice.
-        """
-        request = ApprovalRequest(
-            request_id=request_id,
-            tool=tool,
-            what=what,
-            consequence=consequence,
-            values=tuple(values),
-            fingerprint=fingerprint,
-            client=client,
-            wait_s=wait_s,
-            requester=requester,
-        )
-        return await self.ask(request)
 
     async def approval_status(self, fingerprint: str, requester: Requester | None = None) -> StatusDecision:
         """The answer to an earlier question of this requester; an `approve` returned here is spent."""

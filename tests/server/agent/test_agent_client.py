@@ -30,7 +30,7 @@ from searchdesk_server.agent.client import (
 )
 from searchdesk_server.agent.protocol import AgentError, ErrorCode
 from tests.agentref import AgentThread, ApprovalScript, Script, TokenScript
-from tests.agentref.testing import NOBODY, needs_root, run
+from tests.agentref.testing import NOBODY, needs_root, request_approval, run
 
 WM = "https://www.googleapis.com/auth/webmasters"
 SITE = "https://example.com/"
@@ -39,7 +39,8 @@ NOT_RUNNING = "The SearchDesk app is not running"
 
 
 def ask(client: AgentClient, *, request_id: str = "r1", fingerprint: str = FP, wait_s: float = 0) -> Awaitable[str]:
-    return client.request_approval(
+    return request_approval(
+        client,
         request_id=request_id,
         tool="delete_site",
         what="This will remove the property from your Search Console.",

@@ -22,7 +22,7 @@ from searchdesk_server.agent import paths, protocol
 from searchdesk_server.agent.client import AgentClient, ApprovalCancelled
 from searchdesk_server.agent.protocol import MAX_MESSAGE_BYTES, ErrorCode
 from tests.agentref import AccountScript, ApprovalScript, ListenerHarness, Script, TokenScript
-from tests.agentref.testing import NOBODY, needs_root, run
+from tests.agentref.testing import NOBODY, needs_root, request_approval, run
 from tests.agentref.wire import Raw, error_code
 
 WM = "https://www.googleapis.com/auth/webmasters"
@@ -47,7 +47,8 @@ def question(
 
 
 async def ask(client: AgentClient, params: dict[str, Any]) -> str:
-    return await client.request_approval(
+    return await request_approval(
+        client,
         request_id=params["request_id"],
         tool=params["tool"],
         what=params["what"],

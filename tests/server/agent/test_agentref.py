@@ -17,7 +17,7 @@ from searchdesk_server.agent.client import AgentClient, AppQueueFull
 from searchdesk_server.agent.protocol import ErrorCode
 from tests.agentref import AgentProcess, AgentThread, ApprovalScript, Script
 from tests.agentref.harness import REPO_ROOT
-from tests.agentref.testing import run
+from tests.agentref.testing import request_approval, run
 from tests.agentref.wire import Raw, error_code
 
 SITE = "https://example.com/"
@@ -74,7 +74,8 @@ def test_pending_questions_are_bounded(agent_socket: str) -> None:
                 assert again["result"]["decision"] == "pending"
             async with AgentClient() as client:
                 with pytest.raises(AppQueueFull):
-                    await client.request_approval(
+                    await request_approval(
+                        client,
                         request_id="r4",
                         tool="delete_site",
                         what="x",
@@ -123,7 +124,8 @@ def test_answers_are_kept_only_keep_s(agent_socket: str) -> None:
         async def go() -> None:
             async with AgentClient() as client:
                 fp = protocol.fingerprint("delete_site", [SITE])
-                await client.request_approval(
+                await request_approval(
+                    client,
                     request_id="r",
                     tool="delete_site",
                     what="x",
@@ -200,7 +202,8 @@ def test_the_subprocess_reports_requests_and_takes_answers(agent_socket: str) ->
             async with AgentClient() as client:
                 fp = protocol.fingerprint("delete_site", [SITE])
                 waiting = asyncio.create_task(
-                    client.request_approval(
+                    request_approval(
+                        client,
                         request_id="r",
                         tool="delete_site",
                         what="x",
