@@ -963,23 +963,25 @@ class MainWindow(QMainWindow):
         self.refresh()
 
     def confirm_demo_box(self) -> QMessageBox:
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            title(self.core.demo, "add the demo to Claude Desktop?"),
+        return self._question_box(
+            "add the demo to Claude Desktop?",
             "Claude Desktop will then use SearchDesk's demo: made-up Search Console data, labelled as demo. "
             "To go back to your real account, start SearchDesk normally and switch there.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self,
         )
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        return box
 
     def confirm_remove_box(self) -> QMessageBox:
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            title(self.core.demo, "remove from Claude Desktop?"),
+        return self._question_box(
+            "remove from Claude Desktop?",
             "Remove SearchDesk from Claude Desktop? Claude will no longer reach your Search Console data "
             "through SearchDesk. You can add it again at any time.",
+        )
+
+    def _question_box(self, heading: str, text: str) -> QMessageBox:
+        """A yes/no question whose safe answer, No, is the default (Enter never changes anything)."""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            title(self.core.demo, heading),
+            text,
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             self,
         )
