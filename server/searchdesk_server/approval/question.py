@@ -255,8 +255,8 @@ def update_site_owners(site: str, current: Sequence[str], new: Sequence[str], ac
         return label, show_value(address, ascii_only=True)
 
     what = (
-        f"This will replace the verified owners of the website below: {len(removed):,} removed, "
-        f"{len(added):,} added, {len(wanted):,} in total afterwards."
+        f"This will replace the verified owners of the website below, as {account_words(account)}: "
+        f"{len(removed):,} removed, {len(added):,} added, {len(wanted):,} in total afterwards."
     )
     sentences = ["Everyone not in the new list loses verified ownership."]
     if removed:

@@ -134,6 +134,22 @@ def test_the_account_is_named_or_said_to_be_unknown() -> None:
     assert "the Google account set in this server's settings" in unknown.what
 
 
+@pytest.mark.parametrize("account", ["agency@a.example", None])
+def test_every_question_says_which_account_acts(account: str | None) -> None:
+    """With several accounts the account is part of what the person approves: every guarded tool's
+    first sentence names it (owners unchanged by the call included), or says it is the server's own."""
+    words = q.account_words(account)
+    questions = [
+        q.delete_site("https://a.example/", account, OWNERS),
+        q.delete_sitemap("https://a.example/", "https://a.example/s.xml", account),
+        q.unverify_site("https://a.example/", account, OWNERS),
+        q.update_site_owners("https://a.example/", ["agency@a.example", "x@a.example"], ["agency@a.example"], account),
+    ]
+    assert len(questions) == len(GUARDED)
+    for question in questions:
+        assert words in question.what, question.what
+
+
 def in_process(fake: FakeGoogle, tokens: TokenBook | None = None, states: StateBook | None = None):  # type: ignore[no-untyped-def]
     config = load(
         {
