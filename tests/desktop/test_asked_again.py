@@ -21,7 +21,6 @@ from searchdesk_desktop.approvals import State
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.tray import Tray
 from searchdesk_server.agent import client as agent_client
-from tests.agentref.testing import request_approval
 from tests.desktop.agent_helpers import Background, in_background
 from tests.desktop.helpers import arm, question
 
@@ -43,17 +42,7 @@ def ask(path: str) -> Background[str]:
     async def go() -> str:
         async with agent_client.AgentClient(path) as c:
             q = QUESTION
-            return await request_approval(
-                c,
-                request_id=q.request_id,
-                tool=q.tool,
-                what=q.what,
-                consequence=q.consequence,
-                values=q.values,
-                fingerprint=q.fingerprint,
-                client=q.client,
-                wait_s=q.wait_s,
-            )
+            return await c.ask(q)
 
     return Background(go)
 

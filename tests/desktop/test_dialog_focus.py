@@ -26,7 +26,6 @@ from typing import Any
 import pytest
 
 from searchdesk_server.agent import client as agent_client
-from tests.agentref.testing import request_approval
 from tests.desktop.helpers import app_env, question
 from tests.desktop.xdisplay import Openbox, Xvfb, require
 
@@ -122,19 +121,7 @@ class Desk:
         """A server asks (without waiting for the answer); returns the question's fingerprint."""
         q = question(f"https://site{next(_sites)}.example/", wait_s=0)
         self.asked.append(q.request_id)
-        self._agent(
-            lambda c: request_approval(
-                c,
-                request_id=q.request_id,
-                tool=q.tool,
-                what=q.what,
-                consequence=q.consequence,
-                values=q.values,
-                fingerprint=q.fingerprint,
-                client=q.client,
-                wait_s=q.wait_s,
-            )
-        )
+        self._agent(lambda c: c.ask(q))
         self.app.wait(
             lambda s: (
                 s["dialog"] is not None and s["dialog"]["fingerprint"] == q.fingerprint and s["dialog"]["exposed"]

@@ -80,17 +80,7 @@ def setup(qtbot: QtBot, sock_dir: Path) -> Iterator[Setup]:
 async def ask(path: str, site: str = "https://example.com/", wait_s: float = 10, request_id: str = "req-1") -> str:
     q = question(site, wait_s=wait_s, request_id=request_id)
     async with agent_client.AgentClient(path) as c:
-        return await request_approval(
-            c,
-            request_id=q.request_id,
-            tool=q.tool,
-            what=q.what,
-            consequence=q.consequence,
-            values=q.values,
-            fingerprint=q.fingerprint,
-            client=q.client,
-            wait_s=q.wait_s,
-        )
+        return await c.ask(q)
 
 
 def test_socket_is_private(setup: Setup) -> None:
