@@ -153,7 +153,17 @@ class Scene:
         return window
 
 
-def _request(q: Any, request_id: str, client: tuple[str, str] = ("claude-ai", "0.14.10")) -> Any:
+def as_sent(
+    q: Any,
+    request_id: str,
+    client: tuple[str, str] = ("claude-ai", "0.14.10"),
+    *,
+    server: str = "screenshots",
+    account: str = ACCOUNT,
+    demo: bool = False,
+) -> Any:
+    """The question as a server of this version sends it: bound to that server and its account (the
+    UI walk asks the same way)."""
     from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Requester, Value
 
     return ApprovalRequest(
@@ -165,7 +175,7 @@ def _request(q: Any, request_id: str, client: tuple[str, str] = ("claude-ai", "0
         fingerprint=q.fingerprint,
         client=ClientInfo(*client),
         wait_s=40,
-        requester=Requester(server="screenshots", account=ACCOUNT, demo=False),
+        requester=Requester(server=server, account=account, demo=demo),
     )
 
 
@@ -254,7 +264,7 @@ def demo(scene: Scene) -> Any:
 def late_answer(scene: Scene) -> Any:
     """A yes given after Claude stopped waiting: the window says what to tell Claude."""
     core = scene.core(signed_in=True, added=True)
-    entry = core.book.ask(_request(_questions()["delete_sitemap"], "late"))
+    entry = core.book.ask(as_sent(_questions()["delete_sitemap"], "late"))
     core.book.stopped_waiting(entry.key)
     core.book.answer(entry.key, True, "dialog")
     entry.activity.answered_at = time.mktime((*ACTIVITY_DAY, 10, 37, 0, 0, 0, -1))  # the same picture every run
@@ -264,7 +274,7 @@ def late_answer(scene: Scene) -> Any:
 def asked_again(scene: Scene) -> Any:
     """A property removal the person denied, which Claude asked about again: "Change my mind" beside it."""
     core = scene.core(signed_in=True, added=True)
-    entry = core.book.ask(_request(_questions()["delete_site"], "asked-again"))
+    entry = core.book.ask(as_sent(_questions()["delete_site"], "asked-again"))
     core.book.answer(entry.key, False, "dialog")
     core.book.note_asked_again(entry.key)
     return scene.main_window(core)
@@ -275,7 +285,7 @@ def _approval(scene: Scene, tool: str, *, stopped: bool = False) -> Any:
     from .approvals import ApprovalBook
 
     book = ApprovalBook()
-    entry = book.ask(_request(_questions()[tool], f"shot-{tool}"))
+    entry = book.ask(as_sent(_questions()[tool], f"shot-{tool}"))
     if stopped:
         book.stopped_waiting(entry.key)
     dialog = ApprovalDialog(entry, arm_delay_ms=0, waiting_after=0 if stopped else 1)
@@ -317,7 +327,7 @@ def notification_linux(scene: Scene) -> Any:
     from .icons import app_icon
     from .notify import FITS, LABELS, compose
 
-    note = compose(ApprovalBook().ask(_request(_questions()["delete_sitemap"], "notification")), fit=FITS["linux"])
+    note = compose(ApprovalBook().ask(as_sent(_questions()["delete_sitemap"], "notification")), fit=FITS["linux"])
     bubble = QFrame()
     bubble.setObjectName("bubble")
     bubble.setStyleSheet(
@@ -376,7 +386,7 @@ def activity(scene: Scene) -> Any:
         (q["unverify_site"], None, False),
     ]
     for number, (question, approve, late) in enumerate(asked):
-        entry = core.book.ask(_request(question, f"activity-{number}"))
+        entry = core.book.ask(as_sent(question, f"activity-{number}"))
         entry.activity.asked_at = time.mktime((*ACTIVITY_DAY, 9, 12 + 7 * number, 5, 0, 0, -1))
         if late:
             core.book.stopped_waiting(entry.key)

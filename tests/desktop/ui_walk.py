@@ -46,10 +46,11 @@ from searchdesk_desktop.approval_dialog import ApprovalDialog, fit_height
 from searchdesk_desktop.approvals import MAX_ACTIVITY, ApprovalBook, State
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
+from searchdesk_desktop.screenshots import as_sent
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.settings_window import SettingsWindow
 from searchdesk_desktop.windows import AboutDialog, ActivityWindow, MainWindow
-from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Requester, Value
+from searchdesk_server.agent.protocol import ApprovalRequest, Requester
 from searchdesk_server.approval import question as server_question
 from searchdesk_server.selfcheck import CheckedAccount, CheckReport
 from tests.desktop.uicheck import contrast_problems, layout_problems
@@ -189,17 +190,7 @@ def request(
     q: Any, number: int, client: tuple[str, str] = ("claude-ai", "0.14.10"), *, demo: bool = False
 ) -> ApprovalRequest:
     """The question as a server of this version sends it: bound to that server and its account."""
-    return ApprovalRequest(
-        request_id=f"walk-{number}",
-        tool=q.tool,
-        what=q.what,
-        consequence=q.consequence,
-        values=tuple(Value(label, value) for label, value in q.values),
-        fingerprint=q.fingerprint,
-        client=ClientInfo(*client),
-        wait_s=40,
-        requester=Requester(server="walk-server", account="demo" if demo else ACCOUNT, demo=demo),
-    )
+    return as_sent(q, f"walk-{number}", client, server="walk-server", account="demo" if demo else ACCOUNT, demo=demo)
 
 
 def owners(n: int, who: str) -> list[str]:
