@@ -35,6 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from searchdesk_server.agent.protocol import QUESTION_OPEN_S, minutes
+from searchdesk_server.approval.question import VALUES_HEADING, asked_by
+
 from .approvals import ApprovalBook, Entry, Origin, State, origin
 from .titles import title
 
@@ -47,7 +50,9 @@ BANNERS = {
     Origin.DEMO: "DEMO: this question comes from the demo; nothing here touches a real Google account.",
     Origin.REAL_IN_DEMO_APP: "From a real SearchDesk server, not the demo: approving changes a real Google account.",
 }
-STOPPED_WAITING = "Claude stopped waiting — answer here, then ask Claude to try again within 5 minutes."
+STOPPED_WAITING = (
+    f"Claude stopped waiting — answer here, then ask Claude to try again within {minutes(QUESTION_OPEN_S)}."
+)
 
 
 def plain_label(text: str, *, wrap: bool = True, selectable: bool = True) -> QLabel:
@@ -170,11 +175,6 @@ class ApprovalDialog(QDialog):
         line = QFrame()
         line.setFrameShape(QFrame.Shape.HLine)
         layout.addWidget(line)
-        # The server's own words, so the dialog, the notification and the client's dialog all agree.
-        # Imported with the first question: they come with the server's approval chain, which the
-        # window does not need to show (the desktop's start: packaging/MEASUREMENTS.md).
-        from searchdesk_server.approval.question import VALUES_HEADING, describe_client
-
         self.values_heading = plain_label(VALUES_HEADING, selectable=False)
         layout.addWidget(self.values_heading)
         values = QWidget()
@@ -196,7 +196,7 @@ class ApprovalDialog(QDialog):
         layout.addWidget(values)
         layout.addSpacing(6)
 
-        self.client_label = plain_label(f"Asked by {describe_client(request.client.name, request.client.version)}.")
+        self.client_label = plain_label(asked_by(request.client.name, request.client.version))
         layout.addWidget(self.client_label)
         self.queue_label = plain_label("", selectable=False)
         layout.addWidget(self.queue_label)  # parented first: a bare label made visible is a window of its own

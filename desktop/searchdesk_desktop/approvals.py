@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal
 
-from searchdesk_server.agent.protocol import ApprovalRequest, ErrorCode, StatusDecision, answer_key
+from searchdesk_server.agent.protocol import QUESTION_OPEN_S, ApprovalRequest, ErrorCode, StatusDecision, answer_key
+from searchdesk_server.approval.question import describe_client
 
 from .refusals import Refusal
 
-KEEP_SECONDS = 300.0
+KEEP_SECONDS = QUESTION_OPEN_S
 MAX_OPEN = 32
 MAX_ACTIVITY = 200
 
@@ -53,17 +54,6 @@ def origin(request: ApprovalRequest, *, demo_app: bool) -> Origin:
     if request.requester is not None:
         return Origin.DEMO if request.requester.demo else Origin.REAL
     return Origin.REAL_IN_DEMO_APP if demo_app else Origin.REAL
-
-
-def client_words(name: str, version: str) -> str:
-    """Who asked, for the Activity log: what the program says it is, a known name said plainly
-    (claude-ai: Claude Desktop), an SDK's default name as no name at all."""
-    from searchdesk_server.approval.question import KNOWN_CLIENTS, UNNAMED_CLIENTS  # not at the app's start
-
-    if name.strip().casefold() in UNNAMED_CLIENTS:
-        return "a program that did not give its name"
-    plain = KNOWN_CLIENTS.get(name.strip().casefold(), name)
-    return f"{plain} {version}" if version else plain
 
 
 class RequestIdReused(Refusal):
@@ -193,7 +183,7 @@ class ApprovalBook:
         return entry
 
     def _open(self, request: ApprovalRequest, request_ids: set[str] | None = None) -> Entry:
-        client = client_words(request.client.name, request.client.version)
+        client = describe_client(request.client.name, request.client.version)
         account = request.requester.account or "" if request.requester is not None else ""
         values = tuple((v.label, v.value) for v in request.values)
         activity = Activity(self._wall(), request.tool, request.what, client, account, values=values)

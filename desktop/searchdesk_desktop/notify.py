@@ -31,6 +31,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
+from searchdesk_server.approval.question import VALUES_HEADING, asked_by
+
 from .approval_dialog import ARM_DELAY_MS
 from .approvals import ApprovalBook, Entry, Origin, origin
 from .icons import RESOURCES
@@ -98,12 +100,10 @@ class Note:
 
 def question_text(entry: Entry) -> str:
     """The question as the dialog words it: the server's sentences, the heading, the values, the client."""
-    from searchdesk_server.approval.question import VALUES_HEADING, describe_client  # with the first question
-
     r = entry.request
     lines = [r.what, r.consequence, VALUES_HEADING]
     lines += [f"{v.label}: {v.value}" for v in r.values]
-    lines.append(f"Asked by {describe_client(r.client.name, r.client.version)}.")
+    lines.append(asked_by(r.client.name, r.client.version))
     return "\n".join(lines)
 
 

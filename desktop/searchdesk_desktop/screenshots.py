@@ -164,18 +164,13 @@ def as_sent(
 ) -> Any:
     """The question as a server of this version sends it: bound to that server and its account (the
     UI walk asks the same way)."""
-    from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Requester, Value
+    from searchdesk_server.agent.protocol import ClientInfo, Requester
 
-    return ApprovalRequest(
-        request_id=request_id,
-        tool=q.tool,
-        what=q.what,
-        consequence=q.consequence,
-        values=tuple(Value(label, value) for label, value in q.values),
-        fingerprint=q.fingerprint,
+    return q.to_request(
+        request_id,
         client=ClientInfo(*client),
-        wait_s=40,
         requester=Requester(server=server, account=account, demo=demo),
+        wait_s=40,
     )
 
 

@@ -51,6 +51,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from searchdesk_server.agent.protocol import QUESTION_OPEN_S, minutes
+
 from . import __version__
 from . import claude_config as cc
 from .account_list import AccountRow
@@ -82,8 +84,6 @@ MARKS = {OK: "✓", TODO: "○", PROBLEM: "!", BUSY: "…"}
 #: Badge backgrounds; the mark on them is white (each pair reaches 4.5:1).
 COLOURS = {OK: "#15803d", TODO: "#5f6773", PROBLEM: "#b45309", BUSY: "#2563eb"}
 RESTART = "Restart Claude Desktop (quit it fully) so it loads SearchDesk."
-#: A late answer is kept this long for Claude to collect (the approval book's own limit).
-KEEP_MINUTES = 5
 ADD_ACCOUNT = "Add another Google account"
 #: What the first step says once there are several accounts (docs/getting-started.md says the same).
 ROUTING = (
@@ -366,16 +366,16 @@ def late_answer_text(entry: Entry) -> str:
     a = entry.activity
     what = f"“{tool_title(a.tool)}” ({values_text(a.values, 3).replace(chr(10), '; ')})"
     answered = a.answered_at or time.time()
-    by = time.strftime("%H:%M", time.localtime(answered + KEEP_MINUTES * 60))
+    by = time.strftime("%H:%M", time.localtime(answered + QUESTION_OPEN_S))
     if entry.state is State.APPROVED:
         return (
             f"You approved {what} after Claude stopped waiting. Now tell Claude: “I approved it in SearchDesk, "
-            f"please try again.” Claude must ask again by {by} ({KEEP_MINUTES} minutes after your answer), or the "
+            f"please try again.” Claude must ask again by {by} ({minutes(QUESTION_OPEN_S)} after your answer), or the "
             "approval lapses and nothing is done."
         )
     return (
         f"You said no to {what} after Claude stopped waiting: nothing will be done. If Claude asks again within "
-        f"{KEEP_MINUTES} minutes it is told no; you can tell Claude you said no."
+        f"{minutes(QUESTION_OPEN_S)} it is told no; you can tell Claude you said no."
     )
 
 

@@ -1,6 +1,6 @@
 """The two-call token: proof that the same call was made twice, used when nobody can be asked.
 
-A token is random (128 bits and more), single use, lives 5 minutes, is bound to one fingerprint and
+A token is random (128 bits and more), single use, lives `protocol.TOKEN_LIFETIME_S`, is bound to one fingerprint and
 the words of the question it was issued with (a question that reads differently now needs a new
 one), and is compared in constant time; at most 100 are pending (the oldest is dropped first).
 """
@@ -14,7 +14,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from enum import Enum
 
-TTL_SECONDS = 300.0
+from .agent.protocol import TOKEN_LIFETIME_S
+
+TTL_SECONDS = TOKEN_LIFETIME_S
 MAX_PENDING = 100
 
 

@@ -83,7 +83,7 @@ def build_server(config: Config, *, runtime: Runtime | None = None) -> Server[An
             return error_result(f"{name}: {exc}")
         call = Call(spec, args, rt, progress_fn=ctx.session.report_progress, ctx=ctx)
         if spec.guarded:
-            from .approval import run_guarded
+            from .approval.chain import run_guarded
 
             result: types.CallToolResult | types.InputRequiredResult = await run_guarded(call, ctx, params)
             return result

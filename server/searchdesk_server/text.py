@@ -445,6 +445,13 @@ def redact(s: str, known: Iterable[str] = ()) -> str:
 # --- describing a rejected value ---------------------------------------------------------------
 
 
+def minutes(seconds: float) -> str:
+    """A time as a person reads it ("5 minutes"): the one way a sentence states a number of minutes, so
+    that a time said to a person is always the figure the code keeps (tests/server/approval/test_contract.py)."""
+    whole = round(seconds / 60)
+    return f"{whole} minute" if whole == 1 else f"{whole} minutes"
+
+
 def _plural(n: int, one: str, many: str) -> str:
     return f"{n:,} {one if n == 1 else many}"
 

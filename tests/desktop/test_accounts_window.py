@@ -248,12 +248,17 @@ def test_activity_names_the_account_a_question_was_asked_for(qtbot: QtBot, place
         qtbot.addWidget(window)
         window.refresh()
         shown = window.table.item(0, 3).text()
-        assert shown.replace(ZWSP, "") == f"Claude Desktop 0.9.1\nfor {OTHER}"
-        assert f"Claude Desktop 0.9.1\nfor {OTHER}" in window.csv_text()  # the copy has the address as it is
+        assert shown.replace(ZWSP, "") == f"a program that says it is Claude Desktop (version 0.9.1)\nfor {OTHER}"
+        assert (
+            f"a program that says it is Claude Desktop (version 0.9.1)\nfor {OTHER}" in window.csv_text()
+        )  # the copy has the address as it is
         window.table.item(0, 3).setSelected(True)
         window.copy_selection()
         from PySide6.QtGui import QGuiApplication
 
-        assert QGuiApplication.clipboard().text() == f"Claude Desktop 0.9.1; for {OTHER}"
+        assert (
+            QGuiApplication.clipboard().text()
+            == f"a program that says it is Claude Desktop (version 0.9.1); for {OTHER}"
+        )
         assert accounts_text(core) == f"{EMAIL} (default), {OTHER}"
         finish(core)

@@ -41,6 +41,7 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from typing_extensions import dataclass_transform  # typing's lacks frozen_default before 3.12
 
 from ..text import is_plain_text as is_plain_text
+from ..text import minutes as minutes
 
 # --------------------------------------------------------------------------------------------------
 # Constants
@@ -58,6 +59,14 @@ MAX_VALUES: Final = 2000
 MAX_LABEL_CHARS: Final = 100
 MAX_VALUE_CHARS: Final = 240  # a long value is shown as its start, its end and a digest (text.show_value)
 MAX_SENTENCE_CHARS: Final = 1000  # `what` and `consequence`, each
+
+# The question's times: one definition for both programs and for every sentence a person reads that
+# states them (``text.minutes``); a test fails when a sentence names a number of minutes not derived from here.
+#: How long the app keeps a question open when nobody answers (the dialog, the notification), and then
+#: keeps the answer for a later identical call to collect.
+QUESTION_OPEN_S: Final = 300.0
+#: How long a two-call confirm_token lives (only where nobody can be asked: docs/security.md).
+TOKEN_LIFETIME_S: Final = 300.0
 MAX_QUESTION_BYTES: Final = 60 * 1024  # what, consequence and the values as a dialog lays them out
 MAX_SERVER_ID_CHARS: Final = 64
 MAX_NAME_CHARS: Final = 100  # the app's and server's name and version in hello

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
+from ..agent import protocol
 from ..agent.protocol import fingerprint as _fingerprint
 from ..properties import verification_id
 from ..text import show_value
@@ -80,6 +81,28 @@ class Question:
                     continue
             kept.append((label, value))
         return Question(self.tool, self.what, self.consequence, tuple(kept), self.targets, self.site)
+
+    def to_request(
+        self,
+        request_id: str,
+        *,
+        client: protocol.ClientInfo,
+        requester: protocol.Requester | None,
+        wait_s: float,
+    ) -> protocol.ApprovalRequest:
+        """The question as `approval/request` carries it to the app: the one way it is put on the wire
+        (the chain, the screenshots and the UI walk all send it so, so the pictures show what is sent)."""
+        return protocol.ApprovalRequest(
+            request_id=request_id,
+            tool=self.tool,
+            what=self.what,
+            consequence=self.consequence,
+            values=tuple(protocol.Value(label=label, value=value) for label, value in self.values),
+            fingerprint=self.fingerprint,
+            client=client,
+            wait_s=wait_s,
+            requester=requester,
+        )
 
 
 def account_words(account: str | None) -> str:
@@ -292,8 +315,15 @@ UNNAMED_CLIENTS = frozenset({"", "mcp"})
 
 
 def describe_client(name: str, version: str = "") -> str:
-    """Who asked, for the dialog's "Asked by …" line: still only what the program says it is."""
+    """Who asked, in the one wording the dialog, the notification and Activity all use: only what the
+    program says it is, a known name said plainly (claude-ai: Claude Desktop), an SDK's default name as
+    no name at all."""
     if name.strip().casefold() in UNNAMED_CLIENTS:
         return "a program that did not give its name"
     plain = KNOWN_CLIENTS.get(name.strip().casefold(), name)
     return f"a program that says it is {plain}" + (f" (version {version})" if version else "")
+
+
+def asked_by(name: str, version: str = "") -> str:
+    """The line under the values in the app's dialog and notification: who asked, as it says."""
+    return f"Asked by {describe_client(name, version)}."

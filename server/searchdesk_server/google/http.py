@@ -35,6 +35,7 @@ from searchdesk_server.google.errors import (
     describe_non_json,
     explain_response,
 )
+from searchdesk_server.text import minutes
 
 if TYPE_CHECKING:
     from searchdesk_server.google.credentials import TokenSource
@@ -405,7 +406,7 @@ def _duration(seconds: float) -> str:
     if seconds < 120:
         return f"{round(seconds)} seconds"
     if seconds < 2 * 3600:
-        return f"{round(seconds / 60)} minutes"
+        return minutes(seconds)
     return f"{round(seconds / 3600)} hours"
 
 
