@@ -14,6 +14,12 @@ dialog back to the front cannot answer either.
 
 Once armed, today's rules: Deny is the default button; Approve needs a deliberate click or Tab then
 Space; Enter, Escape and closing the window all deny.
+
+A question asked again with other words (the book's ``replaced``: Google's side changed between two
+builds of the same call) takes the place of the one on screen in the same window (``replace``): the
+window keeps its place and size, so the buttons stay exactly where they were, the new words scroll
+if they need more room, a line says the question changed, and arming starts again from the
+beginning, so a click meant for the old words can never answer the new ones.
 """
 
 from __future__ import annotations
@@ -22,20 +28,32 @@ import re
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QFont, QHideEvent, QKeyEvent, QShowEvent
+from PySide6.QtGui import (
+    QCloseEvent,
+    QFont,
+    QHideEvent,
+    QKeyEvent,
+    QResizeEvent,
+    QShowEvent,
+    QTextLayout,
+    QTextOption,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QPlainTextEdit,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
-from searchdesk_server.agent.protocol import QUESTION_OPEN_S, minutes
+from searchdesk_server.agent.protocol import QUESTION_OPEN_S, ApprovalRequest, minutes, question_of
 from searchdesk_server.approval.question import VALUES_HEADING, asked_by
 
 from .approvals import ApprovalBook, Entry, Origin, State, origin
@@ -53,6 +71,10 @@ BANNERS = {
 STOPPED_WAITING = (
     f"Claude stopped waiting — answer here, then ask Claude to try again within {minutes(QUESTION_OPEN_S)}."
 )
+REWORDED = (
+    "This question changed while it was open: it was asked again, and Google's side now makes it read as "
+    "below. Read it again before you answer."
+)
 
 
 def plain_label(text: str, *, wrap: bool = True, selectable: bool = True) -> QLabel:
@@ -65,6 +87,84 @@ def plain_label(text: str, *, wrap: bool = True, selectable: bool = True) -> QLa
     if selectable:
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
+
+
+class ValueText(QPlainTextEdit):
+    """A value under the question, whole (``Value.full``): plain text a person can select and copy exactly,
+    wrapped at the dialog's width between words where it can and anywhere in a long address.
+
+    Not a QLabel: a label wraps only between words, so one long URL would make the dialog as wide as the
+    URL; and the zero-width spaces that let `widgets.breakable` wrap an address would be copied with it.
+    Read-only, no frame, no background of its own and no scroll bars: exactly as tall as its text at its
+    width (``heightForWidth``), so the dialog's own scroll area is the only one.
+    """
+
+    WRAP = QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.setPlainText(text)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # as a selectable label: Tab goes to the buttons
+        self.setTabChangesFocus(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(self.WRAP)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.document().setDocumentMargin(0)
+        self.viewport().setAutoFillBackground(False)
+        mono = QFont(self.font())
+        mono.setStyleHint(QFont.StyleHint.Monospace)
+        mono.setFamily("monospace")
+        self.setFont(mono)
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def text(self) -> str:
+        """What is shown, as a label's ``text()``: exactly the value."""
+        return self.toPlainText()
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        """The height the wrapped text needs at `width`, laid out as the document lays it out."""
+        margins = self.contentsMargins()
+        room = max(width - margins.left() - margins.right(), 1)
+        layout = QTextLayout(self.toPlainText(), self.font())
+        option = QTextOption()
+        option.setWrapMode(self.WRAP)
+        layout.setTextOption(option)
+        height = 0.0
+        layout.beginLayout()
+        while (line := layout.createLine()).isValid():
+            line.setLineWidth(room)
+            height += line.height()
+        layout.endLayout()
+        # One pixel more than the lines: at exactly their height the edit still scrolls by a line.
+        return int(height + 0.999) + 1 + margins.top() + margins.bottom()
+
+    def sizeHint(self) -> QSize:
+        metrics = self.fontMetrics()
+        width = min(metrics.horizontalAdvance(self.toPlainText()) + 2, 60 * metrics.averageCharWidth())
+        return QSize(width, self.heightForWidth(width))
+
+    def minimumSizeHint(self) -> QSize:
+        width = 12 * self.fontMetrics().averageCharWidth()
+        return QSize(width, self.heightForWidth(width))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.updateGeometry()  # the height for the new width
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        event.ignore()  # the dialog scrolls, not one value (and Ctrl+wheel does not zoom it)
 
 
 def first_sentence(text: str) -> str:
@@ -135,9 +235,11 @@ class ApprovalDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.key = entry.key  # the fingerprint and who asked
+        self.key = entry.key  # the fingerprint, who asked and the words
+        self.fingerprint = entry.fingerprint  # the tool and its targets alone
         self._done = False
         self._armed = False
+        self._held = False  # new words in place of old on screen: the window keeps its size (``replace``)
         self._arm_timer = QTimer(self)
         self._arm_timer.setSingleShot(True)
         self._arm_timer.setInterval(max(arm_delay_ms, 0))
@@ -162,7 +264,13 @@ class ApprovalDialog(QDialog):
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(0, 0, 0, 0)
+        self._question_layout = layout
 
+        self.reworded_label = plain_label(REWORDED, selectable=False)
+        self.reworded_label.setObjectName("reworded")
+        self.reworded_label.setStyleSheet("background:#fff3c4;color:#5c4400;padding:4px;border-radius:3px;")
+        self.reworded_label.setVisible(False)
+        layout.addWidget(self.reworded_label)
         self.what_label = plain_label(request.what)
         bold = QFont(self.what_label.font())
         bold.setBold(True)
@@ -177,23 +285,9 @@ class ApprovalDialog(QDialog):
         layout.addWidget(line)
         self.values_heading = plain_label(VALUES_HEADING, selectable=False)
         layout.addWidget(self.values_heading)
-        values = QWidget()
-        grid = QGridLayout(values)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setColumnStretch(1, 1)
-        self.value_labels: list[tuple[QLabel, QLabel]] = []
-        for row, item in enumerate(request.values):
-            key = plain_label(item.label + ":", wrap=False)
-            key.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
-            val = plain_label(item.value)
-            mono = QFont(val.font())
-            mono.setStyleHint(QFont.StyleHint.Monospace)
-            mono.setFamily("monospace")
-            val.setFont(mono)
-            grid.addWidget(key, row, 0)
-            grid.addWidget(val, row, 1)
-            self.value_labels.append((key, val))
-        layout.addWidget(values)
+        self.value_labels: list[tuple[QLabel, ValueText]] = []
+        self._values = self._value_rows(request)
+        layout.addWidget(self._values)
         layout.addSpacing(6)
 
         self.client_label = plain_label(asked_by(request.client.name, request.client.version))
@@ -230,6 +324,50 @@ class ApprovalDialog(QDialog):
         self.setTabOrder(self.deny_button, self.approve_button)
         self._set_buttons(False)
 
+    def _value_rows(self, request: ApprovalRequest) -> QWidget:
+        """The values under the question, one `label: value` row each (``value_labels`` holds them)."""
+        values = QWidget()
+        grid = QGridLayout(values)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setColumnStretch(1, 1)
+        self.value_labels = []
+        for row, item in enumerate(request.values):
+            key = plain_label(item.label + ":", wrap=False)
+            key.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+            val = ValueText(item.full)  # whole: a long URL too, which the question's words shorten
+            grid.addWidget(key, row, 0)
+            grid.addWidget(val, row, 1)
+            self.value_labels.append((key, val))
+        return values
+
+    def replace(self, entry: Entry) -> None:
+        """Show `entry`'s words in place of the ones on screen (the same call asked again with other
+        words, which replaced them in the book). The window keeps its geometry, so the buttons do not
+        move; the words scroll if they need more room. Arming starts again: nothing answers the new
+        words before they have been in front for the whole delay."""
+        request = entry.request
+        self.key = entry.key
+        self.fingerprint = entry.fingerprint
+        self._arm_timer.stop()
+        was_armed, self._armed = self._armed, False
+        self._held = True
+        self._set_buttons(False)
+        if was_armed:
+            self.armed_changed.emit(False)
+        self.reworded_label.setVisible(True)
+        self.what_label.setText(request.what)
+        self.consequence_label.setText(request.consequence)
+        rows = self._value_rows(request)
+        self._question_layout.replaceWidget(self._values, rows)
+        self._values.hide()  # out of the layout, but on screen until it is deleted
+        self._values.deleteLater()
+        self._values = rows
+        self.client_label.setText(asked_by(request.client.name, request.client.version))
+        self.set_caller_waiting(entry.waited_on)
+        self.body.updateGeometry()  # the layout learns the new words' height (used when shown afresh)
+        self.body.verticalScrollBar().setValue(0)  # the line that says it changed, and the words' start
+        self._update_arming()
+
     # --- arming ---
     @property
     def armed(self) -> bool:
@@ -244,7 +382,7 @@ class ApprovalDialog(QDialog):
         self.approve_button.setEnabled(armed)
         self.deny_button.setEnabled(armed)
         self.arm_hint.setText(ARMED_HINT if armed else NOT_ARMED_HINT)
-        if self.isVisible():
+        if self.isVisible() and not self._held:
             fit_height(self)  # should the hint wrap differently: it is below the buttons, they stay put
         if armed:
             self.deny_button.setFocus()
@@ -286,6 +424,7 @@ class ApprovalDialog(QDialog):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        self._held = False  # shown afresh (it was hidden): it may fit its words again
         fit_height(self)
         self._update_arming()
 
@@ -375,6 +514,10 @@ class ApprovalQueue(QObject):
         current = self.dialog
         if current is not None:
             entry = self.book.get(current.key)
+            if entry is None:
+                entry = self._asked_again(current.key)
+                if entry is not None:
+                    current.replace(entry)
             if entry is None or entry.state is not State.PENDING:
                 self.dialog = None
                 current.close_silently()
@@ -390,6 +533,12 @@ class ApprovalQueue(QObject):
         if waiting:
             self.show(waiting[0], len(waiting) - 1)
         self.current_changed.emit()
+
+    def _asked_again(self, key: str) -> Entry | None:
+        """The open question that took the place of the one `key` names (the same fingerprint and
+        requester, other words), if any."""
+        entry = self.book.get(question_of(key)[0])
+        return entry if entry is not None and entry.is_open and entry.replaced else None
 
     def show(self, entry: Entry, waiting_after: int) -> None:
         dialog = ApprovalDialog(entry, demo=self.demo, waiting_after=waiting_after, arm_delay_ms=self.arm_delay_ms)

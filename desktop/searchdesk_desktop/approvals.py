@@ -10,6 +10,15 @@ open for 5 minutes; an answer is kept 5 minutes.
 A deny keeps refusing the same call for those 5 minutes, but not silently: when a server finds the
 deny and refuses again, the entry notes that Claude asked again, and the person may reconsider. That
 reopens the question (a new open entry, answered in the dialog like any other); nothing here approves.
+
+A yes is bound to the words too (issue 23): an entry's key is the fingerprint, who asked and the
+digest of the words it received (``protocol.words_digest``). The book holds one question per
+fingerprint and requester: a request with the same two but other words (Google's side changed between
+two builds of the same call) never joins the open one; it replaces it. The replaced entry ends as
+``REPLACED`` (its waiting calls are told "pending", never given the yes; an unspent yes to it is
+dropped), and the new one opens in its place, ``replaced`` set so that the dialog shows the new words
+where the old ones were. ``approval/status`` with a digest is answered only by the question with those
+words; without one (an older server) by the one question of that fingerprint and requester, as before.
 """
 
 from __future__ import annotations
@@ -18,9 +27,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from typing import Literal
 
-from searchdesk_server.agent.protocol import QUESTION_OPEN_S, ApprovalRequest, ErrorCode, StatusDecision, answer_key
+from searchdesk_server.agent.protocol import (
+    QUESTION_OPEN_S,
+    ApprovalRequest,
+    ErrorCode,
+    StatusDecision,
+    answer_key,
+    question_of,
+)
 from searchdesk_server.approval.question import describe_client
 
 from .refusals import Refusal
@@ -37,6 +54,7 @@ class State(Enum):
     USED = "used"  # the yes was handed to the server, which acts on it once
     CANCELLED = "cancelled"
     EXPIRED = "expired"  # nobody answered in time: nothing happens
+    REPLACED = "replaced"  # asked again with other words, which took its place: nothing of it is used
 
 
 Source = Literal["dialog", "notification"]
@@ -104,13 +122,26 @@ class Entry:
     asked_again: int = 0  # times a server found this deny and was refused again
     #: A call is waiting for the answer now; False once the last one stopped (see ``stopped_waiting``).
     waited_on: bool = True
+    #: Opened in place of a question with the same fingerprint and requester but other words.
+    replaced: bool = False
 
     @property
     def fingerprint(self) -> str:
         return self.request.fingerprint
 
-    @property
+    @cached_property
+    def digest(self) -> str:
+        """The digest of the words this entry received (``protocol.words_digest``)."""
+        return self.request.digest
+
+    @cached_property
     def key(self) -> str:
+        """What an answer to this entry is addressed to: the fingerprint, who asked and the words."""
+        return answer_key(self.request.fingerprint, self.request.requester, self.digest)
+
+    @property
+    def slot(self) -> str:
+        """The fingerprint and who asked: the book holds one question under it at a time."""
         return answer_key(self.request.fingerprint, self.request.requester)
 
     @property
@@ -119,8 +150,9 @@ class Entry:
 
 
 class ApprovalBook:
-    """Entries by key (fingerprint and requester: `protocol.answer_key`). ``on_change(entry)`` fires after
-    every state change."""
+    """Entries by fingerprint and requester (`protocol.answer_key`), each bound to its words. A key
+    with a digest (``Entry.key``) names that question only while it reads so; one without names the
+    question of that fingerprint and requester. ``on_change(entry)`` fires after every state change."""
 
     def __init__(
         self,
@@ -140,7 +172,15 @@ class ApprovalBook:
     # --- queries ---
     def get(self, key: str) -> Entry | None:
         self.expire()
-        return self._entries.get(key)
+        return self._find(key)
+
+    def _find(self, key: str) -> Entry | None:
+        """The entry `key` names: with a digest, only while its words have that digest."""
+        slot, digest = question_of(key)
+        entry = self._entries.get(slot)
+        if entry is None or (digest is not None and entry.digest != digest):
+            return None
+        return entry
 
     def open_entries(self) -> list[Entry]:
         self.expire()
@@ -161,34 +201,48 @@ class ApprovalBook:
 
     # --- changes ---
     def ask(self, request: ApprovalRequest) -> Entry:
-        """The entry for this question: the open (or approved, unspent) one for the same fingerprint and
-        requester, or a new open one. After a deny, asking again opens a new question."""
+        """The entry for this question: the open (or approved, unspent) one for the same fingerprint,
+        requester and words, or a new open one. After a deny, asking again opens a new question. Other
+        words for the same fingerprint and requester replace the open (or approved, unspent) question:
+        it ends as REPLACED, and the new one opens in its place."""
         self.expire()
-        key = answer_key(request.fingerprint, request.requester)
+        key = answer_key(request.fingerprint, request.requester, request.digest)
         other = self.by_request_id(request.request_id)
         if other is not None and other.key != key:
             raise RequestIdReused()
-        entry = self._entries.get(key)
-        if entry is not None and entry.state in (State.PENDING, State.APPROVED):
+        entry = self._entries.get(answer_key(request.fingerprint, request.requester))
+        live = entry is not None and entry.state in (State.PENDING, State.APPROVED)
+        if entry is not None and live and entry.key == key:
             entry.request_ids.add(request.request_id)
             if not entry.waited_on:
                 entry.waited_on = True
                 self._changed(entry)
             return entry
+        replacing = entry if live else None
         waiting = len(self.open_entries())
-        if waiting >= self.max_open:
-            raise QueueFull(waiting)
-        entry = self._open(request)
-        self._changed(entry)
-        return entry
+        if (replacing is None or not replacing.is_open) and waiting >= self.max_open:
+            raise QueueFull(waiting)  # replacing an open question leaves as many open as before
+        fresh = self._open(request)
+        if replacing is not None:
+            fresh.replaced = True
+            was_open = replacing.is_open
+            replacing.state = State.REPLACED
+            replacing.activity.decision = (
+                "asked again with other words (Google's side changed); replaced by the newer question"
+                if was_open
+                else "approved, then asked again with other words (not used)"
+            )
+            self._changed(replacing)
+        self._changed(fresh)
+        return fresh
 
     def _open(self, request: ApprovalRequest, request_ids: set[str] | None = None) -> Entry:
         client = describe_client(request.client.name, request.client.version)
         account = request.requester.account or "" if request.requester is not None else ""
-        values = tuple((v.label, v.value) for v in request.values)
+        values = request.pairs
         activity = Activity(self._wall(), request.tool, request.what, client, account, values=values)
         entry = Entry(request, self._clock(), activity, request_ids=request_ids or {request.request_id})
-        self._entries[entry.key] = entry
+        self._entries[entry.slot] = entry
         self.activity.append(activity)
         del self.activity[:-MAX_ACTIVITY]
         return entry
@@ -210,7 +264,7 @@ class ApprovalBook:
     def stopped_waiting(self, key: str) -> None:
         """No call waits for this question any more (each got "pending" or went away): the person
         must be told to answer, then ask Claude again. A later identical call waits again."""
-        entry = self._entries.get(key)
+        entry = self._find(key)
         if entry is not None and entry.is_open and entry.waited_on:
             entry.waited_on = False
             self._changed(entry)
@@ -240,7 +294,7 @@ class ApprovalBook:
                 entry.request_ids.discard(served)
             self._changed(entry)
             if reopen and entry.request_ids:
-                del self._entries[key]
+                del self._entries[entry.slot]
                 self._changed(self._open(entry.request, set(entry.request_ids)))
             return "approve"
         return "none"
@@ -266,7 +320,7 @@ class ApprovalBook:
         if entry is None or entry.state is not State.DENIED:
             return None
         entry.activity.decision += ", then reopened"
-        del self._entries[key]
+        del self._entries[entry.slot]
         reopened = self._open(entry.request, set(entry.request_ids))
         self._changed(reopened)
         return reopened
@@ -292,7 +346,7 @@ class ApprovalBook:
                 entry.state = State.EXPIRED
                 entry.activity.decision = "no answer (expired)"
                 self._changed(entry)
-            if entry.state in (State.USED, State.CANCELLED, State.EXPIRED) or (
+            if entry.state in (State.USED, State.CANCELLED, State.EXPIRED, State.REPLACED) or (
                 entry.answered is not None and now - entry.answered >= self.keep
             ):
                 del self._entries[key]

@@ -34,6 +34,9 @@ SOCKET_VAR = Var.SEARCHDESK_AGENT_SOCKET
 CREDENTIAL_VARS = (*server_config.CREDENTIAL_VARS, Var.GOOGLE_APPLICATION_CREDENTIALS)
 #: The variables the settings window owns; everything else in our entry's env is left as it is.
 SETTINGS_VARS = server_config.SETTINGS_VARS
+#: What every entry this app writes carries, the demo's included (SEARCHDESK_ASK_IN_APP=true: such a
+#: server asks in Claude's dialog or this app, or refuses; it never offers the two-call token).
+APP_ENTRY_ENV = server_config.APP_ENTRY_ENV
 
 
 class ClaudeConfigError(Exception):
@@ -94,7 +97,7 @@ class ServerSettings:
     agent_socket: str = ""
 
     def env(self) -> dict[str, str]:
-        env: dict[str, str] = {Var.GSC_READ_ONLY: "true" if self.read_only else "false"}
+        env: dict[str, str] = {Var.GSC_READ_ONLY: "true" if self.read_only else "false", **APP_ENTRY_ENV}
         if self.groups:
             env[Var.GSC_ALLOW_TOOLS] = ",".join(self.groups)
         if self.site_url:
@@ -418,6 +421,7 @@ def update_settings(path: Path, settings: ServerSettings) -> Change:
         env = dict(entry["env"]) if isinstance(entry.get("env"), dict) else {}
         new = {k: v for k, v in env.items() if k not in SETTINGS_VARS}
         new.update({k: wanted[k] for k in SETTINGS_VARS if k in wanted})
+        new.update(APP_ENTRY_ENV)  # an entry this app writes to carries it, an older one included
         if new == env:
             return False
         servers[SERVER_KEY] = {**entry, "env": new}
@@ -445,7 +449,7 @@ def remove(path: Path) -> Change:
 
 class EntryState(Enum):
     ABSENT = "absent"  # no entry (or no file)
-    OK = "ok"  # this app's own: this copy of the server, this mode, this socket, no credentials of its own
+    OK = "ok"  # this app's own: this copy of the server, this mode, this socket, no credentials, APP_ENTRY_ENV
     OTHER_MODE = "other_mode"  # the demo's entry in the real app, or the real one in the demo: switch
     OTHER_COPY = "other_copy"  # points at another existing server (an older install, say)
     BROKEN = "broken"  # the command is gone or cannot be run: offer repair
@@ -471,9 +475,10 @@ def runnable(command: str) -> bool:
 def check(path: Path, current: ServerCommand, agent_socket: str = "", *, demo: bool = False) -> EntryCheck:
     """Is Claude Desktop's entry this app's own — what Claude will use is what this app serves?
 
-    Only then is it OK: the same server program, the same mode (``demo``), the same socket, and no
-    Google credentials of its own. Anything else says what differs, so the window can offer the one
-    action that fixes it.
+    Only then is it OK: the same server program, the same mode (``demo``), the same socket, no
+    Google credentials of its own, and what every entry of this app carries (``APP_ENTRY_ENV``; an
+    entry an older SearchDesk wrote lacks it and reads as one to repair, which adds it). Anything
+    else says what differs, so the window can offer the one action that fixes it.
     """
     try:
         entry = read_entry(path)
@@ -503,11 +508,14 @@ def check(path: Path, current: ServerCommand, agent_socket: str = "", *, demo: b
     if agent_socket and env.get(SOCKET_VAR) != agent_socket:
         where = "another place" if SOCKET_VAR in env else "no place"
         return found(EntryState.OTHER_COPY, f"it names {where} to reach this app")
+    if any(env.get(name) != value for name, value in APP_ENTRY_ENV.items()):
+        return found(EntryState.OTHER_COPY, "it was written by an older version of SearchDesk")
     return found(EntryState.OK)
 
 
 def repair(path: Path, current: ServerCommand, agent_socket: str = "") -> Change:
-    """Point our entry at this copy of the server, keeping its settings (env) as they are."""
+    """Point our entry at this copy of the server, keeping its settings (env) as they are, with what
+    every entry of this app carries (``APP_ENTRY_ENV``) added."""
 
     def mutate(data: dict[str, Any]) -> bool:
         servers = _servers(data)
@@ -520,8 +528,8 @@ def repair(path: Path, current: ServerCommand, agent_socket: str = "") -> Change
         env = dict(entry["env"]) if isinstance(entry.get("env"), dict) else {}
         if agent_socket:
             env[SOCKET_VAR] = agent_socket
-        if "env" in entry or env:
-            fixed["env"] = env
+        env.update(APP_ENTRY_ENV)
+        fixed["env"] = env
         if fixed == entry:
             return False
         servers[SERVER_KEY] = fixed

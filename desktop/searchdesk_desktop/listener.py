@@ -3,13 +3,18 @@
 docs/architecture.md places it among the parts, and ``searchdesk_server.agent.protocol`` is the one
 definition of the wire; ``searchdesk_server.agent.paths`` places the socket and runs the trust checks.
 
-On Unix ``QLocalServer`` (UserAccessOption) creates and owns the socket; we take each accepted
-descriptor ourselves (``incomingConnection``) and drive it with ``QSocketNotifier``: QLocalSocket
-treats a half-closed connection as gone and drops answers still to be written, and we also need the
-raw descriptor for the peer's user id. On Windows ``winpipe.PipeAcceptor`` creates the named pipe
-(first, so nobody can squat its name; QLocalServer cannot ask for that) and hands each connected
-instance over a queued signal to a QLocalSocket, which does the reading and writing. That branch is
-not run on the Linux CI.
+On Unix we bind the socket ourselves (``paths.listen_unix``), accept on a ``QSocketNotifier`` and drive
+each connection with ``QSocketNotifier`` too: QLocalSocket treats a half-closed connection as gone and
+drops answers still to be written, we need the raw descriptor for the peer's user id, and
+QLocalServer would remove whatever is at the path when it closes, ours or not. While the app runs,
+``paths.Keeper`` checks every ``paths.KEEP_EVERY_S`` (a timer on this loop) that the path still names
+our socket and listens there again when a cleaner removed it or its folder; connections already open
+go on.
+
+On Windows ``winpipe.PipeAcceptor`` creates the named pipe (first, so nobody can squat its name;
+QLocalServer cannot ask for that) and hands each connected instance over a queued signal to a
+QLocalSocket, which does the reading and writing. A named pipe is no file anybody can delete, so it
+needs no keeping. That branch is not run on the Linux CI.
 
 Everything runs on the Qt thread except token minting, which may wait on Google or the keyring and
 runs in a small thread pool; results come back through a queued signal. No message, from any client,
@@ -20,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import socket
 import sys
 import time
@@ -30,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal, Slot
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtNetwork import QLocalSocket
 
 from searchdesk_server.agent import paths, protocol, winpipe
 from searchdesk_server.agent.protocol import (
@@ -265,17 +269,6 @@ class _QtTransport(_Transport):
         self.on_closed()
 
 
-class _Server(QLocalServer):
-    """Unix: hands each accepted descriptor to ``accept_fd`` instead of wrapping it in QLocalSocket."""
-
-    def __init__(self, accept_fd: Callable[[int], None]) -> None:
-        super().__init__()
-        self._accept_fd = accept_fd
-
-    def incomingConnection(self, descriptor: int) -> None:
-        self._accept_fd(int(descriptor))
-
-
 # --- one client --------------------------------------------------------------------------------
 
 
@@ -341,6 +334,7 @@ class _Waiter:
     rpc_id: protocol.RequestId
     request: ApprovalRequest
     timer: QTimer
+    key: str  # the book's key of the question it waits on: fingerprint, requester and words (Entry.key)
 
 
 # --- the listener ------------------------------------------------------------------------------
@@ -376,7 +370,10 @@ class AgentListener(QObject):
         self.path = path
         self.max_connections = max_connections
         self.max_in_flight = max_in_flight
-        self._server: _Server | None = None
+        self._keeper: paths.Keeper | None = None  # Unix: the listening socket, kept at its path
+        self._accepting: QSocketNotifier | None = None
+        self._keep_timer: QTimer | None = None
+        self._kept = paths.Kept.HELD
         self._pipes: winpipe.PipeAcceptor | None = None
         self._connections: set[_Connection] = set()
         self._waiters: list[_Waiter] = []
@@ -400,15 +397,17 @@ class AgentListener(QObject):
             self.path = path
             log.info("agent pipe listening")
             return path
-        paths.prepare_listener(path)  # trusted folder; a stale socket from a crash is removed
-        server = _Server(self._accept_fd)
-        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
-        server.setMaxPendingConnections(self.max_connections)
-        # Qt's default backlog is 50; a burst of clients beyond it sees refused or half-made connections.
-        server.setListenBacklogSize(2 * self.max_connections)
-        if not server.listen(path):
-            raise OSError(f"SearchDesk could not listen at {path}: {server.errorString()}")
-        self._server = server
+        # Trusted folder; a stale socket from a crash is removed. A burst of clients beyond the backlog
+        # would see refused or half-made connections.
+        try:
+            bound = paths.listen_unix(path, 2 * self.max_connections)
+        except OSError as err:  # not AgentError: the checks' own messages say what to do
+            raise OSError(f"SearchDesk could not listen at {path}: {err.strerror or err}") from None
+        self._keeper = paths.Keeper(bound, 2 * self.max_connections)
+        self._serve(bound)
+        self._keep_timer = QTimer(self)
+        self._keep_timer.timeout.connect(self._keep)
+        self._keep_timer.start(int(paths.KEEP_EVERY_S * 1000))
         self.path = path
         log.info("agent socket listening")
         return path
@@ -417,10 +416,14 @@ class AgentListener(QObject):
         if self._pipes is not None:
             self._pipes.stop()
             self._pipes = None
-        if self._server is not None:
-            self._server.close()
-            self._server.deleteLater()
-            self._server = None
+        if self._keep_timer is not None:
+            self._keep_timer.stop()
+            self._keep_timer.deleteLater()
+            self._keep_timer = None
+        if self._keeper is not None:
+            self._stop_accepting()
+            paths.release(self._keeper.bound)  # the file goes only if the path still names ours
+            self._keeper = None
         self._closing = True  # the app is going: nobody is told about each connection that ends
         for conn in list(self._connections):
             conn.transport.close()
@@ -436,20 +439,63 @@ class AgentListener(QObject):
     def listening(self) -> bool:
         if self._pipes is not None:
             return self._pipes.running
-        return self._server is not None and self._server.isListening()
+        return self._keeper is not None and paths.holds(self._keeper.bound)
 
     @property
     def connection_count(self) -> int:
         return len(self._connections)
 
     # --- accepting ---
-    def _accept_fd(self, fd: int) -> None:
-        try:
-            sock = socket.socket(fileno=fd)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.close(fd)
+    def _serve(self, bound: paths.Bound) -> None:
+        """Unix: accept on `bound` from now on."""
+        self._accepting = QSocketNotifier(bound.sock.fileno(), QSocketNotifier.Type.Read, self)
+        self._accepting.activated.connect(self._accept_ready)
+
+    def _stop_accepting(self) -> None:
+        if self._accepting is not None:
+            self._accepting.setEnabled(False)  # before its descriptor closes
+            self._accepting.deleteLater()
+            self._accepting = None
+
+    def _accept_ready(self) -> None:
+        assert self._keeper is not None
+        for _ in range(64):  # bounded: the notifier fires again while more are waiting
+            try:
+                sock, _address = self._keeper.bound.sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except ConnectionAbortedError:
+                continue
+            except OSError:  # out of descriptors, say: pause until the next check of the socket
+                if self._accepting is not None:
+                    self._accepting.setEnabled(False)
+                return
+            self._accept(sock)
+
+    def _keep(self) -> None:
+        """Every KEEP_EVERY_S: our socket still at its path, else listening there again (paths.Keeper)."""
+        keeper = self._keeper
+        if keeper is None:
             return
+        old = keeper.bound
+        kept = keeper.check()
+        if kept is paths.Kept.RESTORED:
+            self._stop_accepting()
+            paths.release(old)  # the path names the new socket: only the old descriptor closes
+            self._serve(keeper.bound)
+            log.warning("the agent socket was removed while SearchDesk ran; listening again at the same place")
+        elif self._accepting is not None:
+            self._accepting.setEnabled(True)  # after a pause for want of descriptors
+        if kept is not self._kept and kept is paths.Kept.TAKEN:
+            log.warning("another program listens at the agent socket's place now; SearchDesk leaves it alone")
+        elif kept is not self._kept and kept is paths.Kept.BLOCKED:
+            log.warning(
+                "the agent socket was removed, and its place now holds something SearchDesk did not make "
+                "(or its folder fails the checks); SearchDesk listens there again once that is gone"
+            )
+        self._kept = kept
+
+    def _accept(self, sock: socket.socket) -> None:
         if not paths.trusted_peer(sock):
             log.warning("refused a connection from another user")
             sock.close()
@@ -486,13 +532,13 @@ class AgentListener(QObject):
             waiter.timer.stop()
             self._waiters.remove(waiter)
             if not self._closing:
-                self._maybe_stopped_waiting(_key(waiter.request))
+                self._maybe_stopped_waiting(waiter.key)
         if known and not self._closing:
             self.connections_changed.emit()
 
     def _maybe_stopped_waiting(self, key: str) -> None:
         """No call waits for this question (its book key) any more: the book marks it."""
-        if not any(_key(w.request) == key for w in self._waiters):
+        if not any(w.key == key for w in self._waiters):
             self.book.stopped_waiting(key)
 
     # --- dispatch ---
@@ -628,7 +674,7 @@ class AgentListener(QObject):
             return ApprovalResult(decision="pending", fingerprint=fp).to_json()
         timer = QTimer(self)
         timer.setSingleShot(True)
-        waiter = _Waiter(conn, rpc_id, request, timer)
+        waiter = _Waiter(conn, rpc_id, request, timer, entry.key)
         timer.timeout.connect(lambda: self._wait_over(waiter))
         timer.start(int(request.wait_s * 1000))
         self._waiters.append(waiter)
@@ -648,18 +694,25 @@ class AgentListener(QObject):
         if waiter in self._waiters:
             fp = waiter.request.fingerprint
             self._finish(waiter, protocol.encode_result(waiter.rpc_id, ApprovalResult("pending", fp).to_json()))
-            self._maybe_stopped_waiting(_key(waiter.request))
+            self._maybe_stopped_waiting(waiter.key)
 
     def _entry_changed(self, entry: Entry) -> None:
-        """An answer (or a withdrawal) arrived: tell whoever is waiting on this question."""
-        if entry.state not in (State.APPROVED, State.DENIED, State.CANCELLED):
+        """An answer (or a withdrawal, or other words in its place) arrived: tell whoever is waiting on
+        this question (on these words: a call waiting on other words is another question's)."""
+        if entry.state not in (State.APPROVED, State.DENIED, State.CANCELLED, State.REPLACED):
             return
         fp = entry.fingerprint
         key = entry.key
-        waiting = [w for w in self._waiters if _key(w.request) == key and w.conn.open]
+        waiting = [w for w in self._waiters if w.key == key and w.conn.open]
         if not waiting:
             return  # kept for approval/status
-        if entry.state is State.CANCELLED:
+        if entry.state is State.REPLACED:
+            # The same call asked again with other words, which the person sees instead: these calls
+            # never get that yes. "pending" keeps the answer's shape, and reads to any server as "not
+            # approved; ask again later" (the server knows it sent other words since: chain._asked_again).
+            for w in waiting:
+                self._finish(w, protocol.encode_result(w.rpc_id, ApprovalResult("pending", fp).to_json()))
+        elif entry.state is State.CANCELLED:
             for w in waiting:
                 self._finish(w, _cancelled(w.rpc_id))
         elif entry.state is State.DENIED:
@@ -672,8 +725,11 @@ class AgentListener(QObject):
             self._finish(first, protocol.encode_result(first.rpc_id, ApprovalResult(_decision(decision), fp).to_json()))
 
     def _approval_status(self, conn: _Connection, rpc_id: Any, params: StatusParams) -> dict[str, Any]:
-        # An approve goes back only to the server and account that asked (an older server: by fingerprint).
-        key = protocol.answer_key(params.fingerprint, params.requester)
+        # An approve goes back only to the server and account that asked (an older server: by fingerprint),
+        # and, with the words' digest, only from a question with those words ("none" for other words: the
+        # server then asks with its own). Without a digest (an older server) the one question of that
+        # fingerprint and requester answers, whatever its words, as before.
+        key = protocol.answer_key(params.fingerprint, params.requester, params.digest)
         decision = self.book.take(key)
         if decision == "deny":  # refused again without a dialog: the app tells the person it happened
             self.book.note_asked_again(key)
@@ -682,10 +738,6 @@ class AgentListener(QObject):
     def _approval_cancel(self, conn: _Connection, rpc_id: Any, params: CancelParams) -> dict[str, Any]:
         # Every call waiting on the question ends with CANCELLED (through _entry_changed).
         return CancelResult(cancelled=self.book.cancel(params.request_id)).to_json()
-
-
-def _key(request: ApprovalRequest) -> str:
-    return protocol.answer_key(request.fingerprint, request.requester)
 
 
 def _cancelled(rpc_id: Any) -> bytes:

@@ -31,7 +31,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
-from searchdesk_server.approval.question import VALUES_HEADING, asked_by
+from searchdesk_server.approval.question import asked_by, question_lines, value_line
 
 from .approval_dialog import ARM_DELAY_MS
 from .approvals import ApprovalBook, Entry, Origin, origin
@@ -101,8 +101,7 @@ class Note:
 def question_text(entry: Entry) -> str:
     """The question as the dialog words it: the server's sentences, the heading, the values, the client."""
     r = entry.request
-    lines = [r.what, r.consequence, VALUES_HEADING]
-    lines += [f"{v.label}: {v.value}" for v in r.values]
+    lines = [line for line in question_lines(r.what, r.consequence, r.pairs) if line]  # no blank line in a banner
     lines.append(asked_by(r.client.name, r.client.version))
     return "\n".join(lines)
 
@@ -121,7 +120,7 @@ def compose(entry: Entry, *, demo: bool = False, fit: Fit | None = None) -> Note
     if (fit or system_fit()).holds(whole):
         return Note(summary, whole, (APPROVE, DENY))
     r = entry.request
-    target = f"{r.values[0].label}: {r.values[0].value}" if r.values else ""
+    target = value_line(*r.pairs[0]) if r.pairs else ""
     short = "\n".join(x for x in (r.what, target, "Open SearchDesk to review the whole question.") if x)
     return Note(summary, short, (REVIEW, DENY))
 

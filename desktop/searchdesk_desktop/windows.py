@@ -52,6 +52,7 @@ from PySide6.QtWidgets import (
 )
 
 from searchdesk_server.agent.protocol import QUESTION_OPEN_S, minutes
+from searchdesk_server.approval.question import value_line
 
 from . import __version__
 from . import claude_config as cc
@@ -355,7 +356,7 @@ class ApprovalsSection(QFrame):
 
 def values_text(values: tuple[tuple[str, str], ...] | list[tuple[str, str]], limit: int = 0) -> str:
     """The question's values, one "Label: value" a line (the first ``limit`` of them, when set)."""
-    lines = [f"{label}: {value}" for label, value in values]
+    lines = [value_line(label, value) for label, value in values]
     if limit and len(lines) > limit:
         lines = [*lines[:limit], f"… and {len(lines) - limit} more"]
     return "\n".join(lines)
@@ -531,7 +532,7 @@ class MainWindow(QMainWindow):
             request = entry.request
             text = f"{ASKED_AGAIN}: {first_sentence(request.what)}"
             if request.values:
-                text += f"\n{request.values[0].label}: {request.values[0].value}"
+                text += "\n" + value_line(*request.pairs[0])
             row = QWidget()
             line = QHBoxLayout(row)
             line.setContentsMargins(0, 0, 0, 0)

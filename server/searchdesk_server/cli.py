@@ -54,9 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     scrub_secrets()
     print(config.startup_line(), file=sys.stderr, flush=True)
     if not config.elicitation:
+        fallback = "and are refused without it" if config.never_a_token else "or the two-call token"
         print(
-            "searchdesk-server: ELICITATION=false — guarded tools fall back to the desktop dialog "
-            "or the two-call token",
+            f"searchdesk-server: ELICITATION=false — guarded tools fall back to the desktop dialog {fallback}",
             file=sys.stderr,
             flush=True,
         )

@@ -24,6 +24,7 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from types import MappingProxyType
 from typing import Final, Literal
 
 from . import catalogue
@@ -55,6 +56,7 @@ class Var(StrEnum):
     SEARCHDESK_DEMO_TODAY = "SEARCHDESK_DEMO_TODAY"
     SEARCHDESK_APPROVAL_WAIT = "SEARCHDESK_APPROVAL_WAIT"
     SEARCHDESK_AGENT_SOCKET = "SEARCHDESK_AGENT_SOCKET"
+    SEARCHDESK_ASK_IN_APP = "SEARCHDESK_ASK_IN_APP"
     #: Read by the desktop app's sign-in (desktop signin.py), not by the server.
     SEARCHDESK_OAUTH_CLIENT_FILE = "SEARCHDESK_OAUTH_CLIENT_FILE"
 
@@ -62,6 +64,12 @@ class Var(StrEnum):
 #: The variables the desktop app's settings write into Claude's entry for the server (its Claude
 #: entry and the `.mcpb` manifest's user settings); anything else in that entry is left as it is.
 SETTINGS_VARS: Final = (Var.GSC_READ_ONLY, Var.GSC_ALLOW_TOOLS, Var.GSC_SITE_URL, Var.GSC_ALLOWED_SITES)
+
+#: What every entry the desktop app writes for Claude carries, whatever the settings (its Claude entry,
+#: the demo's included, and the `.mcpb` manifest): such a server asks in the client's dialog or the app,
+#: or refuses — it never offers the two-call token, which would be a way around the person that needs
+#: only the app to be out of reach (closed, or its socket file removed by a cleaner).
+APP_ENTRY_ENV: Final[Mapping[str, str]] = MappingProxyType({Var.SEARCHDESK_ASK_IN_APP: "true"})
 
 #: Windows: named pipes live under this prefix; a bare name in SEARCHDESK_AGENT_SOCKET gets it.
 PIPE_PREFIX: Final = "\\\\.\\pipe\\"
@@ -101,6 +109,8 @@ class Config:
     read_only: bool = False
     diagnostics: bool = False
     elicitation: bool = True
+    #: SEARCHDESK_ASK_IN_APP: never the two-call token, whatever the credentials (see `never_a_token`).
+    ask_in_app: bool = False
     approval_wait: int = DEFAULT_APPROVAL_WAIT
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
@@ -121,6 +131,18 @@ class Config:
 
     def spec(self, name: str) -> ToolSpec:
         return self.catalogue.by_name[name]
+
+    @property
+    def never_a_token(self) -> bool:
+        """A guarded call is asked in the client's dialog or the app, or refused — never the two-call token.
+
+        So with the app's keys (its sign-in hands this server its tokens) and in every entry the app
+        writes (SEARCHDESK_ASK_IN_APP, the demo's included): there the app is the person's place to say
+        yes, and the app being out of reach must not open a cheaper way around them. The token is left
+        only to a server given its credentials directly (variables, key files: a scheduled job), and even
+        there only until it has reached the app once (`Runtime.app_reached`).
+        """
+        return self.ask_in_app or self.credential.kind == "desktop"
 
     @property
     def scopes(self) -> tuple[str, ...]:
@@ -151,6 +173,8 @@ class Config:
             parts.append("DEMO data (no Google account used)")
         if not self.elicitation:
             parts.append(f"{Var.ELICITATION}=false")
+        if self.ask_in_app:
+            parts.append(f"{Var.SEARCHDESK_ASK_IN_APP}=true")
         return "searchdesk-server: " + "; ".join(parts)
 
 
@@ -437,6 +461,7 @@ def load(env: Mapping[str, str], *, demo_flag: bool = False, table: Catalogue = 
     read_only = parse_bool(env, Var.GSC_READ_ONLY)
     diagnostics = parse_bool(env, Var.MCP_DIAGNOSTICS)
     elicitation = parse_elicitation(env)
+    ask_in_app = parse_bool(env, Var.SEARCHDESK_ASK_IN_APP)
     wait = parse_wait(env)
     today = parse_today(env)
     allow = parse_tool_list(env, Var.GSC_ALLOW_TOOLS, table)
@@ -450,6 +475,7 @@ def load(env: Mapping[str, str], *, demo_flag: bool = False, table: Catalogue = 
         read_only=read_only,
         diagnostics=diagnostics,
         elicitation=elicitation,
+        ask_in_app=ask_in_app,
         approval_wait=wait,
         allow=allow,
         deny=deny,

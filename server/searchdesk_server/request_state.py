@@ -69,11 +69,15 @@ SHOWN_SECONDS = 15 * 60  # longer than the app keeps a question (5 minutes) plus
 
 
 class ShownBook:
-    """fingerprint -> the digest of the question this server last sent to the app for it.
+    """question key -> the digest of the question this server last sent to the app for it. The key is
+    the fingerprint and who asks (`protocol.answer_key` without a digest): one server process may ask
+    the same fingerprint for two Google accounts, whose questions read differently.
 
-    The app binds its answer to the fingerprint, which stays the same when Google's side changes
-    (owners added between the question and the yes): a yes collected later counts only if the
-    question built now reads exactly as the one the person answered.
+    The fingerprint stays the same when Google's side changes (owners added between the question and
+    the yes): a yes collected later counts only if the question built now reads exactly as the one the
+    person answered (an app that binds the words itself, approval/status `digest`, checks this too; an
+    older app does not). And a call still waiting for the app learns from it that a later call of this
+    server asked the same question with other words, which the app then showed instead.
     """
 
     def __init__(self, ttl: float = SHOWN_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
@@ -81,11 +85,11 @@ class ShownBook:
         self._clock = clock
         self._shown: dict[str, tuple[str, float]] = {}
 
-    def remember(self, fingerprint: str, digest: str) -> None:
+    def remember(self, key: str, digest: str) -> None:
         now = self._clock()
-        self._shown = {fp: v for fp, v in self._shown.items() if v[1] > now}
-        self._shown[fingerprint] = (digest, now + self._ttl)
+        self._shown = {k: v for k, v in self._shown.items() if v[1] > now}
+        self._shown[key] = (digest, now + self._ttl)
 
-    def matches(self, fingerprint: str, digest: str) -> bool:
-        shown = self._shown.get(fingerprint)
+    def matches(self, key: str, digest: str) -> bool:
+        shown = self._shown.get(key)
         return shown is not None and shown[1] > self._clock() and hmac.compare_digest(shown[0], digest)

@@ -54,6 +54,11 @@ class Runtime:
         self._lock = asyncio.Lock()
         #: This process, as the app knows it: an approve is handed back only to the server that asked.
         self.server_id = uuid.uuid4().hex
+        #: The app has answered this process at some time, on either connection (a hello, a token, an
+        #: answer). A fact of the process, never unset: once the app was there, its absence is a reason
+        #: to try again, never a reason for the two-call token (approval/chain.py). Set by the agent
+        #: clients (`_agent_client`); each call still tries the socket again.
+        self.app_reached = False
 
     async def client(self) -> GoogleClient:
         async with self._lock:
@@ -121,7 +126,18 @@ class Runtime:
         from .agent.client import AgentClient
 
         # The socket as Config resolved it (None: the default place, found on first connect).
-        return AgentClient(self.config.agent_socket, version=__version__)
+        return AgentClient(self.config.agent_socket, version=__version__, on_answer=self._app_answered)
+
+    def _app_answered(self) -> None:
+        self.app_reached = True
+
+    @property
+    def token_possible(self) -> bool:
+        """Whether the two-call token may stand in for the person (approval/chain.py, step 3): only on a
+        server given its credentials directly and not told to ask in the app (`Config.never_a_token`)
+        that has never reached the app in this process — once the app was there, its absence means
+        "not now", never "nobody will ever be asked"."""
+        return not self.config.never_a_token and not self.app_reached
 
     @functools.cached_property
     def directory(self) -> Directory:

@@ -3,8 +3,9 @@
 Search queries are typed by the public and page titles are written by whoever runs a crawled site, so
 a string from Google may carry control characters that confuse terminals and JSON consumers, lone
 surrogates that make UTF-8 encoders raise, bidi overrides that make a person read a different value
-than the one we act on, or credential-shaped text that must never be echoed. This module is pure
-stdlib and cheap to import: it runs on every result.
+than the one we act on, or credential-shaped text that must never be echoed. This module imports only
+the standard library and is cheap to import: it runs on every result (the `idna` package is loaded by
+`show_url`, when a question is built).
 """
 
 from __future__ import annotations
@@ -14,21 +15,27 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Final
 
 __all__ = [
     "MAX_DEPTH",
     "RESERVED_KEYS",
     "TOO_DEEP",
+    "ShownUrl",
     "clean",
     "clean_json",
     "cut",
     "cut_bytes",
     "describe",
+    "escaped",
     "flatten",
     "is_plain_text",
     "md_cell",
+    "reads_like",
     "redact",
+    "shorten",
+    "show_url",
     "show_value",
 ]
 
@@ -300,10 +307,16 @@ def _escape(ch: str) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
+#: The mark a shortened value uses for what it leaves out: escaped wherever a value holds it, so a value
+#: shown whole can never read like another one shown shortened.
+ELLIPSIS: Final = "…"
+
+
 def _shown_chars(s: str, *, ascii_only: bool) -> list[str]:
     """One shown piece per character: backslashes doubled, then every unsafe character (or, with
-    ``ascii_only``, every non-ASCII one: homoglyphs too) as a visible escape. In a string that is not
-    NFC-normalised, combining marks are escaped as well, so "é" and "e" + U+0301 never read alike."""
+    ``ascii_only``, every non-ASCII one: homoglyphs too) as a visible escape, and the ellipsis a shortened
+    value is marked with. In a string that is not NFC-normalised, combining marks are escaped as well, so
+    "é" and "e" + U+0301 never read alike."""
     marks_escaped = not unicodedata.is_normalized("NFC", s)
     pieces: list[str] = []
     for ch in s:
@@ -312,6 +325,7 @@ def _shown_chars(s: str, *, ascii_only: bool) -> list[str]:
         elif (
             (ascii_only and not " " <= ch <= "~")
             or not is_safe_char(ch)
+            or ch == ELLIPSIS
             or (marks_escaped and unicodedata.category(ch) in ("Mn", "Mc", "Me"))
         ):
             pieces.append(_escape(ch))
@@ -320,28 +334,46 @@ def _shown_chars(s: str, *, ascii_only: bool) -> list[str]:
     return pieces
 
 
+def escaped(s: str, *, ascii_only: bool = False) -> str:
+    """A value whole, as a person is shown it: one line, every character visible (see `show_value`), not
+    shortened. This is what the app's dialog shows (``values[].whole``); `shorten` makes the rest's form."""
+    return "".join(_shown_chars(s, ascii_only=ascii_only))
+
+
 #: A value longer than this (once escaped) shows its start and end, how much is left out and a digest.
 SHOWN_MAX: Final = 200
-SHOWN_HEAD: Final = 120
-SHOWN_TAIL: Final = 60
+#: The most a shortened value takes (the agent socket's ``MAX_VALUE_CHARS`` is this).
+SHOWN_LIMIT: Final = 240
+SHOWN_TAIL: Final = 56
+#: How many bits of the value's SHA-256 a shortened value shows: enough that no machine finds two values
+#: that read the same (at 32 bits a laptop found a pair in 0.2 s), written in groups of four hex digits
+#: a person can compare one by one.
+DIGEST_BITS: Final = 128
+# One piece a shortening never splits: an escape made by `_shown_chars`, or one character.
+_PIECE = re.compile(r"\\(?:\\|u[0-9a-f]{4}|U[0-9a-f]{8})|.", re.DOTALL)
 
 
-def show_value(s: str, *, ascii_only: bool = False) -> str:
-    """A value as a person is shown it in an approval question: one line, every character visible.
+def digest_groups(whole: str) -> str:
+    """The first 128 bits of the SHA-256 of a shown value, as eight groups of four hex digits."""
+    digits = hashlib.sha256(whole.encode("utf-8")).hexdigest()[: DIGEST_BITS // 4]
+    return " ".join(digits[i : i + 4] for i in range(0, len(digits), 4))
 
-    What is shown is what is sent: nothing is dropped, escapes are reversible (backslashes are
-    doubled first), and a value too long to show whole keeps its first 120 and last 60 characters,
-    says how many are left out and ends with the first 8 hex digits of its SHA-256, so two different
-    values never read the same. The result is at most 240 characters.
-    """
-    pieces = _shown_chars(s, ascii_only=ascii_only)
-    whole = "".join(pieces)
+
+def shorten(whole: str) -> str:
+    """A shown value (`escaped`, `show_url`) in at most 240 characters: itself up to 200, else its start,
+    how many characters are left out, its end and `digest_groups` of the whole — the digest decides even
+    when two values share their start and end. Never splits an escape. A pure function of what the app's
+    dialog shows whole, so anyone holding both can check that one is the other's shortening."""
     if len(whole) <= SHOWN_MAX:
         return whole
+    digest = f" [sha256 {digest_groups(whole)}]"
+    most_left_out = f"{ELLIPSIS}({len(whole):,} characters left out){ELLIPSIS}"
+    room = SHOWN_LIMIT - len(digest) - len(most_left_out) - SHOWN_TAIL  # for the start
+    pieces = _PIECE.findall(whole)
     head: list[str] = []
     used = 0
-    for piece in pieces:  # never split an escape
-        if used + len(piece) > SHOWN_HEAD:
+    for piece in pieces:
+        if used + len(piece) > room:
             break
         head.append(piece)
         used += len(piece)
@@ -353,9 +385,220 @@ def show_value(s: str, *, ascii_only: bool = False) -> str:
         tail.append(piece)
         used += len(piece)
     tail.reverse()
-    left_out = len(whole) - len("".join(head)) - len("".join(tail))
-    digest = hashlib.sha256(s.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    return f"{''.join(head)}…({left_out:,} characters left out)…{''.join(tail)} [sha256 {digest}]"
+    start, end = "".join(head), "".join(tail)
+    left_out = len(whole) - len(start) - len(end)
+    return f"{start}{ELLIPSIS}({left_out:,} characters left out){ELLIPSIS}{end}{digest}"
+
+
+def show_value(s: str, *, ascii_only: bool = False) -> str:
+    """A value as a person is shown it in an approval question: one line, every character visible.
+
+    What is shown is what is sent: nothing is dropped, escapes are reversible (backslashes are
+    doubled first), and a value too long to show whole is `shorten`-ed: its start and end, how many
+    characters are left out and a 128-bit digest, so two different values never read the same. The
+    result is at most 240 characters.
+    """
+    return shorten(escaped(s, ascii_only=ascii_only))
+
+
+# --- look-alike letters ------------------------------------------------------------------------
+
+#: Letters (and a few marks) of other alphabets that read as an ASCII one in common fonts, folded to it:
+#: Unicode's confusables (unicode.org/Public/security/latest/confusables.txt), cut to lower-case letters,
+#: digits and separators that occur in host names and e-mail addresses. Width forms, ligatures and
+#: mathematical letters need no entry: NFKC and NFKD fold them. One table for owner addresses
+#: (`reads_like`) and host names (`show_url`).
+LOOKALIKES: Final = str.maketrans(
+    {
+        # Cyrillic
+        "а": "a",
+        "б": "6",
+        "в": "b",
+        "г": "r",
+        "е": "e",
+        "з": "3",
+        "к": "k",
+        "н": "h",
+        "о": "o",
+        "п": "n",
+        "р": "p",
+        "с": "c",
+        "т": "t",
+        "у": "y",
+        "х": "x",
+        "ь": "b",
+        "һ": "h",
+        "і": "i",
+        "ј": "j",
+        "ѕ": "s",
+        "ԁ": "d",
+        "ԛ": "q",
+        "ԝ": "w",
+        "ӏ": "l",
+        "ү": "y",
+        "ҽ": "e",
+        "ѵ": "v",
+        # Greek
+        "α": "a",
+        "γ": "y",
+        "ε": "e",
+        "η": "n",
+        "ι": "i",
+        "κ": "k",
+        "ν": "v",
+        "ο": "o",
+        "ρ": "p",
+        "τ": "t",
+        "υ": "u",
+        "χ": "x",
+        "ω": "w",
+        "ϲ": "c",
+        "ϳ": "j",
+        # Armenian
+        "ա": "w",
+        "զ": "q",
+        "հ": "h",
+        "ո": "n",
+        "ս": "u",
+        "ց": "g",
+        "օ": "o",
+        # Latin letters outside ASCII that carry no mark
+        "ı": "i",
+        "ɑ": "a",
+        "ɡ": "g",
+        "ɩ": "i",
+        "ȷ": "j",
+        "ĸ": "k",
+        "ǀ": "l",
+        # Separators: dashes that read as a hyphen, full stops a browser reads as the dot between labels
+        "‐": "-",
+        "‒": "-",
+        "–": "-",
+        "−": "-",
+        "。": ".",
+        "｡": ".",
+    }
+)
+#: Among ASCII characters themselves, what a person can mistake in an address (0 and o, 1 and l, …).
+_ASCII_LOOKALIKES: Final = str.maketrans({"0": "o", "1": "l", "i": "l", "|": "l", "5": "s"})
+
+
+def reads_like(address: str) -> str:
+    """An address folded to how it reads: case, width, accents, invisible characters and look-alike
+    letters do not count. Two owner addresses that fold alike are marked "reads like" in a question."""
+    folded = unicodedata.normalize("NFKD", address).casefold()
+    kept = "".join(ch for ch in folded if unicodedata.category(ch)[0] not in "CMZ")
+    return (
+        kept.translate(LOOKALIKES).translate(_ASCII_LOOKALIKES).replace("rn", "m").replace("vv", "w").replace("cl", "d")
+    )
+
+
+def _host_reads_as(host: str) -> str:
+    """A host name as it reads: width forms and look-alike letters folded, invisible characters and marks
+    left over after composing dropped. Unlike `reads_like`, accents count (bücher.de is not bucher.de) and
+    so does ß (faß.de is not fass.de): only what looks the same folds."""
+    folded = unicodedata.normalize("NFKC", host).lower()
+    kept = "".join(ch for ch in folded if unicodedata.category(ch)[0] not in "CM")
+    return kept.translate(LOOKALIKES)
+
+
+# --- URLs and host names -----------------------------------------------------------------------
+
+#: The scripts one host name may mix (Unicode's "highly restrictive" level, UTS #39 5.2): Japanese,
+#: Chinese and Korean writing mix their scripts, each also with Latin; any other mix is one a spoof uses.
+_SCRIPT_SETS: Final = (
+    frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}),
+    frozenset({"LATIN", "HAN", "BOPOMOFO"}),
+    frozenset({"LATIN", "HAN", "HANGUL"}),
+)
+# A URL's parts around its host (the host is shown in ASCII, the rest escaped): the scheme and any user
+# name, or sc-domain:, or nothing (a bare host name); then the host; then port, path, query and fragment.
+_URL = re.compile(
+    r"(?P<head>(?i:sc-domain:)|[A-Za-z][A-Za-z0-9+.\-]*://(?:[^/?#@\\]*@)?)?"
+    r"(?P<host>\[[^\]]*\]|[^/?#:@\\]*)(?P<rest>.*)",
+    re.DOTALL,
+)
+
+
+def _script(ch: str) -> str | None:
+    """The script a letter or digit is written in, from its Unicode name (the standard library has no
+    script property); None for what every script uses (marks, punctuation, symbols)."""
+    if unicodedata.category(ch)[0] not in "LN":
+        return None
+    if ch.isascii():
+        return "LATIN" if ch.isalpha() else None
+    name = unicodedata.name(ch, "")
+    if name.startswith(("CJK ", "IDEOGRAPHIC ")):
+        return "HAN"
+    if name.startswith("KATAKANA-HIRAGANA "):  # the prolonged sound mark: both kana scripts use it
+        return None
+    word = name.split(" ", 1)[0]
+    return word.split("-", 1)[0] or None  # ARABIC-INDIC DIGIT ONE: ARABIC
+
+
+def _one_script(scripts: set[str]) -> bool:
+    return len(scripts) <= 1 or any(scripts <= allowed for allowed in _SCRIPT_SETS)
+
+
+@dataclass(frozen=True)
+class ShownUrl:
+    """A URL or host name as a question shows it. `text` is its whole shown form (not shortened: `shorten`
+    makes that). `looks_like` says whether the host is a look-alike: None when not; else the ASCII host it
+    reads like, or "" when it mixes alphabets and reads like no one ASCII host."""
+
+    text: str
+    looks_like: str | None = None
+
+
+def show_url(url: str) -> ShownUrl:
+    """A property, sitemap or website address as a person is shown it: every character visible, the host
+    in ASCII.
+
+    An international host (IDN) is shown in its ASCII form, each label as IDNA 2008 writes it (``xn--``);
+    only one written in one script that reads like no ASCII host also gets its own form beside the URL
+    (``https://xn--bcher-kva.de/ (bücher.de)``). One that mixes scripts, or reads like an ASCII host once its
+    look-alike letters are folded (`LOOKALIKES`: a Cyrillic "а" as an "a"), is shown in ASCII alone and
+    named in `looks_like`, for the question to mark. A label IDNA 2008 refuses (upper case, width forms,
+    joiners, symbols) is shown escaped, as is every other non-ASCII character of the URL (``\\u0430``):
+    two different addresses never read the same.
+    """
+    parts = _URL.fullmatch(url)
+    assert parts is not None  # every part of the pattern may be empty
+    head, host, rest = parts["head"] or "", parts["host"], parts["rest"]
+    if host.isascii():
+        return ShownUrl(escaped(url, ascii_only=True))
+    shown_host, looks_like, own_form = _show_host(host)
+    text = escaped(head, ascii_only=True) + shown_host + escaped(rest, ascii_only=True)
+    return ShownUrl(f"{text} ({own_form})" if own_form else text, looks_like)
+
+
+def _show_host(host: str) -> tuple[str, str | None, str]:
+    """A host with some non-ASCII label: its shown ASCII form, whether it is a look-alike (as in
+    `ShownUrl`), and its own form to show beside it ("" when it must not be)."""
+    import idna  # IDNA 2008 (RFC 5891): the standard library's codec is IDNA 2003 (faß.de as fass.de)
+
+    labels = host.split(".")
+    shown: list[str] = []
+    valid = True
+    for label in labels:
+        if label.isascii():
+            shown.append(escaped(label, ascii_only=True))
+            continue
+        try:
+            shown.append(idna.alabel(label).decode("ascii"))
+        except (idna.IDNAError, UnicodeError):
+            valid = False
+            shown.append(escaped(label, ascii_only=True))
+    foreign = [label for label in labels if not label.isascii()]
+    scripts = {s for label in foreign for ch in label if (s := _script(ch)) is not None}
+    reads_as = _host_reads_as(host)
+    looks_like: str | None = None
+    if reads_as.isascii():
+        looks_like = escaped(reads_as, ascii_only=True)
+    elif not _one_script(scripts):
+        looks_like = ""
+    own_form = escaped(host) if valid and looks_like is None else ""
+    return ".".join(shown), looks_like, own_form
 
 
 # --- credentials -------------------------------------------------------------------------------

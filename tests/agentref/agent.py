@@ -8,7 +8,12 @@ peer user id) and the same bounds (message size, connections, requests in flight
 Semantics the desktop app must share (the conformance suite checks them):
 - Answers are bound to `protocol.answer_key`: the fingerprint and the requester (server, account); a
   request without requester (an older server) is bound to the fingerprint alone. Below, "question"
-  means one such key.
+  means one such key. Each question is bound to its words too (`ApprovalRequest.digest`,
+  `protocol.words_digest`): a request with the same key but other words never joins the open
+  dialog; it replaces it (the calls waiting on the old words get "pending", never its yes; an unspent
+  approve of the old words is dropped). `approval/status` with a `digest` answers only from a
+  question with those words ("none" otherwise); without one (an older server), from the question of
+  that key whatever its words.
 - `approval/request` for a question with an open dialog joins that dialog (no second dialog).
   An approve goes to exactly one waiting call; if others wait on the same fingerprint, the dialog
   stays open for them. A deny answers every waiting call.
@@ -171,6 +176,12 @@ class _Dialog:
 
     @property
     def key(self) -> str:
+        """The fingerprint, the requester and the words."""
+        return protocol.answer_key(self.request.fingerprint, self.request.requester, self.request.digest)
+
+    @property
+    def slot(self) -> str:
+        """The fingerprint and the requester: one dialog at a time under it."""
         return protocol.answer_key(self.request.fingerprint, self.request.requester)
 
 
@@ -356,8 +367,8 @@ class ReferenceAgent:
                 self._remove(dialog, result="pending")
 
     def _remove(self, dialog: _Dialog, *, result: str | None = None, error: Exception | None = None) -> None:
-        if self._dialogs.get(dialog.key) is dialog:
-            del self._dialogs[dialog.key]
+        if self._dialogs.get(dialog.slot) is dialog:
+            del self._dialogs[dialog.slot]
         for rid in dialog.request_ids:
             self._by_request.pop(rid, None)
         if dialog.timer is not None:
@@ -383,11 +394,16 @@ class ReferenceAgent:
         self._refuse_real_in_demo(params.requester)
         self._purge()
         fp = params.fingerprint
-        key = protocol.answer_key(fp, params.requester)
+        key = protocol.answer_key(fp, params.requester, params.digest)
         known = self._by_request.get(params.request_id)
         if known is not None and known != key:
             raise Refusal(ErrorCode.INVALID_PARAMS, "This request_id was already used for another question.")
-        dialog = self._dialogs.get(key)
+        dialog = self._dialogs.get(protocol.answer_key(fp, params.requester))
+        if dialog is not None and dialog.key != key:
+            self._remove(dialog, result="pending")  # other words: they replace it, and never get its yes
+            replaced, dialog = True, None
+        else:
+            replaced = False
         if dialog is not None and dialog.state == "approve":
             self._remove(dialog)
             return protocol.ApprovalResult(decision="approve", fingerprint=fp).to_json()
@@ -400,8 +416,9 @@ class ReferenceAgent:
                     ErrorCode.QUEUE_FULL, "Too many questions are waiting; answer some first.", {"waiting": waiting}
                 )
             dialog = _Dialog(request=params, opened=self._now())
-            self._dialogs[key] = dialog
-            self._emit({"event": "dialog", "fingerprint": fp, "key": key, "request_id": params.request_id})
+            self._dialogs[dialog.slot] = dialog
+            event = {"event": "dialog", "fingerprint": fp, "key": key, "request_id": params.request_id}
+            self._emit({**event, "replaced": replaced})
             self._schedule(dialog)
         dialog.request_ids.add(params.request_id)
         self._by_request[params.request_id] = key
@@ -418,10 +435,12 @@ class ReferenceAgent:
         return protocol.ApprovalResult(decision=decision, fingerprint=fp).to_json()  # type: ignore[arg-type]
 
     def _find(self, key: str) -> _Dialog | None:
-        """The dialog of an answer key, or the only open dialog with that fingerprint (tests name it so)."""
-        dialog = self._dialogs.get(key)
+        """The dialog of an answer key (with a digest: only while it shows those words), or the only open
+        dialog with that fingerprint (tests name it so)."""
+        slot, digest = protocol.question_of(key)
+        dialog = self._dialogs.get(slot)
         if dialog is not None:
-            return dialog
+            return dialog if digest is None or dialog.key == key else None
         matches = [d for d in self._dialogs.values() if d.request.fingerprint == key and d.state == "pending"]
         return matches[0] if len(matches) == 1 else None
 
@@ -455,7 +474,7 @@ class ReferenceAgent:
 
     def _approval_status(self, params: protocol.StatusParams) -> dict[str, Any]:
         self._purge()
-        dialog = self._dialogs.get(protocol.answer_key(params.fingerprint, params.requester))
+        dialog = self._find(protocol.answer_key(params.fingerprint, params.requester, params.digest))
         if dialog is None:
             return protocol.StatusResult(decision="none").to_json()
         if dialog.state == "approve":
@@ -466,7 +485,7 @@ class ReferenceAgent:
     def _approval_cancel(self, params: protocol.CancelParams) -> dict[str, Any]:
         self._purge()
         key = self._by_request.get(params.request_id)
-        dialog = self._dialogs.get(key) if key is not None else None
+        dialog = self._find(key) if key is not None else None
         if dialog is None:
             return protocol.CancelResult(cancelled=False).to_json()
         self._emit({"event": "cancel", "fingerprint": dialog.request.fingerprint, "request_id": params.request_id})

@@ -24,7 +24,7 @@ from searchdesk_desktop.keystore import KeyringLocked
 from searchdesk_desktop.listener import AgentListener, SignedOut
 from searchdesk_desktop.signin import SignInRevoked
 from searchdesk_desktop.tokens import AccessToken, ScopeNotGranted, TokenKind
-from searchdesk_server.agent.protocol import AccountInfo
+from searchdesk_server.agent.protocol import AccountInfo, ApprovalRequest
 from tests.agentref import AccountScript, Recorded, Script
 
 
@@ -216,6 +216,30 @@ class DesktopListener:
             return entry is not None and book.answer(entry.key, decision == "approve", "dialog")
 
         return bool(self._on_thread(answer))
+
+    def open_questions(self) -> list[tuple[str, ApprovalRequest]]:
+        """What the dialog shows, and in which order: the book's open questions, the oldest first, each
+        with its key (the fingerprint, who asked and the words) for `answer`."""
+        book = self.book
+        assert book is not None
+        found: list[tuple[str, ApprovalRequest]] = self._on_thread(
+            lambda: [(e.key, e.request) for e in book.open_entries()]
+        )
+        return found
+
+    def hold(self) -> Callable[[], None]:
+        """Keep the app's thread busy (a stalled desktop) until the returned function is called: what
+        servers send meanwhile waits in the socket, and is then read and answered in the order it came."""
+        assert self._invoker is not None
+        started, release = threading.Event(), threading.Event()
+
+        def busy() -> None:
+            started.set()
+            release.wait(30)
+
+        self._invoker.call.emit((busy, Future()))
+        assert started.wait(5), "the app's thread did not take the hold"
+        return release.set
 
     def requests(self) -> list[Recorded]:
         with self._changed:

@@ -8,7 +8,7 @@ with a window manager (test_dialog_focus.py); the arming rules are tested here.
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel, QLineEdit
 from pytestqt.qtbot import QtBot
 
@@ -280,3 +280,45 @@ def test_stopped_waiting_line_shows_only_once_claude_stopped_waiting(qtbot: QtBo
     qtbot.waitUntil(lambda: not dialog.stopped_label.isVisibleTo(dialog))
     queue.close()
     queue.deleteLater()
+
+
+# --- a yes is bound to the words (issue 23) ------------------------------------------------------
+
+
+def _corners(dialog: ApprovalDialog) -> tuple[QPoint, QPoint]:
+    return dialog.approve_button.mapToGlobal(QPoint(0, 0)), dialog.deny_button.mapToGlobal(QPoint(0, 0))
+
+
+@pytest.mark.parametrize("longer", [True, False], ids=["longer words", "shorter words"])
+def test_other_words_take_the_dialogs_place_with_the_buttons_where_they_were(qtbot: QtBot, longer: bool) -> None:
+    book = ApprovalBook()
+    queue = ApprovalQueue(book, arm_delay_ms=300)
+    site = "https://example.com/"
+    owners = tuple(Value("Removed", f"person{i}@example.com") for i in range(40 if longer else 0))
+    first = book.ask(question(site, requester=REAL_SERVER))
+    qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog.isVisible())
+    dialog = arm(qtbot, queue.dialog)
+    geometry, buttons = dialog.geometry(), _corners(dialog)
+    changes: list[bool] = []
+    dialog.armed_changed.connect(changes.append)
+
+    reworded = "This will remove the property below; Google's side changed since it was first asked."
+    values = (Value("Property", site), *owners) if longer else ()
+    second = book.ask(question(site, requester=REAL_SERVER, what=reworded, values=values))
+    qtbot.waitUntil(lambda: dialog.key == second.key)
+    assert queue.dialog is dialog and dialog.isVisible()  # the same window, not a new one
+    assert first.state is State.REPLACED
+    assert dialog.what_label.text() == reworded and dialog.reworded_label.isVisibleTo(dialog)
+    assert [v.text() for _, v in dialog.value_labels] == [v.value for v in values]
+    # Arming starts again: a click meant for the old words answers nothing.
+    assert changes == [False] and not dialog.armed and dialog.arming
+    assert not dialog.approve_button.isEnabled() and not dialog.deny_button.isEnabled()
+    qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
+    assert second.state is State.PENDING
+    qtbot.waitUntil(lambda: dialog.armed, timeout=5000)
+    assert changes == [False, True]
+    # The window kept its place and size, and the buttons never moved.
+    assert dialog.geometry() == geometry and _corners(dialog) == buttons
+    qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
+    assert second.state is State.APPROVED and first.state is State.REPLACED
+    queue.close()

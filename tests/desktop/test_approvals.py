@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from searchdesk_desktop.approvals import ApprovalBook, QueueFull, RequestIdReused, State
+from searchdesk_server.agent.protocol import answer_key
 from tests.desktop.helpers import REAL_SERVER, question
 
 
@@ -150,3 +151,80 @@ def test_an_answer_after_the_caller_stopped_waiting_is_marked_late() -> None:
     assert b.late_answers() == [late]
     clock.now += 301
     assert b.late_answers() == []  # kept 5 minutes, like every answer
+
+
+# --- a yes is bound to the words (issue 23) ------------------------------------------------------
+
+REWORDED = "This will remove the property below, whose owners changed at Google since it was first asked."
+
+
+def test_other_words_for_the_same_question_replace_it_and_never_join() -> None:
+    b, _ = book()
+    changes: list[tuple[str, State]] = []
+    b.on_change.append(lambda e: changes.append((e.request.what, e.state)))
+    old = b.ask(question(request_id="1", requester=REAL_SERVER))
+    new = b.ask(question(request_id="2", requester=REAL_SERVER, what=REWORDED))
+    assert new is not old and old.fingerprint == new.fingerprint and old.key != new.key
+    assert old.state is State.REPLACED and new.replaced and new.request_ids == {"2"}
+    assert b.open_entries() == [new]
+    assert changes[-2:] == [(old.request.what, State.REPLACED), (REWORDED, State.PENDING)]
+    assert "asked again with other words" in old.activity.decision
+    assert not b.answer(old.key, True, "dialog")  # a click meant for the old words answers nothing
+    assert b.get(old.key) is None and b.get(new.key) is new and b.get(new.slot) is new
+    assert b.answer(new.key, True, "dialog")
+    assert b.take(old.key) == "none" and b.take(new.key) == "approve"
+    # The same words again join, as before.
+    again = b.ask(question(request_id="3", requester=REAL_SERVER, what=REWORDED))
+    assert again.key == new.key and again is not old
+
+
+def test_an_unspent_yes_to_other_words_is_dropped_not_used() -> None:
+    b, _ = book()
+    old = b.ask(question(request_id="1", requester=REAL_SERVER))
+    assert b.answer(old.key, True, "dialog")
+    new = b.ask(question(request_id="2", requester=REAL_SERVER, what=REWORDED))
+    assert new.state is State.PENDING and old.state is State.REPLACED
+    assert old.activity.decision == "approved, then asked again with other words (not used)"
+    assert b.take(new.slot) == "pending"  # even asked without the words' digest
+    assert b.take(old.key) == "none"
+
+
+def test_status_with_a_digest_answers_only_from_a_question_with_those_words() -> None:
+    b, _ = book()
+    shown = b.ask(question(request_id="1", requester=REAL_SERVER))
+    other = question(request_id="2", requester=REAL_SERVER, what=REWORDED)
+    assert b.answer(shown.key, True, "dialog")
+    assert b.take(answer_key(other.fingerprint, other.requester, other.digest)) == "none"
+    assert shown.state is State.APPROVED  # not spent by a status for other words
+    assert b.take(answer_key(shown.fingerprint, REAL_SERVER, shown.digest)) == "approve"
+    assert b.take(shown.key) == "none"
+
+
+def test_an_older_server_without_digest_is_answered_from_its_one_question() -> None:
+    """No requester and no digest: the question of that fingerprint answers, whatever its words, as
+    before. Other words from it still replace the open question: it never collects a yes to words
+    that were replaced."""
+    b, _ = book()
+    first = b.ask(question(request_id="1"))
+    second = b.ask(question(request_id="2", what=REWORDED))
+    assert first.state is State.REPLACED and b.take(first.fingerprint) == "pending"
+    assert b.answer(second.fingerprint, True, "dialog")
+    assert b.take(second.fingerprint) == "approve" and b.take(second.fingerprint) == "none"
+
+
+def test_replacing_an_open_question_leaves_the_queue_as_full_as_it_was() -> None:
+    b, _ = book(max_open=1)
+    b.ask(question(request_id="1", requester=REAL_SERVER))
+    reworded = b.ask(question(request_id="2", requester=REAL_SERVER, what=REWORDED))  # one open, as before
+    assert reworded.is_open and b.answer(reworded.key, True, "dialog")
+    other = b.ask(question("https://b.example/", request_id="3", requester=REAL_SERVER))
+    with pytest.raises(QueueFull):  # an approved question asked with other words opens one more
+        b.ask(question(request_id="4", requester=REAL_SERVER))
+    assert other.is_open and reworded.state is State.APPROVED
+
+
+def test_a_request_id_names_one_wording() -> None:
+    b, _ = book()
+    b.ask(question(request_id="1", requester=REAL_SERVER))
+    with pytest.raises(RequestIdReused):
+        b.ask(question(request_id="1", requester=REAL_SERVER, what=REWORDED))

@@ -21,10 +21,12 @@ from searchdesk_desktop.approvals import State
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.tray import Tray
 from searchdesk_server.agent import client as agent_client
+from searchdesk_server.agent.protocol import answer_key
 from tests.desktop.agent_helpers import Background, in_background
 from tests.desktop.helpers import arm, question
 
 QUESTION = question("https://example.com/", wait_s=10)
+KEY = answer_key(QUESTION.fingerprint, None, QUESTION.digest)  # the book's key: fingerprint and words
 SAID = "Claude asked again after you said no"
 
 
@@ -82,7 +84,7 @@ def tray_for(app: DesktopApp) -> Tray:
 def reopened_dialog_must_arm(qtbot: QtBot, app: DesktopApp, path: str) -> ApprovalDialog:
     """Right after "Change my mind": the question is open again, and nothing answers it yet."""
     dialog = app.queue.dialog
-    assert dialog is not None and dialog.isVisible() and dialog.key == QUESTION.fingerprint
+    assert dialog is not None and dialog.isVisible() and dialog.key == KEY
     assert not dialog.armed
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)  # too early
     assert status(qtbot, path) == "pending"
@@ -95,8 +97,8 @@ def test_asked_again_is_shown_and_change_my_mind_reopens_the_armed_dialog(qtbot:
     deny_then_ask_again(qtbot, app, path)
     # The main window says so, in a line of its own with the question's first sentence and target.
     qtbot.waitUntil(lambda: len(app.window.asked_again_rows) == 1)
-    fingerprint, label, button = app.window.asked_again_rows[0]
-    assert fingerprint == QUESTION.fingerprint
+    key, label, button = app.window.asked_again_rows[0]
+    assert key == KEY
     assert label.text() == f"{SAID}: {QUESTION.what}\nProperty: https://example.com/"
     assert label.textFormat() == Qt.TextFormat.PlainText and button.text() == "Change my mind"
     # So does the tray menu.

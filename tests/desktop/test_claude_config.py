@@ -39,7 +39,7 @@ def test_missing_file_is_created(cfg: Path, server: cc.ServerCommand) -> None:
     assert entry == {
         "command": server.command,
         "args": [],
-        "env": {"GSC_READ_ONLY": "true", "GSC_SITE_URL": "sc-domain:example.com"},
+        "env": {"GSC_READ_ONLY": "true", "SEARCHDESK_ASK_IN_APP": "true", "GSC_SITE_URL": "sc-domain:example.com"},
     }
     assert cc.check(cfg, server).state is cc.EntryState.OK
 
@@ -147,7 +147,7 @@ def test_moved_executable_is_detected_and_repaired(cfg: Path, server: cc.ServerC
     assert cc.check(cfg, new).state is cc.EntryState.BROKEN
     assert cc.repair(cfg, new).changed
     assert cc.check(cfg, new).state is cc.EntryState.OK
-    assert load(cfg)["mcpServers"]["searchdesk"]["env"] == {"GSC_READ_ONLY": "true"}  # settings kept
+    assert load(cfg)["mcpServers"]["searchdesk"]["env"] == {"GSC_READ_ONLY": "true", "SEARCHDESK_ASK_IN_APP": "true"}
 
 
 def test_other_copy_is_noticed(cfg: Path, server: cc.ServerCommand, tmp_path: Path) -> None:

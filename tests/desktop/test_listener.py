@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.approval_dialog import ApprovalQueue
+from searchdesk_desktop.approval_dialog import ApprovalQueue, ValueText
 from searchdesk_desktop.approvals import ApprovalBook, State
 from searchdesk_desktop.listener import AgentListener, SignedOut
 from searchdesk_desktop.tokens import DemoTokens, TokenProvider
@@ -322,7 +322,7 @@ def test_values_reach_dialog_as_sent(setup: Setup, qtbot: QtBot) -> None:
     qtbot.waitUntil(lambda: setup.queue.dialog is not None)
     dialog = arm(qtbot, setup.queue.dialog)
     assert dialog.value_labels[0][1].text() == "<b>https://x.example/</b>"
-    assert dialog.value_labels[0][1].textFormat() == Qt.TextFormat.PlainText
+    assert isinstance(dialog.value_labels[0][1], ValueText)  # a plain-text view: it never reads markup
     assert "says it is <i>Claude</i> (version 1)" in dialog.client_label.text()
     dialog.close()
     assert call.wait(qtbot) == "deny"

@@ -367,6 +367,26 @@ def test_expired_and_cancelled_questions_withdraw_their_notification(qtbot: QtBo
     notes.deleteLater()
 
 
+def test_other_words_withdraw_the_notification_and_send_a_new_one_with_a_new_nonce(
+    qtbot: QtBot, rules: tuple, clock: Clock
+) -> None:
+    """The same question asked again with other words (issue 23): the old notification is taken back,
+    a new one with a new nonce shows the new words, and a press on the old one answers nothing."""
+    book, channel, _ = rules
+    old = book.ask(question(requester=DEMO_SERVER))
+    ((n1, _),) = channel.sent
+    show_and_wait(qtbot, channel, clock, n1)
+    new = book.ask(question(requester=DEMO_SERVER, what="This will remove the property below; its owners changed."))
+    assert channel.withdrawn == [n1]
+    (_, _), (n2, note2) = channel.sent
+    assert n2 != n1 and "its owners changed" in note2.body
+    press(qtbot, channel, n1, f"approve.{n1}")  # the old words, still on some screen
+    assert old.state is State.REPLACED and new.state is State.PENDING
+    show_and_wait(qtbot, channel, clock, n2)
+    press(qtbot, channel, n2, f"approve.{n2}")
+    assert new.state is State.APPROVED
+
+
 # --- what fits ------------------------------------------------------------------------------
 
 

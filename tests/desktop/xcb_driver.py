@@ -111,7 +111,7 @@ def run_app(qapp: QApplication, socket_path: str) -> int:
         if dialog is not None:
             counter.targets.update(approve=dialog.approve_button, deny=dialog.deny_button, dialog=dialog)
             shown = {
-                "fingerprint": dialog.key,
+                "fingerprint": dialog.fingerprint,
                 "visible": dialog.isVisible(),
                 # Mapped and drawn where the window manager put it: only then can a click reach it.
                 "exposed": dialog.windowHandle() is not None and dialog.windowHandle().isExposed(),

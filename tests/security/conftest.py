@@ -335,13 +335,17 @@ async def serve(
     *,
     socket: str | None = None,
     mode: str = "legacy",
+    args: tuple[str, ...] = (),
     **client_kw: Any,
 ) -> AsyncIterator[Served]:
-    """A real stdio server reaching the fake over the proxy path; stderr and environ go to the witness."""
+    """A real stdio server reaching the fake over the proxy path; stderr and environ go to the witness.
+    `args` follow `-m searchdesk_server` (`--demo`: the demo started by hand)."""
     home.mkdir(parents=True, exist_ok=True)
     tag = secrets.token_hex(6)
     full_env = {**base_env(fake, home, socket), **env, "SD_SECURITY_TAG": tag}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "searchdesk_server"], env=full_env, cwd=REPO)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "searchdesk_server", *args], env=full_env, cwd=REPO
+    )
     stderr_path = home / f"stderr-{tag}.txt"
     with open(stderr_path, "w+", encoding="utf-8") as errlog:
         try:

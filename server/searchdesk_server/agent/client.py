@@ -293,7 +293,12 @@ class AgentClient:
         connect_timeout: float = CONNECT_TIMEOUT,
         app: str = "searchdesk-server",
         version: str | None = None,
+        on_answer: Callable[[], None] | None = None,
     ) -> None:
+        """`on_answer` is called whenever the app answered this client (its hello on connecting, and
+        every answer after it, an error included): the runtime keeps from it that this process has
+        reached the app (`Runtime.app_reached`). Nothing is cached the other way: a call after a
+        failure connects again."""
         self._path = path
         self._timeout = timeout
         self._token_timeout = token_timeout
@@ -301,6 +306,7 @@ class AgentClient:
         self._connect_timeout = connect_timeout
         self._app = app
         self._version = version
+        self._on_answer = on_answer
         self._conn: _Connection | None = None
         self._connect_lock = asyncio.Lock()
         self.connections_opened = 0  # for diagnostics and tests: how often a connection was (re)opened
@@ -373,9 +379,13 @@ class AgentClient:
             )
         return answer.decision
 
-    async def approval_status(self, fingerprint: str, requester: Requester | None = None) -> StatusDecision:
-        """The answer to an earlier question of this requester; an `approve` returned here is spent."""
-        params = StatusParams(fingerprint=fingerprint, requester=requester).to_json()
+    async def approval_status(
+        self, fingerprint: str, requester: Requester | None = None, digest: str | None = None
+    ) -> StatusDecision:
+        """The answer to an earlier question of this requester; an `approve` returned here is spent.
+        With `digest` (`protocol.words_digest` of the question this call built) the app answers only
+        from a question with those words; an app that ignores it is still checked by the chain."""
+        params = StatusParams(fingerprint=fingerprint, requester=requester, digest=digest).to_json()
         StatusParams.from_json(params)  # a bad fingerprint or requester fails here, before anything is sent
         result = await self._call(protocol.APPROVAL_STATUS, params, self._timeout, resend=True)
         return _parse(StatusResult.from_json, result).decision
@@ -425,10 +435,15 @@ class AgentClient:
                         f"The connection to the SearchDesk app was lost during {method}.", sent=lost.sent
                     ) from None
                 continue
+            self._answered()
             if response.error is not None:
                 raise remote_error(response.error)
             return response.result
         raise AssertionError("unreachable")
+
+    def _answered(self) -> None:
+        if self._on_answer is not None:
+            self._on_answer()
 
     async def _forget(self, conn: _Connection) -> None:
         if self._conn is conn:
@@ -482,6 +497,7 @@ class AgentClient:
         conn = _Connection(reader, writer)
         try:
             response = await conn.call(protocol.HELLO, self._hello_params(), self._timeout)
+            self._answered()
             if response.error is not None:
                 raise remote_error(response.error)
             self.hello_result = self._checked_hello(response.result)

@@ -12,17 +12,47 @@ first (`FILE_FLAG_FIRST_PIPE_INSTANCE`) with an owner and DACL of the user alone
 talks only to a pipe whose owner and serving process run as the current user (`UntrustedPeer`
 otherwise). How, and why that way, is in `winpipe`; it is unit-tested with fakes but not run on this
 Linux CI.
+
+**The app keeps its socket** (`Keeper`). A socket file is an entry in a folder, and folders are what
+cache cleaners and logout scripts empty; a server that then finds nothing at the path reads it as
+"the app is not running". So the listener checks every `KEEP_EVERY_S` that the path still names the
+very socket file it bound (same device and inode; the inode cannot be reused while our socket holds
+it) and, when the path is empty, binds again there through the same checks (`prepare_listener`: the
+folder created 0700 or refused, never chmod-ed into use). It never takes what is not plainly its
+own: a live listener at the path is left to it (`AlreadyListening`; probed again only now and then,
+so a listener that crashed is eventually replaced); anything that is not a socket of this user, and a
+folder that fails the checks, stays as it is until somebody removes it. Binding never replaces a file
+(bind() fails on an existing name), and closing removes the socket file only while the path still
+names ours; `QLocalServer` could do neither, which is why the app binds with `socket` itself. Windows
+needs none of this: a named pipe is no file in any folder; it lives as long as the app holds an
+instance of it open, and no cleaner or script can delete it from outside.
+
+**macOS: the socket lives in Application Support, not in Caches.** platformdirs places the runtime
+folder in `~/Library/Caches/TemporaryItems/`, the very place cache cleaners empty (Apple's rule for
+Caches: whatever is there may go at any time). `~/Library/Application Support/searchdesk/run/` is not
+a cache, is derived from the home folder alone (a server started by Claude Desktop gets HOME, but not
+necessarily TMPDIR or XDG variables, so `$TMPDIR`'s per-user folder could differ between the two ends),
+and its parents are the user's own. Its own `run` folder, because the data folder above it is made
+with the usual mode, not 0700 (and is the same folder as "SearchDesk" on a case-insensitive disk).
+The path is `/Users/<name>/Library/Application Support/searchdesk/run/agent.sock`: 61 bytes plus the
+name, within macOS's 104-byte limit for socket paths for any name up to 42 characters (two bytes
+more than the old place); a longer home folder needs SEARCHDESK_AGENT_SOCKET. Both ends call `runtime_folder`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import enum
 import os
 import re
 import socket
 import stat
 import struct
 import sys
+import time
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
 
@@ -32,6 +62,13 @@ from .protocol import AgentError
 APP_NAME: Final = "searchdesk"
 SOCKET_NAME: Final = "agent.sock"
 FOLDER_MODE: Final = 0o700
+SOCKET_MODE: Final = 0o600  # the folder is the defence; the file says the same
+#: macOS: the sockets' folder below the home folder (not platformdirs' runtime folder in Caches).
+MAC_FOLDER: Final = ("Library", "Application Support", APP_NAME, "run")
+#: How often the app checks that its socket is still at its path (the promise: back within 5 s).
+KEEP_EVERY_S: Final = 1.0
+#: How often a live listener that took the path is asked again whether it is still there.
+TAKEN_RETRY_S: Final = 30.0
 
 # macOS / BSD: <sys/un.h> SOL_LOCAL = 0, LOCAL_PEERCRED = 1 (what getpeereid() itself reads).
 _SOL_LOCAL: Final = 0
@@ -73,7 +110,11 @@ def pipe_name(user: str | None = None) -> str:
 
 
 def runtime_folder() -> str:
-    """`platformdirs.user_runtime_dir("searchdesk")`, without its warning on stderr (our checks follow)."""
+    """The folder of the app's sockets: on macOS `MAC_FOLDER` in the home folder (why: the module's
+    docstring); elsewhere `platformdirs.user_runtime_dir("searchdesk")`, without its warning on stderr
+    (our checks follow)."""
+    if sys.platform == "darwin":
+        return os.path.join(os.path.expanduser("~"), *MAC_FOLDER)
     import platformdirs
 
     with warnings.catch_warnings():
@@ -189,6 +230,116 @@ def prepare_listener(socket_file: str | os.PathLike[str]) -> None:
     finally:
         probe.close()
     raise AlreadyListening(f"Another SearchDesk app is already listening at {path}.")
+
+
+# --------------------------------------------------------------------------------------------------
+# Listening, and keeping the socket at its path
+
+#: A file's identity: (st_dev, st_ino).
+FileId = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A listening Unix socket of this process, and the socket file its bind() made."""
+
+    sock: socket.socket
+    path: str
+    file: FileId
+
+
+class Kept(enum.Enum):
+    """What one check of the socket's path found, and did."""
+
+    HELD = "held"  # the path still names our socket
+    RESTORED = "restored"  # it was gone (or a stale socket of ours): listening again at the same path
+    TAKEN = "taken"  # another listener answers there now: left to it
+    BLOCKED = "blocked"  # not a socket of ours, or a folder that fails the checks: left as it is
+
+
+def listen_unix(socket_file: str | os.PathLike[str], backlog: int) -> Bound:
+    """`prepare_listener`, then bind and listen (non-blocking). bind() never replaces an existing
+    name, so something that appeared after the checks is an OSError here, never overwritten."""
+    path = os.path.abspath(socket_file)
+    prepare_listener(path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    made: FileId | None = None
+    try:
+        sock.bind(path)
+        info = os.lstat(path)
+        made = (info.st_dev, info.st_ino)
+        os.chmod(path, SOCKET_MODE)
+        sock.listen(backlog)
+        sock.setblocking(False)
+    except BaseException:
+        if made is not None:
+            _unlink_if(path, made)
+        sock.close()
+        raise
+    return Bound(sock, path, made)
+
+
+def holds(bound: Bound) -> bool:
+    """Whether the path still names the socket file `bound` made."""
+    try:
+        info = os.lstat(bound.path)
+    except OSError:
+        return False
+    return stat.S_ISSOCK(info.st_mode) and (info.st_dev, info.st_ino) == bound.file
+
+
+def release(bound: Bound) -> None:
+    """Stop listening; the socket file goes only while the path still names ours (never another's)."""
+    _unlink_if(bound.path, bound.file)  # before close(): until then the inode cannot be reused
+    bound.sock.close()
+
+
+def _unlink_if(path: str, file: FileId) -> None:
+    with contextlib.suppress(OSError):
+        info = os.lstat(path)
+        if stat.S_ISSOCK(info.st_mode) and (info.st_dev, info.st_ino) == file:
+            os.unlink(path)
+
+
+class Keeper:
+    """Keeps a listener's socket at its path (the module's docstring says why and what it leaves alone).
+
+    `check()` runs every `KEEP_EVERY_S` on the listener's own loop. On `Kept.RESTORED`, `bound` is the
+    new socket; the old one is the caller's to close (`release`) once it no longer watches it.
+    Connections already accepted are separate sockets and go on as they were.
+    """
+
+    def __init__(self, bound: Bound, backlog: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.bound = bound
+        self.backlog = backlog
+        self._clock = clock
+        self._taken: tuple[FileId, float] | None = None  # the live listener at the path, when last asked
+
+    def check(self) -> Kept:
+        if holds(self.bound):
+            self._taken = None
+            return Kept.HELD
+        there = _file_at(self.bound.path)
+        if self._taken is not None and there == self._taken[0] and self._clock() < self._taken[1]:
+            return Kept.TAKEN  # not asked again every second: each probe is a connection to it
+        try:
+            self.bound = listen_unix(self.bound.path, self.backlog)
+        except AlreadyListening:
+            if there is not None:
+                self._taken = (there, self._clock() + TAKEN_RETRY_S)
+            return Kept.TAKEN
+        except (UntrustedFolder, OSError):
+            return Kept.BLOCKED
+        self._taken = None
+        return Kept.RESTORED
+
+
+def _file_at(path: str) -> FileId | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
 
 
 # --------------------------------------------------------------------------------------------------

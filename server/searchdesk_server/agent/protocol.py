@@ -20,7 +20,7 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Annotated, Any, ClassVar, Final, Literal, Self, TypeAlias, TypeVar, cast
@@ -40,6 +40,7 @@ from pydantic import (
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from typing_extensions import dataclass_transform  # typing's lacks frozen_default before 3.12
 
+from ..text import SHOWN_LIMIT
 from ..text import is_plain_text as is_plain_text
 from ..text import minutes as minutes
 
@@ -57,7 +58,7 @@ MAX_WAIT_S: Final = 55  # clients cancel a tool call after about 60 s
 #: their own 4 KiB limit on the question (``approval.question.MAX_ELICIT_BYTES``).
 MAX_VALUES: Final = 2000
 MAX_LABEL_CHARS: Final = 100
-MAX_VALUE_CHARS: Final = 240  # a long value is shown as its start, its end and a digest (text.show_value)
+MAX_VALUE_CHARS: Final = SHOWN_LIMIT  # 240: a long value is shown as its start, its end and a digest (text.shorten)
 MAX_SENTENCE_CHARS: Final = 1000  # `what` and `consequence`, each
 
 # The question's times: one definition for both programs and for every sentence a person reads that
@@ -186,13 +187,46 @@ def fingerprint(tool: str, targets: Sequence[Any]) -> str:
     return hashlib.sha256(canonical_json([tool, list(targets)]).encode("utf-8")).hexdigest()
 
 
-def answer_key(fingerprint: str, requester: Requester | None) -> str:
+def words_digest(
+    what: str,
+    consequence: str,
+    values: Iterable[tuple[str, str]],
+    notification: Mapping[str, str] | None = None,
+) -> str:
+    """The digest of a question's words: lowercase hex SHA-256 of the canonical JSON of
+    `[what, consequence, [[label, value], …], notification]` (DESIGN.md, approval/status `digest`).
+
+    A yes is bound to the words the person read, not only to the fingerprint: the same call made while
+    Google's side changes (an owner added) reads differently, and a yes to one wording must never serve
+    the other. Both programs compute it with this function, the server from the question it built, the
+    app from the request it received. `value` is each value as shown (shortened when long), never the
+    whole value beside it. `notification` is the request's notification form as it goes on the wire
+    (`{title, subtitle?, body}`); until requests carry one, None, which is JSON null in its place."""
+    words = [what, consequence, [[label, value] for label, value in values], notification]
+    return hashlib.sha256(canonical_json(words).encode("utf-8")).hexdigest()
+
+
+#: Between the fingerprint-and-requester part of an answer key and the digest of the words.
+_WORDS_MARK: Final = "#"
+
+
+def answer_key(fingerprint: str, requester: Requester | None, digest: str | None = None) -> str:
     """What an answer is bound to on the app's side: the fingerprint and who asked (server and
-    account). An older server sends no requester: its answers are bound to the fingerprint alone."""
+    account), and with `digest` the words too (`words_digest`). An older server sends no requester:
+    its answers are bound to the fingerprint alone. Without `digest` the key names the question of
+    that fingerprint and requester whatever its words (`question_of`)."""
     if requester is None:
-        return fingerprint
-    who = canonical_json([requester.server, requester.account])
-    return f"{fingerprint}/{hashlib.sha256(who.encode('utf-8')).hexdigest()[:32]}"
+        key = fingerprint
+    else:
+        who = canonical_json([requester.server, requester.account])
+        key = f"{fingerprint}/{hashlib.sha256(who.encode('utf-8')).hexdigest()[:32]}"
+    return key if digest is None else f"{key}{_WORDS_MARK}{digest}"
+
+
+def question_of(key: str) -> tuple[str, str | None]:
+    """An answer key taken apart: (the fingerprint-and-requester part, the words' digest or None)."""
+    head, mark, digest = key.partition(_WORDS_MARK)
+    return head, (digest if mark else None)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -202,10 +236,11 @@ def answer_key(fingerprint: str, requester: Requester | None) -> str:
 
 
 def question_bytes(what: str, consequence: str, values: Sequence[Value]) -> int:
-    """The question's size as a dialog lays it out: what, consequence, then one `label: value` a line."""
+    """The question's size as a dialog lays it out: what, consequence, then one `label: value` a line, each
+    value whole (the app's dialog shows `Value.full`)."""
     size = len(what.encode("utf-8")) + 1 + len(consequence.encode("utf-8")) + 1
     for item in values:
-        size += len(item.label.encode("utf-8")) + 2 + len(item.value.encode("utf-8")) + 1
+        size += len(item.label.encode("utf-8")) + 2 + len(item.full.encode("utf-8")) + 1
     return size
 
 
@@ -253,11 +288,14 @@ AppName = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MA
 ClientText = Annotated[str, Strict(), StringConstraints(max_length=MAX_CLIENT_CHARS), _Plain]
 Label = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_LABEL_CHARS), _Plain]
 ValueText = Annotated[str, Strict(), StringConstraints(max_length=MAX_VALUE_CHARS), _Plain]
+#: A value whole: bounded only by the message it travels in.
+WholeText = Annotated[str, Strict(), StringConstraints(max_length=MAX_MESSAGE_BYTES), _Plain]
 Sentence = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_SENTENCE_CHARS), _Plain]
 Account = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_ACCOUNT_CHARS), _Plain]
 AnyAccount = Annotated[str, Strict(), StringConstraints(max_length=MAX_ACCOUNT_CHARS), _Plain]  # "" when unknown
 QuotaProject = Annotated[str, Strict(), StringConstraints(max_length=MAX_QUOTA_PROJECT_CHARS), _Plain]
 Fingerprint = Annotated[str, Strict(), StringConstraints(pattern=r"^[0-9a-f]{64}$"), _Plain]
+WordsDigest = Annotated[str, Strict(), StringConstraints(pattern=r"^[0-9a-f]{64}$"), _Plain]  # words_digest
 RequestIdText = Annotated[
     str, Strict(), StringConstraints(pattern=rf"^[A-Za-z0-9._:-]{{1,{MAX_REQUEST_ID_CHARS}}}$"), _Plain
 ]
@@ -526,13 +564,27 @@ class AccountList(_Wire):
 
 @_message
 class Value(_Wire):
-    """One caller- or Google-supplied value shown under the question, already cleaned by the server."""
+    """One caller- or Google-supplied value shown under the question, already cleaned by the server.
+
+    `value` is what the question's words hold (a long one shortened, `text.shorten`: the digest of the words
+    binds it); `whole` is the same value not shortened, cleaned and escaped exactly as `value` is, sent only
+    when it differs (additive: an older app ignores it and shows `value`; an older server never sends it).
+    """
 
     label: Label
     value: ValueText
+    whole: Annotated[WholeText | None, BeforeValidator(_present)] = None
+
+    @property
+    def full(self) -> str:
+        """The value as the app's dialog shows it: whole."""
+        return self.value if self.whole is None else self.whole
 
     def to_json(self) -> dict[str, Any]:
-        return {"label": self.label, "value": self.value}
+        out: dict[str, Any] = {"label": self.label, "value": self.value}
+        if self.whole is not None:
+            out["whole"] = self.whole
+        return out
 
 
 @_message
@@ -559,6 +611,16 @@ class ApprovalRequest(_Wire):
     client: ClientInfo
     wait_s: Seconds
     requester: OptionalRequester = None  # None: an older server, which does not send it
+
+    @property
+    def pairs(self) -> tuple[tuple[str, str], ...]:
+        """The values as (label, value), the form the question's words are laid out and bound in."""
+        return tuple((v.label, v.value) for v in self.values)
+
+    @property
+    def digest(self) -> str:
+        """The digest of the words this request carries (`words_digest`): what the app binds a yes to."""
+        return words_digest(self.what, self.consequence, self.pairs)
 
     @model_validator(mode="after")
     def _fits_a_dialog(self) -> Self:
@@ -596,15 +658,20 @@ class ApprovalResult(_Wire):
 
 @_message
 class StatusParams(_Wire):
-    """`approval/status` params; an approve is returned only to the `requester` that asked."""
+    """`approval/status` params; an approve is returned only to the `requester` that asked, and with
+    `digest` (additive: an older server leaves it out) only from a question whose words have that
+    digest (`words_digest`): a yes to other words is never the answer to this call."""
 
     fingerprint: Fingerprint
     requester: OptionalRequester = None
+    digest: Annotated[WordsDigest | None, BeforeValidator(_present)] = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"fingerprint": self.fingerprint}
         if self.requester is not None:
             out["requester"] = self.requester.to_json()
+        if self.digest is not None:
+            out["digest"] = self.digest
         return out
 
 

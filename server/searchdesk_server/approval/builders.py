@@ -8,7 +8,12 @@ differently is asked again. The words themselves are in `question`. A builder ra
 
 from __future__ import annotations
 
+import ipaddress
+from enum import Enum
+from urllib.parse import urlsplit
+
 from ..google.errors import ErrorKind, GoogleError
+from ..properties import covers
 from ..result import ToolFailure
 from ..runtime import Call
 from ..tools.verification import fetch_owners, owner_list
@@ -18,7 +23,11 @@ from .question import Question
 
 async def delete_site(call: Call) -> Question:
     site = call.site()
-    return q.delete_site(site, await call.account_name(), await _owner_facts(call, site))
+    account = await call.account_name()
+    facts = await _owner_facts(call, site)
+    if facts.ownership is q.Ownership.NOT_OWNER:
+        facts = await _through_domain(call, site)
+    return q.delete_site(site, account, facts)
 
 
 async def delete_sitemap(call: Call) -> Question:
@@ -53,14 +62,69 @@ async def update_site_owners(call: Call) -> Question:
 
 
 async def _owner_facts(call: Call, site: str) -> q.OwnerFacts:
-    """Which documented case applies. Google lists a site's owners only to its verified owners, so
-    a refusal (403/404) means this account is not one; another failure leaves the case unknown."""
+    """Which documented case applies, from the site's own owner list."""
+    read = await _read_owners(call, site)
+    if read is _Unread.UNKNOWN:
+        return q.OwnerFacts(q.Ownership.UNKNOWN)
+    if read is _Unread.REFUSED:
+        return q.owner_facts(None, readable=False)
+    return q.owner_facts(read, readable=True)
+
+
+async def _through_domain(call: Call, site: str) -> q.OwnerFacts:
+    """For a property Google does not list this account as a verified owner of: is it one through a
+    domain the property is in? A property's list names only its direct owners ("Indirect owners—for
+    example verified owners of the containing domain—are not included", Site Verification API), so a
+    Domain property's owner reads as no owner of the URL prefixes in it. Each containing domain's own
+    list tells: Google shows it only to that domain's verified owners. NOT_OWNER only when every one
+    was refused; UNKNOWN when one could not be read, so the question never says that nobody else is
+    affected on a guess."""
+    for domain in _containing_domains(site):
+        prop = f"sc-domain:{domain}"
+        if call.config.allowed_sites and not any(covers(a, prop) for a in call.config.allowed_sites):
+            # GSC_ALLOWED_SITES keeps this server off that domain: it is not read, so nothing is known.
+            return q.OwnerFacts(q.Ownership.UNKNOWN)
+        read = await _read_owners(call, prop)
+        if read is _Unread.UNKNOWN:
+            return q.OwnerFacts(q.Ownership.UNKNOWN)
+        if read is not _Unread.REFUSED:
+            return q.OwnerFacts(q.Ownership.THROUGH_DOMAIN, domain=domain)
+    return q.OwnerFacts(q.Ownership.NOT_OWNER)
+
+
+class _Unread(Enum):
+    REFUSED = "refused"  # Google would not show the owners: this account is not a verified owner
+    UNKNOWN = "unknown"  # Google could not say
+
+
+async def _read_owners(call: Call, prop: str) -> list[str] | _Unread | None:
+    """The owners Google lists for `prop` (None: an answer without a list), or why there are none.
+    Google lists a site's owners only to its verified owners, so a refusal (403/404) means this account
+    is not one; another failure leaves it unknown."""
     try:
-        owners = await fetch_owners(call, site)
+        return await fetch_owners(call, prop)
     except GoogleError as exc:
         if exc.kind in (ErrorKind.PERMISSION, ErrorKind.NOT_FOUND):
-            return q.owner_facts(None, readable=False)
+            return _Unread.REFUSED
         if exc.kind in (ErrorKind.AUTH, ErrorKind.NOT_CONFIGURED, ErrorKind.NETWORK):
             raise  # the action itself could not reach Google either
-        return q.OwnerFacts(q.Ownership.UNKNOWN)
-    return q.owner_facts(owners, readable=True)
+        return _Unread.UNKNOWN
+
+
+def _containing_domains(site: str) -> list[str]:
+    """The domains a property is in, nearest first, in ASCII (an IDN as xn--): a URL prefix's host and
+    each parent of it, a Domain property's parents; never a bare top-level label or an IP address."""
+    if q.is_domain(site):
+        host, start = q.website(site), 1
+    else:
+        host, start = (urlsplit(site).hostname or "").rstrip("."), 0
+    try:
+        ipaddress.ip_address(host)
+        return []
+    except ValueError:
+        pass
+    try:
+        labels = host.encode("idna").decode("ascii").split(".") if host else []
+    except UnicodeError:
+        return []
+    return [".".join(labels[i:]) for i in range(start, len(labels) - 1)]

@@ -5,10 +5,15 @@ The chain stops at the first step that reaches a person:
    ELICITATION is true and the question fits its 4 KiB — `elicitation/create` on 2025-11-25,
    `input_required` on 2026-07-28;
 2. the SearchDesk app's native dialog over the agent socket, waiting a bounded time;
-3. the two-call token, only when nobody can be reached: no socket, nothing listening there, or the
-   connection lost before the question was sent. While the app is reachable every failure (busy, a
-   full queue, a timeout, an error, a question it could not take) is a refusal without a token:
-   a way around the person must never be cheaper to reach than the person.
+3. the two-call token, only for a server given its credentials directly (variables or key files: a
+   scheduled job) when nobody can be reached — no socket, nothing listening there, or the connection
+   lost before the question was sent — and the server has not reached the app at any time in this
+   process. With the app's keys, or SEARCHDESK_ASK_IN_APP (every entry the app writes, the demo's
+   included), there is no token: nobody reached is a refusal that says to open SearchDesk, or, when
+   this process reached it before, to ask again in a few seconds (a socket file a cleaner removed,
+   an app restarting). While the app is reachable every failure (busy, a full queue, a timeout, an
+   error, a question it could not take) is a refusal without a token: a way around the person must
+   never be cheaper to reach than the person.
 
 A yes counts for the question as the person read it: its fingerprint (tool and targets) and its
 digest (its words). Google's side is read again just before acting; if the question would now read
@@ -28,6 +33,7 @@ import anyio
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from ..agent import protocol
 from ..agent.protocol import QUESTION_OPEN_S, TOKEN_LIFETIME_S, minutes
 from ..catalogue import resolve
 from ..confirm_tokens import Redeemed
@@ -67,6 +73,12 @@ MAX_TOKEN_TEXT_BYTES = q.MAX_ELICIT_BYTES
 NOBODY_ASKED = (
     "Nobody was asked to approve this: it was done with a confirm_token, which proves only that the same "
     "call was made twice."
+)
+#: Nobody could be asked and the token is not this server's to give (`Runtime.token_possible`): the app was
+#: never reached in this process, or it was and is not now.
+APP_CLOSED = "Open SearchDesk to approve this; nothing was done."
+APP_GONE_FOR_NOW = (
+    "SearchDesk could not be reached just now; nothing was done. If it is open, wait a few seconds and ask again."
 )
 _warned: set[tuple[str, str]] = set()
 
@@ -209,7 +221,7 @@ async def guard(call: Call, ctx: Context, params: types.CallToolRequestParams, q
     requester = await call.requester()
 
     token = call.args.get("confirm_token")
-    if token is not None:
+    if token is not None and rt.token_possible:  # else it is no token of this server's: ask as always
         redeemed = rt.tokens.redeem(question.fingerprint, question.digest, token)
         if redeemed is Redeemed.CHANGED:
             return _changed_since_token(tool)
@@ -222,7 +234,7 @@ async def guard(call: Call, ctx: Context, params: types.CallToolRequestParams, q
         # The token stands in for the person only while nobody can be reached: ask the app if it is there now.
         answer = await _ask_desktop(call, ctx, question, requester)
         if isinstance(answer, NotAsked):
-            return Approved(question, How.TOKEN)
+            return Approved(question, How.TOKEN) if rt.token_possible else _nobody_to_ask(call)
         return _app_answer(tool, question, answer)
 
     not_asked: list[NotAsked] = []
@@ -254,8 +266,16 @@ async def guard(call: Call, ctx: Context, params: types.CallToolRequestParams, q
         return _app_answer(tool, question, answer)
     not_asked.append(answer)
 
-    # 3. The two-call token: nobody can be reached.
+    # 3. The two-call token: nobody can be reached, and the token is this server's to give.
+    if not rt.token_possible:
+        return _nobody_to_ask(call)
     return _token(call, question, not_asked)
+
+
+def _nobody_to_ask(call: Call) -> types.CallToolResult:
+    """The refusal when nobody could be asked and there is no token: open SearchDesk, or (reached
+    earlier in this process) try again shortly — the app may be restarting, or listening again."""
+    return error_result(APP_GONE_FOR_NOW if call.runtime.app_reached else APP_CLOSED, decision="refused")
 
 
 def _app_answer(
@@ -289,8 +309,8 @@ def _token(call: Call, question: Question, not_asked: list[NotAsked]) -> types.C
         reasons = "; and ".join(n.because.value for n in not_asked)
         return error_result(
             f"{tool} did nothing: the change is too long to show here, and nobody could be asked in the "
-            f"SearchDesk app ({reasons}). Open the SearchDesk app and call again, or change "
-            f"at most {most} owners at a time.",
+            f"SearchDesk app ({reasons}). Open the SearchDesk app and call again"
+            + (f". Without it: {_owner_steps(call, question, most)}" if question.counted_lines else "."),
             decision="refused",
         )
     issued = call.runtime.tokens.issue(question.fingerprint, question.digest)
@@ -312,6 +332,65 @@ def _most_changes(question: Question, fits: Callable[[Question], bool]) -> int:
         else:
             high = mid - 1
     return low
+
+
+def _owner_step(question: Question, most: int, ceiling: int) -> tuple[int, int] | None:
+    """The largest change one call can make toward an owner change too large for one question, as
+    (owners removed, owners added): at most `most` change lines (the most that fit), removals first
+    (they shorten the list), and leaving a list the owners argument takes (1 to `ceiling` addresses).
+    None when there is no such list: Google lists more owners than one list can hold even after every
+    removal that fits, or not one change fits."""
+    now, removed, added = _owner_counts(question)
+    take_out = min(most, removed)
+    if now - take_out > ceiling:
+        return None
+    put_in = min(most - take_out, added, ceiling - (now - take_out))
+    if now - take_out + put_in == 0:  # a list is never empty: one removal fewer, one addition instead
+        take_out, put_in = take_out - 1, 1
+    return (take_out, put_in) if take_out + put_in else None
+
+
+def _owner_counts(question: Question) -> tuple[int, int, int]:
+    """How many owners Google lists now, and how many the question removes and adds (its change lines)."""
+    removed = sum(1 for label, _ in question.values if label.startswith("Removed"))
+    added = sum(1 for label, _ in question.values if label.startswith("Added"))
+    return len(question.owners) - added + removed, removed, added
+
+
+def _owner_steps(call: Call, question: Question, most: int) -> str:
+    """What to do about an owner change too large for one question, for the program that asked: the
+    largest change one call can make and the list that makes it, or, when no list the argument takes
+    can, Search Console's own page (support.google.com/webmasters/answer/7687615: "Settings > Users and
+    permissions") — never a number nobody can follow."""
+    tool = call.spec.name
+    ceiling = int(call.spec.params["owners"]["maxItems"])
+    step = _owner_step(question, most, ceiling)
+    if step is None:
+        why = (
+            "not even one owner's change fits in one question"
+            if most == 0
+            else "Google lists more owners here than one owners list can hold, even after the largest change one "
+            "question can show"
+        )
+        return (
+            f"no list the owners argument takes can make this change in smaller steps: {why}. Change the owners in "
+            "Search Console instead: Settings › Users and permissions."
+        )
+    take_out, put_in = step
+    now, removed, added = _owner_counts(question)
+    how = []
+    if take_out:
+        part = f"all {removed:,}" if take_out == removed else f"the first {take_out:,} of the {removed:,}"
+        how.append(f"without {part} owners you are removing")
+    if put_in:
+        part = f"all {added:,}" if put_in == added else f"the first {put_in:,} of the {added:,}"
+        how.append(f"with {part} owners you are adding")
+    return (
+        f"the largest change one call can make here is {take_out + put_in:,} owners. Call {tool} with owners set "
+        f"to the {now:,} owners Google lists now (get_verified_site shows them) {' and '.join(how)}, in "
+        f"alphabetical order: a list of {now - take_out + put_in:,} (owners takes at most {ceiling:,}). Then call "
+        f"{tool} again with the whole new list, as many times as it takes."
+    )
 
 
 # --- step 1: the client's dialog ------------------------------------------------------------------
@@ -405,18 +484,20 @@ async def _ask_desktop(
                 "the SearchDesk app is too old to tie an answer to the program that asked. Update the SearchDesk "
                 "app, then ask again.",
             )
-        status = await agent.approval_status(question.fingerprint, requester)
+        # With the words' digest the app answers only from a question that reads as this one; the
+        # shown check below is for an app that ignores it (a server never requires the app to echo it).
+        status = await agent.approval_status(question.fingerprint, requester, question.digest)
         if status == "deny":
             return Answer.DECLINE
         if status == "pending":
             return _waiting(tool)
-        if status == "approve" and rt.shown.matches(question.fingerprint, question.digest):
+        if status == "approve" and rt.shown.matches(_shown_key(question, requester), question.digest):
             return Answer.APPROVE
         # No answer yet, or a yes to words that read differently now (it is spent): ask.
         request = _approval_request(call, ctx, question, requester)
         if isinstance(request, types.CallToolResult):
             return request
-        rt.shown.remember(question.fingerprint, question.digest)
+        rt.shown.remember(_shown_key(question, requester), question.digest)
         return await _wait_for_answer(call, agent, request)
     except AgentConnectionLost as exc:
         if exc.sent:
@@ -451,8 +532,6 @@ def _approval_request(
     call: Call, ctx: Context, question: Question, requester: Requester
 ) -> ApprovalRequest | types.CallToolResult:
     """The approval/request to send, or the refusal when the question cannot be shown whole."""
-    from ..agent import protocol
-
     name, version = client_info(ctx)
     wait = float(call.config.approval_wait)
 
@@ -472,7 +551,8 @@ def _approval_request(
     if question.counted_lines:
         return _refused(
             call.spec.name,
-            f"too many owners change at once to show them; change at most {_most_changes(question, fits)} at a time.",
+            "too many owners change at once to show them in one question, so "
+            + _owner_steps(call, question, _most_changes(question, fits)),
         )
     log.warning("a question could not be put on the agent socket")
     return _refused(call.spec.name, "SearchDesk could not show the question; nothing was done.")
@@ -500,7 +580,26 @@ async def _wait_for_answer(call: Call, agent: AgentClient, request: ApprovalRequ
         return Answer.APPROVE
     if decision == "deny":
         return Answer.DECLINE
+    if not call.runtime.shown.matches(protocol.answer_key(request.fingerprint, request.requester), request.digest):
+        # Another call of this server asked the same question with other words while this one waited:
+        # the app shows only the newer words, and answered this call "pending" (never the yes).
+        return _asked_again(tool)
     return _waiting(tool)
+
+
+def _shown_key(question: Question, requester: Requester) -> str:
+    """What the server's ShownBook files a question under: its fingerprint and who asks."""
+    return protocol.answer_key(question.fingerprint, requester)
+
+
+def _asked_again(tool: str) -> types.CallToolResult:
+    return error_result(
+        f"{tool} did nothing: while this call waited, the same {tool} was asked again in SearchDesk with other "
+        f"words (what it would change had changed at Google in between), and that question replaced this one. "
+        f"Answer it in SearchDesk, then call {tool} again with the same arguments (the question stays open for "
+        f"{minutes(QUESTION_OPEN_S)}). Nothing has been done.",
+        decision="pending",
+    )
 
 
 def _waiting(tool: str) -> types.CallToolResult:

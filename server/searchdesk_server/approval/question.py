@@ -2,9 +2,10 @@
 
 The two opening sentences are the server's own, built only from values it derived (counts, which
 case of Google's documented consequences applies, the Google account); everything Claude or Google
-supplied is listed below a heading that says so, one value a line, each shown by `text.show_value`:
-every character visible, nothing dropped, a long value as its start, its end and a digest. What is
-shown is what is sent: the handler acts on this question's targets, not on the arguments again.
+supplied is listed below a heading that says so, one value a line, each shown by `text.show_url` (an
+address: hosts in ASCII, a look-alike marked) or `text.escaped`: every character visible, nothing dropped,
+a long value as its start, its end and a digest (`text.shorten`), and the app given every value whole. What
+is shown is what is sent: the handler acts on this question's targets, not on the arguments again.
 
 The same words go to the client's dialog, the desktop app's dialog and notification, and the token
 text. Google's own help pages are the source of every consequence stated here (docs/asking-a-person.md
@@ -13,8 +14,6 @@ cites them); where they are silent the question says nothing.
 
 from __future__ import annotations
 
-import hashlib
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -22,7 +21,7 @@ from enum import Enum
 from ..agent import protocol
 from ..agent.protocol import fingerprint as _fingerprint
 from ..properties import verification_id
-from ..text import show_value
+from ..text import escaped, reads_like, shorten, show_url, show_value
 
 #: The client's own dialog, gateways such as mcp-hub, and the token text take at most this much.
 MAX_ELICIT_BYTES = 4096
@@ -30,7 +29,23 @@ VALUES_HEADING = "From the program that asked (such as Claude) or from Google; c
 UNKNOWN_ACCOUNT = "the Google account set in this server's settings"
 PROPERTY = "Property"
 SITEMAP = "Sitemap"
-WEBSITE = "Website (all its properties)"
+#: The label of a Domain property's Site Verification target; a URL prefix is labelled PROPERTY: it is one
+#: property, and the domain is every property in it (its verified owners own them all).
+DOMAIN = "Domain (all its properties)"
+#: The label under which delete_site shows the domain through which this account owns the property.
+OWNED_DOMAIN = "Domain this account owns"
+
+
+def value_line(label: str, value: str) -> str:
+    """One value under the question, as every place that shows it writes it."""
+    return f"{label}: {value}"
+
+
+def question_lines(what: str, consequence: str, values: Sequence[tuple[str, str]]) -> list[str]:
+    """The question's lines in the one order everyone shows them: the server's two sentences, a blank line,
+    the heading that says where the values come from, then one value a line. The client's dialog, the token
+    text, the app's notification and its main window all lay the question out with this."""
+    return [what, consequence, "", VALUES_HEADING, *(value_line(label, value) for label, value in values)]
 
 
 @dataclass(frozen=True)
@@ -45,6 +60,13 @@ class Question:
     site: str = ""
     feedpath: str = ""
     owners: tuple[str, ...] = field(default=())  # update_site_owners: the complete list afterwards
+    #: Each value whole, in the order of `values` (`text.escaped`, `text.show_url`): what the app's dialog
+    #: shows, where `values` holds it shortened. Empty: every value is shown whole already.
+    wholes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if self.wholes and len(self.wholes) != len(self.values):
+            raise ValueError("a question has one whole value for each value, or none")
 
     @property
     def fingerprint(self) -> str:
@@ -52,14 +74,14 @@ class Question:
 
     @property
     def text(self) -> str:
-        lines = [self.what, self.consequence, "", VALUES_HEADING]
-        lines += [f"{label}: {value}" for label, value in self.values]
-        return "\n".join(lines)
+        return "\n".join(question_lines(self.what, self.consequence, self.values))
 
     @property
     def digest(self) -> str:
-        """What the person saw: a yes counts only while the question reads the same."""
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        """What the person saw: a yes counts only while the question reads the same. One digest for every
+        binding (the token, the sealed request state, approval/status and the app's book): the one the
+        app computes from the request it received (`protocol.words_digest`, over the values as shown)."""
+        return protocol.words_digest(self.what, self.consequence, self.values)
 
     @property
     def fits_elicitation(self) -> bool:
@@ -73,14 +95,22 @@ class Question:
     def first_changes(self, n: int) -> Question:
         """The same question with only the first `n` change lines (to find how many would fit)."""
         kept: list[tuple[str, str]] = []
+        wholes: list[str] = []
         seen = 0
-        for label, value in self.values:
+        for (label, value), whole in zip(self.values, self._wholes, strict=True):
             if label.startswith(("Removed", "Added")):
                 seen += 1
                 if seen > n:
                     continue
             kept.append((label, value))
-        return Question(self.tool, self.what, self.consequence, tuple(kept), self.targets, self.site)
+            wholes.append(whole)
+        return Question(
+            self.tool, self.what, self.consequence, tuple(kept), self.targets, self.site, wholes=tuple(wholes)
+        )
+
+    @property
+    def _wholes(self) -> tuple[str, ...]:
+        return self.wholes or tuple(value for _, value in self.values)
 
     def to_request(
         self,
@@ -97,12 +127,46 @@ class Question:
             tool=self.tool,
             what=self.what,
             consequence=self.consequence,
-            values=tuple(protocol.Value(label=label, value=value) for label, value in self.values),
+            values=tuple(
+                protocol.Value(label=label, value=value, whole=None if whole == value else whole)
+                for (label, value), whole in zip(self.values, self._wholes, strict=True)
+            ),
             fingerprint=self.fingerprint,
             client=client,
             wait_s=wait_s,
             requester=requester,
         )
+
+
+#: The mark of an address whose host is a look-alike (`url_line`), and what the consequence then says.
+LOOKS_LIKE = "looks like"
+LOOKS_LIKE_WARNING = (
+    "An address marked “looks like” is written with letters of other alphabets that look like the ones it "
+    "resembles, so it is another address: check it letter by letter."
+)
+
+
+def url_line(label: str, url: str) -> tuple[str, str]:
+    """A property, sitemap or website line, as (label, the value whole): the address as `text.show_url`
+    shows it (hosts in ASCII), a look-alike host marked in the label as the owners' "reads like" is."""
+    shown = show_url(url)
+    if shown.looks_like is None:
+        return label, shown.text
+    marked = f"{label} ({LOOKS_LIKE} {shown.looks_like}, but is not)"
+    if not shown.looks_like or len(marked) > protocol.MAX_LABEL_CHARS:
+        marked = f"{label} ({LOOKS_LIKE} another address, but is not)"
+    return marked, shown.text
+
+
+def looks_like_warning(lines: Sequence[tuple[str, str]]) -> list[str]:
+    """The sentence a consequence carries when an address in `lines` is marked "looks like" (`url_line`)."""
+    return [LOOKS_LIKE_WARNING] if any(f"({LOOKS_LIKE} " in label for label, _ in lines) else []
+
+
+def shown_values(lines: Sequence[tuple[str, str]]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """A question's `values` and `wholes` from its lines (label, the value whole): each value as the words
+    hold it (`text.shorten`: a long one as its start, its end and a digest), and each whole for the app."""
+    return tuple((label, shorten(whole)) for label, whole in lines), tuple(whole for _, whole in lines)
 
 
 def account_words(account: str | None) -> str:
@@ -121,6 +185,28 @@ def resource_id(site: str) -> str:
     return f"dns://{ident}" if kind == "INET_DOMAIN" else ident
 
 
+def is_domain(site: str) -> bool:
+    """A Domain property (sc-domain:): Google verifies it only by a DNS record, and it holds every
+    property of the domain; anything else is one URL-prefix property."""
+    return verification_id(site)[0] == "INET_DOMAIN"
+
+
+def _noun(site: str) -> str:
+    return "domain" if is_domain(site) else "property"
+
+
+def _label(site: str) -> str:
+    return DOMAIN if is_domain(site) else PROPERTY
+
+
+def _token_place(site: str) -> str:
+    """Where a verification token stays. A domain's is a TXT record in its DNS ("For domains, only 'DNS'
+    may be used", the Site Verification API); a URL prefix's is on the website, or also a DNS record
+    (support.google.com/webmasters/answer/9357768: "if you used domain verification, you must remove
+    your TXT verification entry from the domain host")."""
+    return "in the domain's DNS records" if is_domain(site) else "on the website or in its domain's DNS records"
+
+
 # --- what Google says about the owners ----------------------------------------------------------
 
 
@@ -129,7 +215,12 @@ class Ownership(Enum):
 
     OTHERS_REMAIN = "others"  # this account is a verified owner, and others are too
     LAST_OWNER = "last"  # this account is the only verified owner
-    NOT_OWNER = "not_owner"  # Google does not list this account as a verified owner
+    NOT_OWNER = "not_owner"  # Google does not list this account as a verified owner, nor of a domain it is in
+    #: Google lists this account as a verified owner of a domain the property is in, not of the property:
+    #: an indirect owner, whom a property's own list leaves out (developers.google.com/site-verification/
+    #: v1/webResource: "Indirect owners—for example verified owners of the containing domain—are not
+    #: included in this list").
+    THROUGH_DOMAIN = "domain"
     UNKNOWN = "unknown"  # Google's owner list could not be read
 
 
@@ -137,6 +228,7 @@ class Ownership(Enum):
 class OwnerFacts:
     ownership: Ownership
     others: int = 0
+    domain: str = ""  # THROUGH_DOMAIN: the domain (ASCII) whose verified owner this account is
 
 
 def owner_facts(owners: Sequence[str] | None, *, readable: bool) -> OwnerFacts:
@@ -156,7 +248,9 @@ def _owners_remain(n: int) -> str:
 
 # --- the four questions ----------------------------------------------------------------------------
 # support.google.com/webmasters/answer/9357768 (Remove a property), /7687465 (Property settings) and
-# /7687615 (Managing owners, users, and permissions) are the sources of the consequences below.
+# /7687615 (Managing owners, users, and permissions) are the sources of the consequences below, with the
+# Site Verification API's reference (developers.google.com/site-verification/v1/webResource, /update and
+# /delete) for who its owner lists name and what a change of owners can do; docs/asking-a-person.md cites them.
 
 
 def delete_site(site: str, account: str | None, facts: OwnerFacts) -> Question:
@@ -167,96 +261,81 @@ def delete_site(site: str, account: str | None, facts: OwnerFacts) -> Question:
         "in Search Console loses access to it.",
         Ownership.NOT_OWNER: "This account is not a verified owner of the property, so only its own list of "
         "properties changes; nobody else is affected.",
+        # Only what Google documents: the ownership through the domain (the Site Verification API's
+        # "indirect owners") and what 9357768 says of every removal; not what it means for anyone else.
+        Ownership.THROUGH_DOMAIN: "Google lists this account as a verified owner of the domain below, not of "
+        "the property itself: it owns the property through that domain. It will no longer get notifications "
+        "about the property; its message history is kept.",
         Ownership.UNKNOWN: "SearchDesk could not read the property's verified owners from Google. If this account "
         "is the last verified owner, everyone who uses the property in Search Console loses access to it.",
     }
+    lines = [url_line(PROPERTY, site)]
+    if facts.ownership is Ownership.THROUGH_DOMAIN:
+        lines.append(url_line(OWNED_DOMAIN, facts.domain))
+    values, wholes = shown_values(lines)
     return Question(
         "delete_site",
         f"This will remove the property below from the Search Console list of {account_words(account)}.",
-        cases[facts.ownership],
-        ((PROPERTY, show_value(site)),),
+        " ".join([cases[facts.ownership], *looks_like_warning(lines)]),
+        values,
         (site,),
         site=site,
+        wholes=wholes,
     )
 
 
 def delete_sitemap(site: str, feedpath: str, account: str | None) -> Question:
     # Google's API reference for sitemaps.delete: "Deletes a sitemap from the Sitemaps report. Does not
     # stop Google from crawling this sitemap or the URLs that were previously crawled in the deleted sitemap."
+    lines = [url_line(PROPERTY, site), url_line(SITEMAP, feedpath)]
+    values, wholes = shown_values(lines)
     return Question(
         "delete_sitemap",
         f"This will remove the sitemap below from the Sitemaps report of the property below, for "
         f"{account_words(account)}.",
-        "Google may still crawl the sitemap and the pages it listed. It can be submitted again later.",
-        ((PROPERTY, show_value(site)), (SITEMAP, show_value(feedpath))),
+        " ".join(
+            [
+                "Google may still crawl the sitemap and the pages it listed. It can be submitted again later.",
+                *looks_like_warning(lines),
+            ]
+        ),
+        values,
         (site, feedpath),
         site=site,
         feedpath=feedpath,
+        wholes=wholes,
     )
 
 
 def unverify_site(site: str, account: str | None, facts: OwnerFacts) -> Question:
+    # A domain's owners keep every property in it; a URL prefix is one property (7687615: "A property
+    # must have at least one verified owner, or no users will have access to the property").
+    noun = _noun(site)
+    users = "its properties" if is_domain(site) else "the property"
+    nobody = f"nobody can use {'the Domain property' if is_domain(site) else 'the property'} in Search Console"
     cases = {
-        Ownership.OTHERS_REMAIN: f"{_owners_remain(facts.others)}, so the people who use its properties in "
-        "Search Console keep their access. While this account's verification token stays on the website, "
-        "Google may make it an owner again.",
-        Ownership.LAST_OWNER: "This account is the website's last verified owner: nobody can use its properties "
-        "in Search Console until someone verifies ownership again.",
-        Ownership.UNKNOWN: "SearchDesk could not read the website's verified owners from Google. If this account "
-        "is the last one, nobody can use its properties in Search Console until someone verifies ownership again.",
+        Ownership.OTHERS_REMAIN: f"{_owners_remain(facts.others)}, so the people who use {users} in Search Console "
+        f"keep their access. While this account's verification token stays {_token_place(site)}, Google may make "
+        "it an owner again.",
+        Ownership.LAST_OWNER: f"This account is the {noun}'s last verified owner: {nobody} until someone verifies "
+        "ownership again.",
+        Ownership.UNKNOWN: f"SearchDesk could not read the {noun}'s verified owners from Google. If this account is "
+        f"the last one, {nobody} until someone verifies ownership again.",
     }
+    lines = [url_line(_label(site), website(site))]
+    values, wholes = shown_values(lines)
     return Question(
         "unverify_site",
-        f"This will end the verified ownership that {account_words(account)} has of the website below.",
-        cases[facts.ownership],
-        ((WEBSITE, show_value(website(site))),),
+        f"This will end the verified ownership that {account_words(account)} has of the {noun} below.",
+        " ".join([cases[facts.ownership], *looks_like_warning(lines)]),
+        values,
         (resource_id(site),),
         site=site,
+        wholes=wholes,
     )
 
 
 # --- owner changes ---------------------------------------------------------------------------------
-
-# Letters that look alike in common fonts, folded to one shape so that two addresses a person would
-# read as the same compare equal (Unicode's confusables, cut to what occurs in e-mail addresses).
-_LOOKALIKE = str.maketrans(
-    {
-        "0": "o",
-        "1": "l",
-        "i": "l",
-        "|": "l",
-        "5": "s",
-        "а": "a",  # Cyrillic
-        "е": "e",
-        "о": "o",
-        "р": "p",
-        "с": "c",
-        "у": "y",
-        "х": "x",
-        "і": "l",
-        "ј": "j",
-        "ѕ": "s",
-        "ԁ": "d",
-        "ӏ": "l",
-        "ο": "o",  # Greek
-        "α": "a",
-        "ν": "v",
-        "ρ": "p",
-        "τ": "t",
-        "ι": "l",
-        "κ": "k",
-        "ɡ": "g",  # Latin small script g
-        "ı": "l",  # dotless i
-    }
-)
-
-
-def reads_like(address: str) -> str:
-    """An address folded to how it reads: case, width, accents, invisible characters and look-alike
-    letters do not count."""
-    folded = unicodedata.normalize("NFKD", address).casefold()
-    kept = "".join(ch for ch in folded if unicodedata.category(ch)[0] not in "CMZ")
-    return kept.translate(_LOOKALIKE).replace("rn", "m").replace("vv", "w").replace("cl", "d")
 
 
 def update_site_owners(site: str, current: Sequence[str], new: Sequence[str], account: str | None) -> Question:
@@ -275,34 +354,41 @@ def update_site_owners(site: str, current: Sequence[str], new: Sequence[str], ac
         if reads_like(address) in other_side:
             marks.append("reads like an added one" if kind == "Removed" else "reads like a removed one")
         label = f"{kind} ({'; '.join(marks)})" if marks else kind
-        return label, show_value(address, ascii_only=True)
+        return label, escaped(address, ascii_only=True)
 
     what = (
-        f"This will replace the verified owners of the website below, as {account_words(account)}: "
+        f"This will replace the verified owners of the {_noun(site)} below, as {account_words(account)}: "
         f"{len(removed):,} removed, {len(added):,} added, {len(wanted):,} in total afterwards."
     )
     sentences = ["Everyone not in the new list loses verified ownership."]
     if removed:
-        sentences.append("A removed owner whose verification token stays on the website may get ownership back.")
+        sentences.append(f"A removed owner whose verification token stays {_token_place(site)} may get ownership back.")
     if removes_self:
-        sentences.append(f"This includes {account_words(account)}, which SearchDesk uses.")
+        # developers.google.com/site-verification/v1/webResource/update: "You cannot use this method to
+        # unverify the authenticated user's ownership of a site. Use the delete method instead."
+        sentences.append(
+            f"This includes {account_words(account)}, which SearchDesk uses, but Google says a change of owners "
+            "cannot end the verified ownership of the account making it: that takes a separate request to end it."
+        )
     if removed_look & added_look:
         sentences.append(
             "Addresses marked “reads like” look almost the same as another one here: check them letter by letter."
         )
-    values = [(WEBSITE, show_value(website(site)))]
-    values += [line("Removed", a, added_look) for a in removed]
-    values += [line("Added", a, removed_look) for a in added]
+    lines = [url_line(_label(site), website(site))]
+    lines += [line("Removed", a, added_look) for a in removed]
+    lines += [line("Added", a, removed_look) for a in added]
     if not removed and not added:
-        values.append(("Change", "none: the list is the same as now"))
+        lines.append(("Change", "none: the list is the same as now"))
+    values, wholes = shown_values(lines)
     return Question(
         "update_site_owners",
         what,
-        " ".join(sentences),
-        tuple(values),
+        " ".join([*sentences, *looks_like_warning(lines)]),
+        values,
         (resource_id(site), wanted),
         site=site,
         owners=tuple(wanted),
+        wholes=wholes,
     )
 
 

@@ -57,6 +57,8 @@ async def describe_connection(call: Call) -> Output:
     elif state == "ok":
         why = "ELICITATION=false" if not cfg.elicitation else "this client did not declare MCP elicitation"
         path = f"the SearchDesk app's dialog ({why})"
+    elif state == "absent" and not call.runtime.token_possible:
+        path = "nothing: a destructive call is refused until the SearchDesk app can be reached (no two-call token here)"
     elif state == "absent":
         path = (
             "the two-call token: nobody can be asked ("

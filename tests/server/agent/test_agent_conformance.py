@@ -374,6 +374,69 @@ def test_one_yes_is_spent_by_one_call(listener: ListenerHarness) -> None:
     assert sorted(r if isinstance(r, str) else type(r).__name__ for r in results) == ["ApprovalCancelled", "approve"]
 
 
+def words(params: dict[str, Any]) -> str:
+    """The digest of a question's words, as the server sends it with approval/status."""
+    pairs = [(v["label"], v["value"]) for v in params["values"]]
+    return protocol.words_digest(params["what"], params["consequence"], pairs)
+
+
+#: The same call as `question()` builds, its question built again after Google's side changed.
+REWORDED = "This account is the property's last verified owner: everyone who uses it loses access."
+
+
+def test_status_with_the_digest_of_other_words_never_approves(listener: ListenerHarness) -> None:
+    """A yes is bound to the words: a status for the same fingerprint that reads otherwise finds none."""
+    shown = question(wait_s=0)
+    other = {**shown, "consequence": REWORDED}
+    assert words(shown) != words(other) and shown["fingerprint"] == other["fingerprint"]
+
+    async def ask_it() -> str:
+        async with AgentClient() as client:
+            return await ask(client, shown)
+
+    assert run(ask_it()) == "pending"
+    assert listener.answer(shown["fingerprint"], "approve")
+
+    async def later_calls() -> list[str]:
+        async with AgentClient() as client:
+            fp = shown["fingerprint"]
+            return [
+                await client.approval_status(fp, digest=words(other)),  # other words: no answer of theirs
+                await client.approval_status(fp, digest=words(shown)),  # the words shown: the yes, once
+                await client.approval_status(fp, digest=words(shown)),
+            ]
+
+    assert run(later_calls()) == ["none", "approve", "none"]
+
+
+def test_a_second_request_with_other_words_replaces_the_first(listener: ListenerHarness) -> None:
+    """The same fingerprint and requester asked again with other words never joins the open dialog: it
+    takes its place, the call waiting on the old words is answered "pending" (never the yes), and the
+    person's yes goes to the call whose words the dialog shows."""
+    first = question(request_id="old-words", wait_s=30)
+    second = {**question(request_id="new-words", wait_s=30), "consequence": REWORDED}
+
+    async def go() -> tuple[str, str, str, str]:
+        async with AgentClient() as client:
+            old = asyncio.create_task(ask(client, first))
+            await asyncio.to_thread(listener.wait_for_requests, "approval/request")
+            new = asyncio.create_task(ask(client, second))
+            await asyncio.to_thread(listener.wait_for_requests, "approval/request", 2)
+            replaced = await asyncio.wait_for(old, 10)  # at once, not after its wait
+            assert not new.done()
+            assert await asyncio.to_thread(listener.answer, first["fingerprint"], "approve")
+            approved = await asyncio.wait_for(new, 10)
+            fp = first["fingerprint"]
+            return (
+                replaced,
+                approved,
+                await client.approval_status(fp, digest=words(first)),
+                await client.approval_status(fp, digest=words(second)),
+            )
+
+    assert run(go()) == ("pending", "approve", "none", "none")
+
+
 def test_a_token_is_served_while_an_approval_waits_on_the_same_connection(listener: ListenerHarness) -> None:
     params = question(wait_s=30)
 

@@ -63,6 +63,38 @@ def test_fingerprint_binds_order_and_extent() -> None:
 
 
 # --------------------------------------------------------------------------------------------------
+# The words' digest (approval/status `digest`, DESIGN.md): a known vector, and one value on both ends
+
+
+def test_words_digest_known_vector() -> None:
+    """Lowercase hex SHA-256 of the canonical JSON of [what, consequence, [[label, value], …], notification]:
+    sorted keys, no spaces, real UTF-8; no notification form yet is null in its place."""
+    pairs = [("Property", "https://exämple.com/")]
+    expected = sha('["Remove it?","Nobody else loses access.",[["Property","https://exämple.com/"]],null]')
+    assert protocol.words_digest("Remove it?", "Nobody else loses access.", pairs) == expected
+    form = {"title": "t", "body": "b"}
+    assert protocol.words_digest("w", "c", [], form) == sha('["w","c",[],{"body":"b","title":"t"}]')
+    assert protocol.words_digest("w", "c", [("a", "b")]) != protocol.words_digest("w", "c", [("a", "b"), ("a", "b")])
+    assert protocol.words_digest("w", "c", [("a b", "c")]) != protocol.words_digest("w", "c", [("a", "b c")])
+
+
+def test_the_servers_digest_is_the_one_the_app_computes_from_what_it_received() -> None:
+    from searchdesk_server.approval import question as q
+
+    question = q.update_site_owners("https://a.example/", ["me@a.example", "x@a.example"], ["me@a.example"], None)
+    requester = protocol.Requester(server="s", account="me@a.example", demo=False)
+    sent = question.to_request("r1", client=ClientInfo("claude-ai", "1"), requester=requester, wait_s=5)
+    received = ApprovalRequest.from_json(json.loads(json.dumps(sent.to_json())))
+    assert question.digest == sent.digest == received.digest
+    status = protocol.StatusParams.from_json({"fingerprint": "a" * 64, "digest": question.digest})
+    assert status.digest == question.digest
+    for bad in ("A" * 64, "a" * 63, 1, None):
+        with pytest.raises(InvalidParams, match=r"params\.digest"):
+            protocol.StatusParams.from_json({"fingerprint": "a" * 64, "digest": bad})
+    assert "digest" not in protocol.StatusParams(fingerprint="a" * 64).to_json()  # an older server's shape
+
+
+# --------------------------------------------------------------------------------------------------
 # Error codes
 
 

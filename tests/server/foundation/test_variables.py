@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from searchdesk_server import config
-from searchdesk_server.config import SETTINGS_VARS, ConfigError, Var, load
+from searchdesk_server.config import APP_ENTRY_ENV, SETTINGS_VARS, ConfigError, Var, load
 from searchdesk_server.runtime import Runtime
 
 REPO = Path(__file__).resolve().parents[3]
@@ -60,7 +60,9 @@ def test_the_mcpb_manifest_and_the_apps_entry_use_the_settings_names() -> None:
     from searchdesk_desktop.claude_config import ServerSettings
 
     manifest = json.loads((REPO / "packaging" / "mcpb" / "manifest.json").read_text(encoding="utf-8"))
-    assert list(manifest["server"]["mcp_config"]["env"]) == list(SETTINGS_VARS)
+    env = manifest["server"]["mcp_config"]["env"]
+    assert list(env) == [*SETTINGS_VARS, *APP_ENTRY_ENV]
+    assert {k: env[k] for k in APP_ENTRY_ENV} == dict(APP_ENTRY_ENV)  # the extension asks in the app, as the entry
     every = ServerSettings(
         read_only=True,
         groups=("sites",),
@@ -69,8 +71,9 @@ def test_the_mcpb_manifest_and_the_apps_entry_use_the_settings_names() -> None:
         demo=True,
         agent_socket="/tmp/x.sock",
     ).env()
-    assert set(every) == {*SETTINGS_VARS, Var.SEARCHDESK_DEMO, Var.SEARCHDESK_AGENT_SOCKET}
+    assert set(every) == {*SETTINGS_VARS, Var.SEARCHDESK_DEMO, Var.SEARCHDESK_AGENT_SOCKET, *APP_ENTRY_ENV}
     assert load(every).read_only and load(every).agent_socket == "/tmp/x.sock"  # and the server reads them so
+    assert load(every).ask_in_app and load(every).never_a_token
 
 
 @pytest.mark.parametrize("raw", ["tomorrow", "2026-13-01", "2026-02-30", "20260101", "2026-01-01T00:00", "2026-1-01"])
