@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from searchdesk_server.approval.question import action_name
 from searchdesk_server.catalogue import GROUPS, TOOLS
 from searchdesk_server.properties import PropertyError, covers, normalise_property
 
@@ -57,7 +58,9 @@ def group_tools(group: str) -> list[str]:
 def group_tooltip(group: str) -> str:
     """What a group lets Claude do, in the tools' own titles ("List sitemaps, Delete sitemap (asks you)")."""
     titles = [
-        t.title + (" (asks you first)" if t.guarded else "") for t in TOOLS if group in t.groups and not t.diagnostic
+        (action_name(t.name) + " (asks you first)" if t.guarded else t.title)
+        for t in TOOLS
+        if group in t.groups and not t.diagnostic
     ]
     return "Lets Claude: " + ", ".join(titles)
 

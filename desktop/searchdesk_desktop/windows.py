@@ -52,7 +52,7 @@ from PySide6.QtWidgets import (
 )
 
 from searchdesk_server.agent.protocol import QUESTION_OPEN_S, minutes
-from searchdesk_server.approval.question import value_line
+from searchdesk_server.approval.question import ACTIONS, action_name, value_line
 
 from . import __version__
 from . import claude_config as cc
@@ -95,9 +95,12 @@ ROUTING = (
 
 @functools.cache
 def tool_title(tool: str) -> str:
-    """A tool as a site owner reads it ("Delete sitemap"), from the one table of tools."""
+    """A tool as a site owner reads it: a guarded action as the question names it ("Remove a sitemap",
+    `question.ACTIONS`, the dialog's and notification's word), any other from the one table of tools."""
     from searchdesk_server.catalogue import TOOLS
 
+    if tool in ACTIONS:
+        return action_name(tool)
     return next((t.title for t in TOOLS if t.name == tool), "A change")
 
 

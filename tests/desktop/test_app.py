@@ -359,7 +359,7 @@ def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest
     )
     assert [r[1:] for r in rows] == [
         [
-            "Set site owners",
+            "Replace verified owners",
             'Site: https://d.example/\nAdded: =HYPERLINK("https://evil.example","x")',
             by,
             "waiting",
@@ -367,7 +367,7 @@ def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest
             "",
         ],
         [
-            "Unverify site",
+            "End verified ownership",
             "Site: c.example",
             f"a program that did not give its name\nfor {DEMO_SERVER.account}",
             "approved (after Claude stopped waiting)",
@@ -375,7 +375,7 @@ def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest
             "no",
         ],
         [
-            "Delete property",
+            "Remove a property",
             "Property: https://b.example/",
             by,
             "denied",
@@ -383,7 +383,7 @@ def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest
             "",
         ],  # claude-ai
         [
-            "Delete sitemap",
+            "Remove a sitemap",
             "Property: sc-domain:example.com\nSitemap: https://www.example.com/old.xml",
             by,
             "approved",

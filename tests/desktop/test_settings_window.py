@@ -53,7 +53,7 @@ def test_every_catalogue_group_has_a_checkbox(qtbot: QtBot, place: dict) -> None
     # The tools' own titles, never their programmatic names; the guarded ones say they ask first.
     assert window.group_boxes["analytics"].toolTip() == "Lets Claude: Search performance"
     sitemaps = window.group_boxes["sitemaps"].toolTip()
-    assert "Delete sitemap (asks you first)" in sitemaps and "_" not in sitemaps
+    assert "Remove a sitemap (asks you first)" in sitemaps and "_" not in sitemaps
     finish(core)
 
 

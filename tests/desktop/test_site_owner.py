@@ -356,7 +356,7 @@ def test_a_late_answer_says_what_to_tell_claude(qtbot: QtBot, place: dict) -> No
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     late = window.approvals.late_labels
     qtbot.waitUntil(lambda: len(late) == 1)
-    assert late[0].text().startswith("You approved “Delete sitemap” (Property: sc-domain:example.com; Sitemap: ")
+    assert late[0].text().startswith("You approved “Remove a sitemap” (Property: sc-domain:example.com; Sitemap: ")
     assert "Now tell Claude: “I approved it in SearchDesk, please try again.”" in late[0].text()
     assert window.approvals.waiting.text() == "No approval questions waiting."
     # Claude asks again: the yes is used once, and the window no longer asks the person to do anything.

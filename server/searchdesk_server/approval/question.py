@@ -36,6 +36,21 @@ DOMAIN = "Domain (all its properties)"
 OWNED_DOMAIN = "Domain this account owns"
 
 
+#: Each guarded action as a site owner names it: the one wording the dialog, the notification's title and
+#: Activity all use (a test fails when one of them names an action another way).
+ACTIONS = {
+    "delete_site": "Remove a property",
+    "delete_sitemap": "Remove a sitemap",
+    "unverify_site": "End verified ownership",
+    "update_site_owners": "Replace verified owners",
+}
+
+
+def action_name(tool: str) -> str:
+    """The action a guarded tool takes, in the words of ``ACTIONS``."""
+    return ACTIONS.get(tool, "A change")
+
+
 def value_line(label: str, value: str) -> str:
     """One value under the question, as every place that shows it writes it."""
     return f"{label}: {value}"
