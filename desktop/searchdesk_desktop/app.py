@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QObject, QProcess, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
+from . import screen_lock
 from .approval_dialog import ARM_DELAY_MS, ApprovalQueue
 from .autostart import Autostart, app_command
 from .core import Core
@@ -132,6 +133,7 @@ class DesktopApp(QObject):
         )
         if isinstance(channel, SystemNotifications):
             channel.state_changed.connect(lambda: self.window.show_notice(refused_text(), channel.state == "refused"))
+        self.notes.lock_unknown.connect(lambda: self.window.show_lock_notice(screen_lock.UNKNOWN_TEXT))
 
     def start(self, *, show_window: bool = True) -> None:
         self.core.start()

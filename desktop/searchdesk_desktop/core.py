@@ -222,11 +222,14 @@ class Core(QObject):
             log.warning("agent socket unavailable: %s", type(exc).__name__)
         self.refresh_account()
 
-    def stop(self) -> None:
+    def stop(self, *, wait: bool = False) -> None:
+        """Stop listening and cancel what has not started. With ``wait``, also wait for the work already
+        running in the pool: a caller that deletes this object right after (the UI walk, the screenshots)
+        must, or a worker's last signal would be emitted on a deleted object and crash the process."""
         if self._signin is not None:
             self._signin.cancel()
         self.listener.close()
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool.shutdown(wait=wait, cancel_futures=True)
 
     @Slot(object)
     def _run_main(self, fn: Callable[[], None]) -> None:

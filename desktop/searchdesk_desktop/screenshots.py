@@ -310,10 +310,20 @@ def approval_stopped_waiting(scene: Scene) -> Any:
     return _approval(scene, "delete_sitemap", stopped=True)
 
 
-def notification_linux(scene: Scene) -> Any:
-    """The notification beside the dialog as a Linux notification server shows it: the summary, body and
-    buttons SearchDesk sends (notify.compose with Linux's limit), in a plain bubble; each desktop draws
-    its own frame around the same words (so the bubble's colours are fixed, in either scheme)."""
+#: How each system lays out a notification, for the pictures only (the figures that decide whether Approve
+#: is offered are notify.FITS): its name, the bubble's width in px, its colours, and whether the buttons
+#: sit in a column at the side (macOS, on hover) rather than a row below.
+NOTE_LOOKS = {
+    "win32": ("Windows", 364, "#2b2b2b", "#3a3a3a", False),
+    "darwin": ("macOS", 440, "#ececec", "#d6d6d6", True),
+    "gnome": ("GNOME", 388, "#353535", "#4a4a4a", False),
+    "kde": ("KDE Plasma", 380, "#232629", "#31363b", False),
+}
+
+
+def _note_bubble(system: str) -> Any:
+    """One system's notification of the sitemap removal, laid out with that system's figures (notify.FITS:
+    the title's lines, a subtitle line of its own, the lines of body) and its buttons as composed."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
@@ -322,34 +332,76 @@ def notification_linux(scene: Scene) -> Any:
     from .icons import app_icon
     from .notify import FITS, LABELS, compose
 
-    note = compose(ApprovalBook().ask(as_sent(_questions()["delete_sitemap"], "notification")), fit=FITS["linux"])
+    _name, width, back, button, side = NOTE_LOOKS[system]
+    fit = FITS[system]
+    note = compose(ApprovalBook().ask(as_sent(_questions()["delete_sitemap"], f"note-{system}")), fit=fit)
+    ink = "#1d1d1f" if system == "darwin" else "#f2f2f2"
     bubble = QFrame()
     bubble.setObjectName("bubble")
     bubble.setStyleSheet(
-        "#bubble{background:#2e2e32;border-radius:12px;} QLabel{color:#f2f2f2;}"
-        " QPushButton{background:#45454b;color:#f2f2f2;border:none;border-radius:6px;padding:6px 18px;}"
+        f"#bubble{{background:{back};border-radius:{12 if system != 'win32' else 4}px;}} QLabel{{color:{ink};}}"
+        f" QPushButton{{background:{button};color:{ink};border:none;border-radius:6px;padding:6px 14px;}}"
     )
-    bubble.setFixedWidth(460)
-    layout = QVBoxLayout(bubble)
-    layout.setContentsMargins(16, 12, 16, 14)
+    bubble.setFixedWidth(width)
+    outer = QHBoxLayout(bubble)
+    outer.setContentsMargins(14, 12, 14, 12)
+    text = QVBoxLayout()
+    outer.addLayout(text, 1)
     head = QHBoxLayout()
     icon = QLabel()
-    icon.setPixmap(app_icon().pixmap(18, 18))
+    icon.setPixmap(app_icon().pixmap(16, 16))
     head.addWidget(icon)
     head.addWidget(plain_label("SearchDesk", selectable=False), 1)
-    layout.addLayout(head)
-    summary = plain_label(note.summary, selectable=False)
-    summary.setStyleSheet("font-weight:bold;")
-    layout.addWidget(summary)
-    layout.addWidget(plain_label(note.body, selectable=False))
-    buttons = QHBoxLayout()
+    text.addLayout(head)
+
+    def rows(words: str, limit: int, bold: bool = False) -> None:
+        label = plain_label(_laid_out(words, fit.line_chars, limit), selectable=False)
+        if bold:
+            label.setStyleSheet("font-weight:bold;")
+        text.addWidget(label)
+
+    rows(note.summary, fit.title_lines, bold=True)
+    if note.subtitle:
+        rows(note.subtitle, 1)
+    rows(note.body, fit.lines)
+    buttons = QVBoxLayout() if side else QHBoxLayout()
     for action in note.actions:
         buttons.addWidget(QPushButton(LABELS[action]))
-    layout.addLayout(buttons)
+    (outer if side else text).addLayout(buttons)
     bubble.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-    bubble.setFixedHeight(layout.totalHeightForWidth(bubble.width()))  # wrapped text at this width
-    scene.made.append(bubble)
     return bubble
+
+
+def _laid_out(words: str, line_chars: int, limit: int) -> str:
+    """`words` wrapped at `line_chars` as the system counts them, cut with "…" after `limit` lines."""
+    rows = [line[i : i + line_chars] for line in words.split("\n") for i in range(0, max(len(line), 1), line_chars)]
+    return "\n".join(rows[:limit]) + ("…" if len(rows) > limit else "")
+
+
+def notification_forms(scene: Scene) -> Any:
+    """The notification form of a sitemap removal as each system lays it out, drawn by SearchDesk (the
+    systems' own frames differ; the words, the lines each shows and the buttons are what SearchDesk sends:
+    notify.compose with that system's figures). Fixed colours: one picture serves both schemes."""
+    from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+
+    sheet = QWidget()
+    sheet.setObjectName("sheet")
+    sheet.setStyleSheet("#sheet{background:#f7f7f7;} QLabel#caption{color:#444;}")
+    grid = QGridLayout(sheet)
+    grid.setContentsMargins(16, 16, 16, 16)
+    grid.setHorizontalSpacing(20)
+    grid.setVerticalSpacing(14)
+    for n, system in enumerate(NOTE_LOOKS):
+        cell = QVBoxLayout()
+        caption = QLabel(f"drawn by SearchDesk: how {NOTE_LOOKS[system][0]} lays it out")
+        caption.setObjectName("caption")
+        cell.addWidget(caption)
+        cell.addWidget(_note_bubble(system))
+        cell.addStretch(1)
+        grid.addLayout(cell, n // 2, n % 2)
+    sheet.setAutoFillBackground(True)
+    scene.made.append(sheet)
+    return sheet
 
 
 def settings(scene: Scene) -> Any:
@@ -418,7 +470,7 @@ PICTURES: list[tuple[str, Picture]] = [
     ("approval-unverify-site", approval_unverify_site),
     ("approval-update-site-owners", approval_update_site_owners),
     ("approval-stopped-waiting", approval_stopped_waiting),
-    ("notification-linux", notification_linux),
+    ("notification-forms", notification_forms),
     ("settings", settings),
     ("settings-mistake", settings_mistake),
     ("activity", activity),
@@ -426,7 +478,7 @@ PICTURES: list[tuple[str, Picture]] = [
 ]
 
 #: Drawn in fixed colours (a notification server's bubble): one picture serves both schemes.
-SAME_IN_EVERY_SCHEME = frozenset({"notification-linux"})
+SAME_IN_EVERY_SCHEME = frozenset({"notification-forms"})
 
 
 # --- rendering ---------------------------------------------------------------------------------------
@@ -537,7 +589,7 @@ def _dispose(scene: Scene) -> None:
     for obj in scene.made:
         if isinstance(obj, Core):
             obj.cancel_sign_in()
-            obj.stop()
+            obj.stop(wait=True)
             obj.listener.deleteLater()
         elif hasattr(obj, "close_silently"):
             obj.close_silently()

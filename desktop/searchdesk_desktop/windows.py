@@ -58,7 +58,7 @@ from . import __version__
 from . import claude_config as cc
 from .account_list import AccountRow
 from .account_view import AccountsList
-from .approval_dialog import ASKED_AGAIN, first_sentence, plain_label
+from .approval_dialog import ASKED_AGAIN, first_sentence, late_yes_words, plain_label
 from .approvals import Activity, Entry, State
 from .autostart import Autostart
 from .core import Account, CheckSubject, Core, check_verdict
@@ -327,7 +327,7 @@ class ApprovalsSection(QFrame):
         layout.addWidget(bold(plain_label("Approval questions", selectable=False), 1.1))
         row = QHBoxLayout()
         self.waiting = plain_label("", selectable=False)
-        self.review_button = QPushButton("Review")
+        self.review_button = QPushButton("Show the question")
         self.review_button.setAutoDefault(False)
         self.review_button.clicked.connect(review)
         row.addWidget(self.waiting, 1)
@@ -345,7 +345,7 @@ class ApprovalsSection(QFrame):
             f"{plural(waiting, 'approval question')} waiting for you." if waiting else "No approval questions waiting."
         )
         self.review_button.setEnabled(bool(waiting))
-        texts = [late_answer_text(e) for e in late]
+        texts = [late_answer_text(e) for e in newest_per_target(late)]
         while len(self.late_labels) > len(texts):
             self.late_labels.pop().deleteLater()
         while len(self.late_labels) < len(texts):
@@ -365,18 +365,24 @@ def values_text(values: tuple[tuple[str, str], ...] | list[tuple[str, str]], lim
     return "\n".join(lines)
 
 
+def newest_per_target(entries: list[Entry]) -> list[Entry]:
+    """One entry per target (the tool and its targets: the fingerprint), the newest answer's: a question
+    answered again for the same sitemap replaces the older line rather than contradicting it beside it."""
+    newest: dict[str, Entry] = {}
+    for entry in entries:
+        held = newest.get(entry.fingerprint)
+        if held is None or (entry.activity.answered_at or 0.0) >= (held.activity.answered_at or 0.0):
+            newest[entry.fingerprint] = entry
+    return [e for e in entries if newest.get(e.fingerprint) is e]
+
+
 def late_answer_text(entry: Entry) -> str:
     """What the person does after answering a question Claude stopped waiting for."""
     a = entry.activity
     what = f"“{tool_title(a.tool)}” ({values_text(a.values, 3).replace(chr(10), '; ')})"
     answered = a.answered_at or time.time()
-    by = time.strftime("%H:%M", time.localtime(answered + QUESTION_OPEN_S))
     if entry.state is State.APPROVED:
-        return (
-            f"You approved {what} after Claude stopped waiting. Now tell Claude: “I approved it in SearchDesk, "
-            f"please try again.” Claude must ask again by {by} ({minutes(QUESTION_OPEN_S)} after your answer), or the "
-            "approval lapses and nothing is done."
-        )
+        return f"You approved {what} after Claude stopped waiting. {late_yes_words(answered)}"
     return (
         f"You said no to {what} after Claude stopped waiting: nothing will be done. If Claude asks again within "
         f"{minutes(QUESTION_OPEN_S)} it is told no; you can tell Claude you said no."
@@ -410,6 +416,7 @@ class MainWindow(QMainWindow):
         self.ask: Callable[[QMessageBox], bool] = exec_yes
         self.step_errors: dict[int, str] = {}
         self.notice = ""  # one more plain line under the status (notifications turned off)
+        self.lock_notice = ""  # and one more, once: whether the screen is locked cannot be read here
         self.setWindowTitle(title(core.demo))
 
         content = QWidget()
@@ -504,6 +511,8 @@ class MainWindow(QMainWindow):
             line += "\nApproval questions cannot reach this app: " + self.core.listener_error
         if self.notice:
             line += "\n" + self.notice
+        if self.lock_notice:
+            line += "\n" + self.lock_notice
         self.status_line.setText(line)
         self._show_asked_again()
         busy = self.core.signing_in or bool(self.core.book.late_answers())
@@ -555,6 +564,12 @@ class MainWindow(QMainWindow):
 
     def show_notice(self, text: str, shown: bool) -> None:
         self.notice = text if shown else ""
+        self.refresh()
+
+    def show_lock_notice(self, text: str) -> None:
+        """Say once, beside the notifications line, that SearchDesk cannot tell whether the screen is
+        locked (a notification's press then counts: see docs/security.md)."""
+        self.lock_notice = text
         self.refresh()
 
     def status_lines(self) -> list[str]:

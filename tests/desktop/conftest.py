@@ -211,18 +211,37 @@ class PrivateBus:
     env: dict[str, str]
 
 
-@pytest.fixture
-def private_bus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PrivateBus]:
-    """A session bus of this test's own, with nothing on it."""
+def _need_dbus_daemon() -> None:
     if shutil.which("dbus-daemon") is None:
         if os.environ.get("CI"):
             pytest.fail("dbus-daemon is missing: apt-get install -y dbus-daemon")
         pytest.skip("dbus-daemon is missing")
+
+
+@pytest.fixture
+def private_bus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PrivateBus]:
+    """A session bus of this test's own, with nothing on it."""
+    _need_dbus_daemon()
     env = _bus_env(tmp_path / "bus")
     bus = _start_bus(env)
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", env["DBUS_SESSION_BUS_ADDRESS"])
     try:
         yield PrivateBus(env["DBUS_SESSION_BUS_ADDRESS"], env)
+    finally:
+        _stop(bus)
+
+
+@pytest.fixture
+def private_system_bus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PrivateBus]:
+    """A second private bus standing in for the system bus (``DBUS_SYSTEM_BUS_ADDRESS``), with nothing
+    on it: a fake logind goes there (``tests.desktop.fake_logind``), and no real one is ever asked."""
+    _need_dbus_daemon()
+    env = _bus_env(tmp_path / "sysbus")
+    bus = _start_bus(env)
+    env["DBUS_SYSTEM_BUS_ADDRESS"] = env.pop("DBUS_SESSION_BUS_ADDRESS")
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", env["DBUS_SYSTEM_BUS_ADDRESS"])
+    try:
+        yield PrivateBus(env["DBUS_SYSTEM_BUS_ADDRESS"], env)
     finally:
         _stop(bus)
 

@@ -6,6 +6,9 @@ import itertools
 import os
 from pathlib import Path
 
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.account_store import AccountStore
@@ -14,7 +17,14 @@ from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.windows import MainWindow
-from searchdesk_server.agent.protocol import ApprovalRequest, ClientInfo, Requester, Value, fingerprint
+from searchdesk_server.agent.protocol import (
+    ApprovalRequest,
+    ClientInfo,
+    NotificationForm,
+    Requester,
+    Value,
+    fingerprint,
+)
 
 _ids = itertools.count(1)
 
@@ -29,18 +39,27 @@ def question(
     request_id: str | None = None,
     client: str = "Claude Desktop",
     requester: Requester | None = None,
+    notification: NotificationForm | str | None = "short",
 ) -> ApprovalRequest:
-    """A question as a server sends it; without `requester`, as an older server (before binding) does."""
+    """A question as a server sends it; without `requester`, as an older server (before binding) does.
+    Its notification form: by default a short one (the first value whole and a consequence: Approve is
+    offered from the notification); None, as a server before issue 24 sends it (none)."""
+    vals = values if values is not None else (Value("Property", site),)
+    if notification == "short":
+        body = f"{vals[0].value if vals else site}\nYou are its last verified owner: everyone loses access."
+        notification = NotificationForm(title="Remove a property", subtitle="as a@b", body=body)
+    assert notification is None or isinstance(notification, NotificationForm)
     return ApprovalRequest(
         request_id=request_id or f"r-{next(_ids)}",
         tool=tool,
         what=what or "This will remove the property below from the Search Console list of the Google account a@b.",
         consequence="This account is the property's last verified owner: everyone who uses it loses access.",
-        values=values if values is not None else (Value("Property", site),),
+        values=vals,
         fingerprint=fingerprint(tool, [site]),
         client=ClientInfo(client, "0.9.1"),
         wait_s=wait_s,
         requester=requester,
+        notification=notification,
     )
 
 
@@ -49,10 +68,26 @@ REAL_SERVER = Requester(server="real-server-1", account="owner@example.com", dem
 
 
 def arm(qtbot: QtBot, dialog: ApprovalDialog | None) -> ApprovalDialog:
-    """What a person does before answering: bring the dialog to the front, and let it arm."""
+    """What a person does before answering: bring the dialog to the front, let it arm, and move the pointer
+    onto its buttons and let it rest there (a click counts only then: approval_dialog.REST_MS)."""
     assert dialog is not None
     dialog.activateWindow()
     qtbot.waitUntil(lambda: dialog.armed, timeout=5000)
+    # Offscreen, a move is sent to each button as the window system would deliver it (QTest's moves can
+    # be dropped between windows); on a real display test_dialog_focus.py moves the real pointer.
+    for button in (dialog.deny_button, dialog.approve_button):
+        centre = QPointF(button.rect().center())
+        move = QMouseEvent(
+            QEvent.Type.MouseMove,
+            centre,
+            QPointF(button.mapToGlobal(button.rect().center())),
+            Qt.MouseButton.NoButton,
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+        )
+        QApplication.sendEvent(button, move)
+    qtbot.waitUntil(lambda: dialog.pointer_ready(dialog.approve_button), timeout=5000)
+    qtbot.waitUntil(dialog.keys_ready, timeout=5000)
     return dialog
 
 

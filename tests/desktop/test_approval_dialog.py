@@ -13,8 +13,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.approval_dialog import (
-    ARMED_HINT,
-    NOT_ARMED_HINT,
+    ARM_HINT,
     ApprovalDialog,
     ApprovalQueue,
 )
@@ -119,7 +118,7 @@ def test_nothing_answers_before_the_dialog_is_armed(qtbot: QtBot) -> None:
     focus(qtbot, dialog)  # on screen and active, but not yet for the arming delay
     assert dialog.arming and not dialog.armed
     assert not dialog.approve_button.isEnabled() and not dialog.deny_button.isEnabled()
-    assert dialog.arm_hint.text() == NOT_ARMED_HINT
+    assert dialog.arm_hint.text() == ARM_HINT
     for button in (dialog.approve_button, dialog.deny_button):
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
         button.click()  # even a programmatic click on the disabled button
@@ -129,25 +128,19 @@ def test_nothing_answers_before_the_dialog_is_armed(qtbot: QtBot) -> None:
     assert got == [] and dialog.isVisible()
 
 
-def test_arms_after_the_delay_only_while_active(qtbot: QtBot) -> None:
+def test_arms_once_on_screen_for_the_delay_whether_or_not_in_front(qtbot: QtBot) -> None:
     editor = other_window(qtbot)
     dialog, got = make(qtbot, delay=100, armed=False)
     changes: list[bool] = []
     dialog.armed_changed.connect(changes.append)
-    focus(qtbot, editor)  # the person is typing elsewhere: the dialog does not arm
-    assert not dialog.arming and not dialog.armed
-    focus(qtbot, dialog)
+    focus(qtbot, editor)  # the person is typing elsewhere: the dialog arms all the same
     qtbot.waitUntil(lambda: dialog.armed, timeout=5000)
-    assert changes == [True]
-    assert dialog.approve_button.isEnabled() and dialog.deny_button.hasFocus()
-    assert dialog.arm_hint.text() == ARMED_HINT
-    # Losing activation disarms at once: the click that brings the dialog back lands on a disarmed one.
-    focus(qtbot, editor)
-    assert changes == [True, False] and not dialog.arming and not dialog.approve_button.isEnabled()
+    assert changes == [True] and dialog.approve_button.isEnabled()
+    assert dialog.arm_hint.text() == ARM_HINT  # one text: the hint never changes, nothing moves
+    # A click without the pointer having moved onto the button answers nothing.
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
-    assert got == []
-    focus(qtbot, dialog)  # arming starts again from the beginning
-    qtbot.waitUntil(lambda: dialog.armed, timeout=5000)
+    assert got == [] and not dialog.keys_ready()  # and keys wait for the keyboard, which it never took
+    arm(qtbot, dialog)
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     assert got == [(dialog.key, True)]
 
@@ -317,8 +310,58 @@ def test_other_words_take_the_dialogs_place_with_the_buttons_where_they_were(qtb
     assert second.state is State.PENDING
     qtbot.waitUntil(lambda: dialog.armed, timeout=5000)
     assert changes == [False, True]
+    # The pointer rule started again too: the pointer is on Approve from before, and has not moved since.
+    qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
+    assert second.state is State.PENDING
     # The window kept its place and size, and the buttons never moved.
     assert dialog.geometry() == geometry and _corners(dialog) == buttons
+    arm(qtbot, dialog)
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     assert second.state is State.APPROVED and first.state is State.REPLACED
     queue.close()
+
+
+# --- after the answer, where the person is (issue 24) ----------------------------------------------
+
+
+def test_a_late_yes_says_in_the_dialog_what_to_tell_claude_with_the_buttons_in_place(qtbot: QtBot) -> None:
+    book = ApprovalBook()
+    queue = ApprovalQueue(book, arm_delay_ms=50)
+    entry = book.ask(question(requester=REAL_SERVER))
+    qtbot.waitUntil(lambda: queue.dialog is not None and queue.dialog.isVisible())
+    dialog = arm(qtbot, queue.dialog)
+    geometry, buttons = dialog.geometry(), _corners(dialog)
+    book.stopped_waiting(entry.key)
+    qtbot.waitUntil(lambda: dialog.stopped_label.isVisibleTo(dialog))
+    assert dialog.geometry() == geometry and _corners(dialog) == buttons  # the line took its kept room
+    qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
+    assert entry.state is State.APPROVED
+    qtbot.waitUntil(lambda: queue.dialog is None)
+    # Still on screen, where the person is: what to tell Claude and until when.
+    assert dialog.isVisible() and dialog.late_label.isVisibleTo(dialog)
+    assert "tell Claude" in dialog.late_label.text() and "5 minutes" in dialog.late_label.text()
+    assert dialog.geometry() == geometry and _corners(dialog) == buttons
+    assert not dialog.approve_button.isEnabled()
+    dialog.close()  # closing it now answers nothing more
+    assert entry.state is State.APPROVED
+    queue.close()
+
+
+def test_the_main_window_keeps_one_late_line_per_target(qtbot: QtBot) -> None:
+    from searchdesk_desktop.windows import newest_per_target
+
+    book = ApprovalBook()
+    first = book.ask(question("https://a.example/", requester=REAL_SERVER))
+    book.stopped_waiting(first.key)
+    book.answer(first.key, True, "dialog")
+    second = book.ask(question("https://a.example/", requester=REAL_SERVER, what="Asked again, other words."))
+    book.stopped_waiting(second.key)
+    book.answer(second.key, False, "dialog")
+    other = book.ask(question("https://b.example/", requester=REAL_SERVER))
+    book.stopped_waiting(other.key)
+    book.answer(other.key, True, "dialog")
+    # However many answers for one target are kept, the newest alone is said.
+    late = [first, second, other]
+    first.activity.answered_at, second.activity.answered_at = 100.0, 200.0
+    assert newest_per_target(late) == [second, other]
+    assert newest_per_target(book.late_answers()) == [e for e in book.late_answers() if e is not first]

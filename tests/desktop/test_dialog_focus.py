@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from searchdesk_desktop.approval_dialog import ARM_DELAY_MS
 from searchdesk_server.agent import client as agent_client
 from tests.desktop.helpers import app_env, question
 from tests.desktop.xdisplay import Openbox, Xvfb, require
@@ -112,6 +114,16 @@ class Desk:
     def click(self, point: list[int]) -> None:
         self.xdo("mousemove", str(point[0]), str(point[1]), "click", "1")
 
+    def move(self, point: list[int]) -> None:
+        self.xdo("mousemove", str(point[0]), str(point[1]))
+
+    def click_here(self) -> None:
+        self.xdo("click", "1")
+
+    def ask_at(self, since: float, seconds: float) -> None:
+        """Wait until `seconds` after `since` (when the dialog was seen on screen)."""
+        time.sleep(max(since + seconds - time.monotonic(), 0))
+
     def type_in_editor(self) -> None:
         """Give the other window the keyboard, as the person would: click it."""
         self.click(self.editor.call("state")["centre"])
@@ -166,6 +178,8 @@ def display_desk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desk]:
         DISPLAY=server.display,
         QT_QPA_PLATFORM="xcb",
         DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent/searchdesk-test-bus",  # no notifications
+        # The code under test, where a run names it (a copy of older code), for the app's process too.
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
     )
     started: list[Driven] = []
     try:
@@ -215,8 +229,9 @@ def test_no_click_or_key_answers_before_arming_and_closing_only_hides(desk: Desk
     desk.type_in_editor()
     fingerprint = desk.ask()
     state = desk.app.call("state")
-    # The first click, on Approve of the inactive dialog, only activates it.
+    # The first click, on Approve of the inactive dialog before it is armed: it lands and answers nothing.
     released = counted(state, "release:approve")
+    desk.move(state["dialog"]["words"])
     desk.click(state["dialog"]["approve"])
     state = desk.app.wait(
         lambda s: s["dialog"]["active"] and counted(s, "release:approve") > released, "the click to land"
@@ -236,7 +251,7 @@ def test_no_click_or_key_answers_before_arming_and_closing_only_hides(desk: Desk
     desk.xdo("key", "alt+F4")
     state = desk.app.wait(lambda s: not s["dialog"]["visible"], "the dialog to hide")
     assert desk.status(fingerprint) == "pending"
-    # Review in the main window brings it back, to be armed again before any answer.
+    # "Show the question" in the main window brings it back, to be armed again before any answer.
     assert state["review"] is not None
     desk.click(state["review"])
     state = desk.app.wait(lambda s: s["dialog"]["visible"] and s["dialog"]["active"], "Review to bring it back")
@@ -244,29 +259,91 @@ def test_no_click_or_key_answers_before_arming_and_closing_only_hides(desk: Desk
     assert desk.status(fingerprint) == "pending"
 
 
-def test_after_arming_a_deliberate_click_approves(desk: Desk) -> None:
-    desk.app.call("arm_delay", ms=SLOW)
+def _shown(desk: Desk) -> tuple[str, float, Any]:
+    """A question asked while the person types in another window (the real arming delay): its fingerprint,
+    when its dialog was seen on screen, and the dialog's state then."""
+    desk.app.call("arm_delay", ms=ARM_DELAY_MS)
     desk.type_in_editor()
     fingerprint = desk.ask()
+    since = time.monotonic()
+    return fingerprint, since, desk.app.call("state")["dialog"]
+
+
+def test_a_rested_click_after_the_delay_approves_without_activating_first(desk: Desk) -> None:
+    fingerprint, since, shown = _shown(desk)
+    assert not shown["active"]
+    # The pointer comes over the dialog's words, then onto Approve, and rests there.
+    desk.move(shown["words"])
+    desk.move(shown["approve"])
+    desk.ask_at(since, 1.2)
     state = desk.app.call("state")
-    released = counted(state, "release:approve")
-    desk.click(state["dialog"]["approve"])  # activates only
-    state = desk.app.wait(
-        lambda s: s["dialog"]["active"] and counted(s, "release:approve") > released, "the click to land"
-    )
+    assert not state["dialog"]["active"] and state["dialog"]["armed"]  # never activated, armed all the same
+    assert desk.editor.call("state")["active"]
+    # Nothing moved between its appearance and the click.
+    assert state["dialog"]["approve"] == shown["approve"] and state["dialog"]["deny"] == shown["deny"]
+    assert state["dialog"]["frame"] == shown["frame"]
+    desk.click_here()
+    desk.app.wait(lambda s: s["dialog"] is None, "the answered dialog to close")
+    assert desk.status(fingerprint) == "approve"
+
+
+def test_a_click_too_early_answers_nothing(desk: Desk) -> None:
+    fingerprint, since, shown = _shown(desk)
+    desk.move(shown["words"])
+    desk.move(shown["approve"])
+    desk.ask_at(since, 0.5)
+    released = counted(desk.app.call("state"), "release:approve")
+    desk.click_here()
+    state = desk.app.wait(lambda s: counted(s, "release:approve") > released, "the click to land")
+    assert desk.status(fingerprint) == "pending" and state["dialog"]["visible"]
+
+
+def test_a_click_passing_over_approve_answers_nothing(desk: Desk) -> None:
+    fingerprint, since, shown = _shown(desk)
+    frame = shown["frame"]
+    outside = [frame[0] + frame[2] + 30, frame[1] + frame[3] // 2]
+    desk.move(outside)
+    desk.ask_at(since, 1.5)
+    assert desk.app.call("state")["dialog"]["armed"]
+    released = counted(desk.app.call("state"), "release:approve")
+    desk.click(shown["approve"])  # on its way: over the dialog for a moment only
+    state = desk.app.wait(lambda s: counted(s, "release:approve") > released, "the click to land")
+    assert desk.status(fingerprint) == "pending" and state["dialog"]["visible"]
+
+
+def test_the_dialog_never_opens_with_a_button_under_the_pointer(desk: Desk) -> None:
+    fingerprint, since, shown = _shown(desk)
+    where = shown["approve"]
+    desk.withdraw_all()
+    # The pointer rests where Approve appeared; the next question's dialog opens elsewhere.
+    desk.move(where)
+    fingerprint = desk.ask()
+    since = time.monotonic()
+    state = desk.app.call("state")
+    for name in ("approve", "deny"):
+        assert abs(state["dialog"][name][0] - where[0]) > 40 or abs(state["dialog"][name][1] - where[1]) > 20
+    # Resting there and clicking, armed: the click is not on a button, and had it been, it would not count.
+    desk.ask_at(since, 1.5)
+    desk.click_here()
+    time.sleep(0.3)
     assert desk.status(fingerprint) == "pending"
-    desk.app.wait(lambda s: s["dialog"]["armed"], "the dialog to arm")
-    # The person clicks back into their own window: the dialog disarms at once.
+
+
+def test_a_click_after_coming_back_counts_only_once_rested(desk: Desk) -> None:
+    fingerprint, since, shown = _shown(desk)
+    desk.move(shown["words"])
+    desk.ask_at(since, 1.2)
+    # The person clicks back into their own window, then goes straight for Approve: too quick.
     desk.type_in_editor()
-    state = desk.app.wait(lambda s: not s["dialog"]["armed"], "the dialog to disarm")
-    # The click that brings it back to the front does not answer either.
-    released = counted(state, "release:approve")
-    desk.click(state["dialog"]["approve"])
-    desk.app.wait(lambda s: s["dialog"]["active"] and counted(s, "release:approve") > released, "the click to land")
+    released = counted(desk.app.call("state"), "release:approve")
+    desk.click(shown["approve"])
+    desk.app.wait(lambda s: counted(s, "release:approve") > released, "the click to land")
     assert desk.status(fingerprint) == "pending"
-    # Read, armed, clicked: approved, and the server picks the yes up once.
-    state = desk.app.wait(lambda s: s["dialog"]["armed"], "the dialog to arm again")
-    desk.click(state["dialog"]["approve"])
+    # Read, rested, clicked: approved, and the server picks the yes up once.
+    desk.move(shown["words"])
+    desk.move(shown["approve"])
+    time.sleep(0.7)
+    desk.click_here()
     desk.app.wait(lambda s: s["dialog"] is None, "the answered dialog to close")
     assert desk.status(fingerprint) == "approve"
     assert desk.status(fingerprint) == "none"

@@ -211,7 +211,7 @@ def test_pages_show_the_apps_pictures_and_link_the_dark_ones(name: str) -> None:
 def test_picture_problems_are_found() -> None:
     text = (
         "![a](images/first-run.png)\n\n[Dark version](images/first-run-dark.png)\n\n"
-        "![b](images/settings.png)\n\n![c](images/notification-linux.png)\n\n![d](images/old-window.png)\n"
+        "![b](images/settings.png)\n\n![c](images/notification-forms.png)\n\n![d](images/old-window.png)\n"
     )
     assert picture_problems(text) == [
         "settings: no link to settings-dark.png after it",

@@ -24,7 +24,7 @@ from searchdesk_desktop.app import DesktopApp, run
 from searchdesk_desktop.approval_dialog import ApprovalDialog
 from searchdesk_desktop.approvals import State
 from searchdesk_desktop.core import Core
-from searchdesk_desktop.notify import APPROVE, SystemNotifications
+from searchdesk_desktop.notify import DENY, SystemNotifications
 from tests.desktop.conftest import PrivateBus
 from tests.desktop.fake_notifications import FakeServer, key
 from tests.desktop.helpers import question
@@ -119,8 +119,9 @@ def test_modal_dialogs_work_inside_the_asyncio_loop(
         box = await until(QApplication.activeModalWidget)
         assert isinstance(box, QMessageBox)
         await beat.goes_on()  # asyncio runs inside the box's own event loop...
-        server.click(note["id"], key(note, APPROVE))
-        await until(lambda: entry.state is State.APPROVED)  # ...and so does the notification layer
+        # Deny: this question's form does not offer Approve in the demo app (a real account's question there).
+        server.click(note["id"], key(note, DENY))
+        await until(lambda: entry.state is State.DENIED)  # ...and so does the notification layer
         box.button(QMessageBox.StandardButton.No).click()
         await until(lambda: QApplication.activeModalWidget() is None)
         seen["added after No"] = claude_file.exists()

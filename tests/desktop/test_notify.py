@@ -4,6 +4,7 @@ the rules that decide whether a press answers a question."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -24,12 +25,27 @@ from searchdesk_desktop.notify import (
     compose,
     question_text,
 )
-from searchdesk_server.agent.protocol import Value
+from searchdesk_server.agent.protocol import ApprovalRequest, NotificationForm, Value
+from searchdesk_server.approval.question import HOLD_SEVERAL
 from tests.desktop.conftest import PrivateBus
 from tests.desktop.fake_notifications import FakeServer, key
-from tests.desktop.helpers import DEMO_SERVER, question
+from tests.desktop.helpers import DEMO_SERVER
+from tests.desktop.helpers import question as bare_question
 
 LINUX = FITS["linux"]
+LAST_OWNER = "You are its last verified owner: everyone loses access."
+
+
+def question(site: str = "https://example.com/", *, held: bool = False, **kw: Any) -> ApprovalRequest:
+    """A question as a server of this version sends it, with its notification form: the property (or the
+    first value) whole and the consequence; `held`: a form whose question Approve is never offered for."""
+    values = kw.get("values")
+    target = values[0].value if values else site
+    body = f"{target}\n{HOLD_SEVERAL}" if held else f"{target}\n{LAST_OWNER}"
+    form = NotificationForm(
+        title="Remove a property", subtitle="as a@b", body=body, show_question=HOLD_SEVERAL if held else ""
+    )
+    return bare_question(site, notification=form, **kw)
 
 
 class Clock:
@@ -81,14 +97,13 @@ def test_short_question_offers_approve_and_a_press_after_the_delay_approves(
     book, notes, _ = wired
     entry = book.ask(question(values=(Value("Property", "<b>x</b> & co"),)))
     note = server.wait_for(qtbot, "notify")
-    assert note["app"] == "SearchDesk" and note["summary"] == "SearchDesk: approval needed"
+    assert note["app"] == "SearchDesk" and note["summary"] == "SearchDesk: Remove a property"
     assert note["icon"].startswith("file://") and note["icon"].endswith("searchdesk-128.png")
     assert note["urgency"] == 2  # critical: stays until answered
     nonce = next(iter(notes._sent))
     assert note["actions"] == ["default", "", f"approve.{nonce}", "Approve", f"deny.{nonce}", "Deny"]
-    assert entry.request.what in note["body"] and entry.request.consequence in note["body"]
-    assert "&lt;b&gt;x&lt;/b&gt; &amp; co" in note["body"]  # the server reads markup: values are escaped
-    assert "says it is Claude Desktop" in note["body"]
+    assert note["body"] == "as a@b\n&lt;b&gt;x&lt;/b&gt; &amp; co\n" + LAST_OWNER  # the form; the server reads markup
+    assert entry.request.notification is not None and entry.request.notification.subtitle == "as a@b"
     shown(qtbot, notes, entry)
     clock.now += 1  # the dialog's arming delay (0.8 s) has passed
     server.click(note["id"], key(note, APPROVE))
@@ -115,16 +130,16 @@ def test_a_press_sooner_than_the_arming_delay_does_nothing(
 def test_long_question_offers_review_and_deny(qtbot: QtBot, server: FakeServer, wired: tuple, clock: Clock) -> None:
     book, notes, reviews = wired
     many = tuple(Value(f"Owner {i}", f"person{i}@example.com") for i in range(12))
-    entry = book.ask(question(values=many))
+    entry = book.ask(question(values=many, held=True))
     note = server.wait_for(qtbot, "notify")
     nonce = next(iter(notes._sent))
-    assert note["actions"] == ["default", "", f"review.{nonce}", "Review", f"deny.{nonce}", "Deny"]
-    assert "Open SearchDesk to review the whole question." in note["body"]
+    assert note["actions"] == ["default", "", f"review.{nonce}", "Show the question", f"deny.{nonce}", "Deny"]
+    assert note["body"].startswith(f"{HOLD_SEVERAL} Show the question to decide.")
     shown(qtbot, notes, entry)
     clock.now += 1
     server.click(note["id"], key(note, DENY))
     qtbot.waitUntil(lambda: entry.state is State.DENIED)
-    second = book.ask(question(values=many[:11]))
+    second = book.ask(question(values=many[:11], held=True))
     note = server.wait_for(qtbot, "notify")
     server.click(note["id"], key(note, REVIEW))
     qtbot.waitUntil(lambda: reviews == [1])
@@ -233,9 +248,10 @@ def rules(qtbot: QtBot, clock: Clock) -> Iterator[tuple[ApprovalBook, Recorder, 
 def test_demo_and_older_servers_are_labelled() -> None:
     book = ApprovalBook()
     short = compose(book.ask(question(requester=DEMO_SERVER)), demo=True)
-    assert short.summary.startswith("SearchDesk (Demo)")
+    assert short.summary == "SearchDesk (Demo): Remove a property"
     older = compose(book.ask(question("https://other.example/")), demo=True)  # an older server: real
-    assert "for a real Google account (not the demo)" in older.summary
+    assert older.summary == "SearchDesk (Demo): Remove a property" and older.actions == (REVIEW, DENY)
+    assert older.body.startswith("A real Google account, not the demo.")
 
 
 def show_and_wait(qtbot: QtBot, channel: Recorder, clock: Clock, nonce: str) -> None:
@@ -277,7 +293,7 @@ def test_a_press_needs_a_known_nonce_the_same_nonce_in_its_key_and_an_offered_bu
 def test_review_and_deny_notification_cannot_approve(qtbot: QtBot, rules: tuple, clock: Clock) -> None:
     book, channel, reviews = rules
     many = tuple(Value(f"Owner {i}", f"person{i}@example.com") for i in range(12))
-    entry = book.ask(question(values=many))
+    entry = book.ask(question(values=many, held=True))
     ((nonce, note),) = channel.sent
     assert note.actions == (REVIEW, DENY)
     show_and_wait(qtbot, channel, clock, nonce)
@@ -376,7 +392,8 @@ def test_other_words_withdraw_the_notification_and_send_a_new_one_with_a_new_non
     old = book.ask(question(requester=DEMO_SERVER))
     ((n1, _),) = channel.sent
     show_and_wait(qtbot, channel, clock, n1)
-    new = book.ask(question(requester=DEMO_SERVER, what="This will remove the property below; its owners changed."))
+    changed = (Value("Property", "https://example.com/ (its owners changed)"),)  # other words, in the form too
+    new = book.ask(question(requester=DEMO_SERVER, what="This will remove the property below.", values=changed))
     assert channel.withdrawn == [n1]
     (_, _), (n2, note2) = channel.sent
     assert n2 != n1 and "its owners changed" in note2.body
@@ -390,31 +407,32 @@ def test_other_words_withdraw_the_notification_and_send_a_new_one_with_a_new_non
 # --- what fits ------------------------------------------------------------------------------
 
 
-def test_fit_counts_characters_lines_and_wrapped_lines() -> None:
-    assert Fit(400, 8).holds("a\n" * 7 + "a")
-    assert not Fit(400, 8).holds("a\n" * 8 + "a")
-    assert not Fit(10, 8).holds("a" * 11)
-    assert Fit(160, 4, 40).holds("a" * 79 + "\n" + "b" * 80)  # 2 + 2 shown lines, 160 characters
-    assert not Fit(160, 4, 40).holds("a" * 81 + "\n" + "b" * 41)  # 3 + 2 shown lines
-    assert not Fit(160, 4, 40).holds("a\nb\nc\nd\ne")
+def test_fit_counts_the_title_and_the_lines_below_it_wrapped() -> None:
+    win = Fit(2, 4, 40)
+    assert win.holds("t" * 80, "s", "a" * 79 + "\n" + "b" * 40)  # 2 title lines; 1 + 2 + 1 below
+    assert not win.holds("t" * 81, "", "a")  # 3 title lines
+    assert not win.holds("t", "s", "a" * 81 + "\n" + "b")  # 1 + 3 + 1
+    assert not win.holds("t", "", "a\nb\nc\nd\ne")
+    mac = Fit(1, 2, 40, subtitle=True)
+    assert mac.holds("t", "s" * 40, "a" * 80)  # a subtitle line of its own, and two of body
+    assert not mac.holds("t", "s" * 41, "a")
+    assert not mac.holds("t", "s", "a" * 81)
 
 
-def test_macos_and_windows_never_approve_a_question_they_would_cut() -> None:
-    """The server's shortest real question does not fit a macOS banner or a Windows toast unexpanded."""
-    from searchdesk_server.approval import question as server_question
-
-    q = server_question.delete_sitemap("sc-domain:example.com", "https://www.example.com/sitemap.xml", "a@b.example")
-    entry = ApprovalBook().ask(question(what=q.what, values=tuple(Value(a, b) for a, b in q.values)))
-    for system in ("darwin", "win32"):
-        assert compose(entry, fit=FITS[system]).actions == (REVIEW, DENY), system
-    short = ApprovalBook().ask(question(what="Remove it?", values=(Value("Property", "https://a.example/"),)))
-    assert compose(short, fit=FITS["linux"]).actions == (APPROVE, DENY)  # a question that fits 8 lines
-    assert compose(entry, fit=Fit(10_000, 100, 40)).body == question_text(entry)
+def test_without_a_form_no_system_offers_approve() -> None:
+    """A question from a server that sends no notification form (before issue 24): Show the question."""
+    entry = ApprovalBook().ask(
+        bare_question(what="Remove it?", values=(Value("Property", "https://a.example/"),), notification=None)
+    )
+    for fit in FITS.values():
+        assert compose(entry, fit=fit).actions == (REVIEW, DENY)
+    assert compose(entry, fit=Fit(10_000, 10_000)).body.startswith("The program that asked sent no short form.")
+    assert question_text(entry).startswith("Remove it?")
 
 
 def test_compose_labels_the_demo() -> None:
     short = compose(ApprovalBook().ask(question(requester=DEMO_SERVER)), demo=True, fit=LINUX)
-    assert short.summary == "SearchDesk (Demo): approval needed"
+    assert short.summary == "SearchDesk (Demo): Remove a property"
     assert short.actions == (APPROVE, DENY)
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import faulthandler
 import gc
 import json
 import os
@@ -178,7 +179,7 @@ class Scene:
 def dispose(*objects: Any) -> None:
     for obj in objects:
         if isinstance(obj, Core):
-            obj.stop()
+            obj.stop(wait=True)
             obj.listener.deleteLater()
         if obj is not None:
             obj.deleteLater()
@@ -213,6 +214,18 @@ def questions() -> dict[str, Any]:
         "update_site_owners (200 owners)": server_question.update_site_owners(
             site, [ACCOUNT, *owners(200, "old")], [ACCOUNT, *owners(200, "new")], ACCOUNT
         ),
+        **{
+            f"{tool} ({n} other owners)": build(
+                site,
+                ACCOUNT,
+                server_question.owner_facts([ACCOUNT, *owners(n, "other")], readable=True, account=ACCOUNT),
+            )
+            for tool, build in (
+                ("delete_site", server_question.delete_site),
+                ("unverify_site", server_question.unverify_site),
+            )
+            for n in (1, 10, 200)
+        },
     }
 
 
@@ -426,6 +439,7 @@ def approval_states(qapp: QApplication) -> Iterator[tuple[str, QWidget]]:
         (", demo", True, True),
         (", older server in the demo app", True, None),
         (", Claude stopped waiting", False, False),
+        (", Claude stopped waiting while it was open", False, False),
     )
     for number, (name, q) in enumerate(questions().items()):
         for label, demo_app, demo_server in cases:
@@ -436,7 +450,12 @@ def approval_states(qapp: QApplication) -> Iterator[tuple[str, QWidget]]:
                 if label == ", Claude stopped waiting":
                     book.stopped_waiting(entry.key)
                 dialog = ApprovalDialog(entry, demo=demo_app, arm_delay_ms=arm_delay_ms, waiting_after=2)
+                dialog.place()  # where and how large the queue shows it
                 dialog.show()
+                if label == ", Claude stopped waiting while it was open":
+                    settle(qapp)
+                    book.stopped_waiting(entry.key)
+                    dialog.set_caller_waiting(False)  # as the queue does: the line appears, nothing moves
                 dialog.activateWindow()  # as a person brings it to the front
                 deadline = time.monotonic() + 5
                 while arm_delay_ms == 0 and not dialog.armed and time.monotonic() < deadline:
@@ -477,6 +496,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--font-scale", type=float, default=1.0)
     p.add_argument("--reports", type=Path, required=True, help="the self-check's results (pickled)")
     args = p.parse_args(argv)
+    faulthandler.enable()  # a crash shows where it happened in the test's report (stderr)
     qapp = QApplication(sys.argv[:1])
     # The app's MainThreadGC rule: a collection started by a worker thread (the keyring's, a token
     # pool's) would delete Qt objects from that thread and crash the walk later; so collect only in

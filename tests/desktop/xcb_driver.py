@@ -17,13 +17,22 @@ import sys
 import traceback
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QSocketNotifier
+from PySide6.QtCore import QEvent, QObject, QRect, QSocketNotifier
 from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 
 
 def centre(widget: QWidget) -> list[int]:
     point = widget.mapToGlobal(widget.rect().center())
     return [point.x(), point.y()]
+
+
+def corner(widget: QWidget) -> list[int]:
+    point = widget.mapToGlobal(widget.rect().topLeft())
+    return [point.x() + 4, point.y() + 4]
+
+
+def rect(r: QRect) -> list[int]:
+    return [r.x(), r.y(), r.width(), r.height()]
 
 
 class Counter(QObject):
@@ -119,6 +128,9 @@ def run_app(qapp: QApplication, socket_path: str) -> int:
                 "armed": dialog.armed,
                 "approve": centre(dialog.approve_button),
                 "deny": centre(dialog.deny_button),
+                # A point over the dialog and on no button: the start of its first line.
+                "words": corner(dialog.what_label),
+                "frame": rect(dialog.frameGeometry()),
             }
         window = app.window
         return {

@@ -60,6 +60,11 @@ MAX_VALUES: Final = 2000
 MAX_LABEL_CHARS: Final = 100
 MAX_VALUE_CHARS: Final = SHOWN_LIMIT  # 240: a long value is shown as its start, its end and a digest (text.shorten)
 MAX_SENTENCE_CHARS: Final = 1000  # `what` and `consequence`, each
+#: The notification form (`NotificationForm`): a title, a subtitle and a body of a few short lines. The
+#: server sizes it for a Windows toast (question.NOTE_LINES, NOTE_LINE_CHARS); these are the wire's bounds.
+MAX_NOTE_TITLE_CHARS: Final = 200
+MAX_NOTE_LINES: Final = 8
+MAX_NOTE_BODY_CHARS: Final = 1000
 
 # The question's times: one definition for both programs and for every sentence a person reads that
 # states them (``text.minutes``); a test fails when a sentence names a number of minutes not derived from here.
@@ -201,7 +206,8 @@ def words_digest(
     the other. Both programs compute it with this function, the server from the question it built, the
     app from the request it received. `value` is each value as shown (shortened when long), never the
     whole value beside it. `notification` is the request's notification form as it goes on the wire
-    (`{title, subtitle?, body}`); until requests carry one, None, which is JSON null in its place."""
+    (`NotificationForm.to_json`: `{title, subtitle?, body, show_question?}`); None (JSON null in its place)
+    for a request without one (an older server)."""
     words = [what, consequence, [[label, value] for label, value in values], notification]
     return hashlib.sha256(canonical_json(words).encode("utf-8")).hexdigest()
 
@@ -274,6 +280,21 @@ def _plain(value: str) -> str:
     return value
 
 
+def _plain_lines(value: str) -> str:
+    """A notification body: a few lines, each plain text (the newline between them is the only control)."""
+    lines = value.split("\n")
+    if len(lines) > MAX_NOTE_LINES:
+        raise ValueError(f"has {len(lines)} lines; at most {MAX_NOTE_LINES} are allowed")
+    if not all(line and is_plain_text(line) for line in lines):
+        raise ValueError("has an empty line, or control, format or separator characters")
+    return value
+
+
+NoteBody = Annotated[
+    str, Strict(), StringConstraints(min_length=1, max_length=MAX_NOTE_BODY_CHARS), AfterValidator(_plain_lines)
+]
+
+
 def _present(value: object, info: ValidationInfo) -> object:
     """On the wire, an optional field that is there must hold a value: null is not "left out"."""
     if value is None and info.context == _FROM_WIRE:
@@ -291,6 +312,8 @@ ValueText = Annotated[str, Strict(), StringConstraints(max_length=MAX_VALUE_CHAR
 #: A value whole: bounded only by the message it travels in.
 WholeText = Annotated[str, Strict(), StringConstraints(max_length=MAX_MESSAGE_BYTES), _Plain]
 Sentence = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_SENTENCE_CHARS), _Plain]
+NoteTitle = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_NOTE_TITLE_CHARS), _Plain]
+OptionalNoteText = Annotated[str, Strict(), StringConstraints(max_length=MAX_NOTE_TITLE_CHARS), _Plain]
 Account = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_ACCOUNT_CHARS), _Plain]
 AnyAccount = Annotated[str, Strict(), StringConstraints(max_length=MAX_ACCOUNT_CHARS), _Plain]  # "" when unknown
 QuotaProject = Annotated[str, Strict(), StringConstraints(max_length=MAX_QUOTA_PROJECT_CHARS), _Plain]
@@ -599,6 +622,30 @@ class ClientInfo(_Wire):
 
 
 @_message
+class NotificationForm(_Wire):
+    """`approval/request` `notification`: the question's notification form, written by the server beside the
+    full question from the same facts (`approval.question`), sized for a Windows toast; the app adds only its
+    origin label and offers Approve where the form fits what the system shows. Additive: an older app ignores
+    it, an older server never sends it. `subtitle` "" is left out on the wire. `show_question`, when present,
+    is why Approve is not offered whatever the system shows (a warning the form cannot carry, several owner
+    changes): the notification then offers only "Show the question" and Deny, and says this."""
+
+    title: NoteTitle
+    body: NoteBody
+    subtitle: OptionalNoteText = ""
+    show_question: OptionalNoteText = ""
+
+    def to_json(self) -> dict[str, str]:
+        out = {"title": self.title}
+        if self.subtitle:
+            out["subtitle"] = self.subtitle
+        out["body"] = self.body
+        if self.show_question:
+            out["show_question"] = self.show_question
+        return out
+
+
+@_message
 class ApprovalRequest(_Wire):
     """`approval/request` params: the server's question, bound to `fingerprint`, waited on for `wait_s`."""
 
@@ -611,6 +658,7 @@ class ApprovalRequest(_Wire):
     client: ClientInfo
     wait_s: Seconds
     requester: OptionalRequester = None  # None: an older server, which does not send it
+    notification: Annotated[NotificationForm | None, BeforeValidator(_present)] = None  # None: an older server
 
     @property
     def pairs(self) -> tuple[tuple[str, str], ...]:
@@ -620,7 +668,8 @@ class ApprovalRequest(_Wire):
     @property
     def digest(self) -> str:
         """The digest of the words this request carries (`words_digest`): what the app binds a yes to."""
-        return words_digest(self.what, self.consequence, self.pairs)
+        form = None if self.notification is None else self.notification.to_json()
+        return words_digest(self.what, self.consequence, self.pairs, form)
 
     @model_validator(mode="after")
     def _fits_a_dialog(self) -> Self:
@@ -640,6 +689,7 @@ class ApprovalRequest(_Wire):
             "client": self.client.to_json(),
             "wait_s": self.wait_s,
             **({} if self.requester is None else {"requester": self.requester.to_json()}),
+            **({} if self.notification is None else {"notification": self.notification.to_json()}),
         }
 
 

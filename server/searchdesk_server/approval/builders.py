@@ -24,7 +24,7 @@ from .question import Question
 async def delete_site(call: Call) -> Question:
     site = call.site()
     account = await call.account_name()
-    facts = await _owner_facts(call, site)
+    facts = await _owner_facts(call, site, account)
     if facts.ownership is q.Ownership.NOT_OWNER:
         facts = await _through_domain(call, site)
     return q.delete_site(site, account, facts)
@@ -39,7 +39,7 @@ async def delete_sitemap(call: Call) -> Question:
 async def unverify_site(call: Call) -> Question:
     site = call.site()
     account = await call.account_name()
-    facts = await _owner_facts(call, site)
+    facts = await _owner_facts(call, site, account)
     if facts.ownership is q.Ownership.NOT_OWNER:
         raise ToolFailure(
             "unverify_site did nothing: Google does not list this account as a verified owner of that "
@@ -61,14 +61,15 @@ async def update_site_owners(call: Call) -> Question:
     return q.update_site_owners(site, current, owners, account)
 
 
-async def _owner_facts(call: Call, site: str) -> q.OwnerFacts:
-    """Which documented case applies, from the site's own owner list."""
+async def _owner_facts(call: Call, site: str, account: str | None) -> q.OwnerFacts:
+    """Which documented case applies, from the site's own owner list (the others named, apart from
+    `account`)."""
     read = await _read_owners(call, site)
     if read is _Unread.UNKNOWN:
         return q.OwnerFacts(q.Ownership.UNKNOWN)
     if read is _Unread.REFUSED:
         return q.owner_facts(None, readable=False)
-    return q.owner_facts(read, readable=True)
+    return q.owner_facts(read, readable=True, account=account)
 
 
 async def _through_domain(call: Call, site: str) -> q.OwnerFacts:

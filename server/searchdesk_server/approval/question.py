@@ -51,6 +51,30 @@ def action_name(tool: str) -> str:
     return ACTIONS.get(tool, "A change")
 
 
+#: The words every "this account is the last verified owner" consequence uses (delete_site, unverify_site).
+LAST_OWNER_WORDS = "last verified owner:"
+#: The headings the app's dialog sets, with a warning icon, over a question where people lose access.
+LOSES_ACCESS = "Everyone loses access"
+ENDS_OWNERSHIP = "This account stops being a verified owner"
+OWNERS_LOSE = "Removed owners lose verified ownership"
+
+
+def loss_heading(tool: str, consequence: str, labels: Sequence[str]) -> str:
+    """The heading over a question where people lose access, or "" for one where nobody does.
+
+    Derived from the server's own words (the consequence and the values' labels, which the digest a yes
+    is bound to covers), not from a field beside them: a heading can never claim what the words do not
+    say, and both programs read it from this one place. The last verified owner's case first, since it
+    is the one where everyone loses access."""
+    if LAST_OWNER_WORDS in consequence:
+        return LOSES_ACCESS
+    if tool == "unverify_site":
+        return ENDS_OWNERSHIP
+    if tool == "update_site_owners" and any(label.startswith("Removed") for label in labels):
+        return OWNERS_LOSE
+    return ""
+
+
 def value_line(label: str, value: str) -> str:
     """One value under the question, as every place that shows it writes it."""
     return f"{label}: {value}"
@@ -78,6 +102,8 @@ class Question:
     #: Each value whole, in the order of `values` (`text.escaped`, `text.show_url`): what the app's dialog
     #: shows, where `values` holds it shortened. Empty: every value is shown whole already.
     wholes: tuple[str, ...] = field(default=())
+    #: The notification form (`note_form`), written beside the question from the same facts; None: none.
+    notification: protocol.NotificationForm | None = None
 
     def __post_init__(self) -> None:
         if self.wholes and len(self.wholes) != len(self.values):
@@ -96,7 +122,8 @@ class Question:
         """What the person saw: a yes counts only while the question reads the same. One digest for every
         binding (the token, the sealed request state, approval/status and the app's book): the one the
         app computes from the request it received (`protocol.words_digest`, over the values as shown)."""
-        return protocol.words_digest(self.what, self.consequence, self.values)
+        form = None if self.notification is None else self.notification.to_json()
+        return protocol.words_digest(self.what, self.consequence, self.values, form)
 
     @property
     def fits_elicitation(self) -> bool:
@@ -150,6 +177,7 @@ class Question:
             client=client,
             wait_s=wait_s,
             requester=requester,
+            notification=self.notification,
         )
 
 
@@ -244,17 +272,42 @@ class OwnerFacts:
     ownership: Ownership
     others: int = 0
     domain: str = ""  # THROUGH_DOMAIN: the domain (ASCII) whose verified owner this account is
+    #: OTHERS_REMAIN: the other owners' addresses as Google lists them, sorted (so the words depend only on
+    #: Google's answer, never on its order); empty when this account could not be told apart in the list.
+    names: tuple[str, ...] = ()
 
 
-def owner_facts(owners: Sequence[str] | None, *, readable: bool) -> OwnerFacts:
+def owner_facts(owners: Sequence[str] | None, *, readable: bool, account: str | None = None) -> OwnerFacts:
     """The case from Google's verified-owner list. Google shows a site's owners only to one of them,
-    so a list that could be read means this account is an owner; the others are the rest."""
+    so a list that could be read means this account is an owner; the others are the rest, named when
+    `account` is found in the list."""
     if not readable:
         return OwnerFacts(Ownership.NOT_OWNER)
     if not owners:
         return OwnerFacts(Ownership.UNKNOWN)
     others = len(owners) - 1
-    return OwnerFacts(Ownership.OTHERS_REMAIN, others) if others else OwnerFacts(Ownership.LAST_OWNER)
+    if not others:
+        return OwnerFacts(Ownership.LAST_OWNER)
+    me = account.casefold() if account else None
+    rest = sorted(a for a in owners if a.casefold() != me)
+    return OwnerFacts(Ownership.OTHERS_REMAIN, others, names=tuple(rest) if len(rest) == others else ())
+
+
+#: How many other owners the values name one a line; the rest are counted ("and N more").
+NAMED_OWNERS = 3
+OTHER_OWNER = "Other verified owner"
+
+
+def other_owner_lines(facts: OwnerFacts) -> list[tuple[str, str]]:
+    """The other verified owners, in the values below the question (never in the server's sentences: an
+    address is Google's, not the server's): the first `NAMED_OWNERS`, ASCII-escaped like every owner
+    address, then how many more."""
+    if facts.ownership is not Ownership.OTHERS_REMAIN or not facts.names:
+        return []
+    lines = [(OTHER_OWNER, escaped(a, ascii_only=True)) for a in facts.names[:NAMED_OWNERS]]
+    if (more := len(facts.names) - NAMED_OWNERS) > 0:
+        lines.append((f"{OTHER_OWNER}s", f"and {more:,} more"))
+    return lines
 
 
 def _owners_remain(n: int) -> str:
@@ -284,7 +337,7 @@ def delete_site(site: str, account: str | None, facts: OwnerFacts) -> Question:
         Ownership.UNKNOWN: "SearchDesk could not read the property's verified owners from Google. If this account "
         "is the last verified owner, everyone who uses the property in Search Console loses access to it.",
     }
-    lines = [url_line(PROPERTY, site)]
+    lines = [url_line(PROPERTY, site), *other_owner_lines(facts)]
     if facts.ownership is Ownership.THROUGH_DOMAIN:
         lines.append(url_line(OWNED_DOMAIN, facts.domain))
     values, wholes = shown_values(lines)
@@ -296,6 +349,7 @@ def delete_site(site: str, account: str | None, facts: OwnerFacts) -> Question:
         (site,),
         site=site,
         wholes=wholes,
+        notification=_delete_site_note(lines, account, facts),
     )
 
 
@@ -319,6 +373,7 @@ def delete_sitemap(site: str, feedpath: str, account: str | None) -> Question:
         site=site,
         feedpath=feedpath,
         wholes=wholes,
+        notification=_delete_sitemap_note(lines, account),
     )
 
 
@@ -337,7 +392,7 @@ def unverify_site(site: str, account: str | None, facts: OwnerFacts) -> Question
         Ownership.UNKNOWN: f"SearchDesk could not read the {noun}'s verified owners from Google. If this account is "
         f"the last one, {nobody} until someone verifies ownership again.",
     }
-    lines = [url_line(_label(site), website(site))]
+    lines = [url_line(_label(site), website(site)), *other_owner_lines(facts)]
     values, wholes = shown_values(lines)
     return Question(
         "unverify_site",
@@ -347,6 +402,7 @@ def unverify_site(site: str, account: str | None, facts: OwnerFacts) -> Question
         (resource_id(site),),
         site=site,
         wholes=wholes,
+        notification=_unverify_note(lines, account, facts),
     )
 
 
@@ -404,7 +460,126 @@ def update_site_owners(site: str, current: Sequence[str], new: Sequence[str], ac
         site=site,
         owners=tuple(wanted),
         wholes=wholes,
+        notification=_owners_note(lines, account, len(removed), len(added), removes_self),
     )
+
+
+# --- the notification form ---------------------------------------------------------------------------
+# One form of every question, written beside it from the same facts: what a notification shows while its
+# Approve button is visible. Sized for the smallest: a Windows toast ("up to 2 lines of text for the title,
+# and up to 4 lines (combined) for the two additional description elements", Microsoft Learn, "App
+# notification content"), counted at about 40 characters a line; the app measures it against each system's
+# figures (desktop notify.FITS). A target is never shortened here: a form that cannot hold every fact, or
+# whose question carries a warning it cannot say in a line, is marked `show_question` with why.
+
+Notification = protocol.NotificationForm
+#: Lines of about this many characters (Microsoft Learn: the toast is 364 px wide).
+NOTE_LINE_CHARS = 40
+#: The subtitle and the body together, in lines of NOTE_LINE_CHARS: the Windows toast's 4.
+NOTE_LINES = 4
+#: Why Approve is not offered, in a few words (the notification shows it beside "Show the question").
+HOLD_LOOKS_LIKE = "An address looks like another one."
+HOLD_READS_LIKE = "Two addresses look almost the same."
+HOLD_TOO_LONG = "An address is too long to show here."
+HOLD_SEVERAL = "Several owner changes."
+HOLD_SELF = "The change includes this account."
+#: The consequences the form carries: short forms of the question's, from the same case.
+NOTE_LAST_OWNER = "You are its last verified owner: everyone loses access."
+NOTE_UNKNOWN = "Owners unreadable: if you are the last, everyone loses access."
+NOTE_NOT_OWNER = "Only this account's list changes."
+NOTE_SUBMIT_AGAIN = "It can be submitted again."
+
+
+def _note_rows(text: str) -> int:
+    return max(1, -(-len(text) // NOTE_LINE_CHARS))
+
+
+def _note_account(account: str | None) -> str:
+    return f"as {show_value(account, ascii_only=True)}" if account else "as the account in SearchDesk's settings"
+
+
+def _others_keep(n: int) -> str:
+    return f"{n:,} other verified owner{'' if n == 1 else 's'} keep{'s' if n == 1 else ''} access."
+
+
+def note_form(tool: str, subtitle: str, lines: Sequence[str], labels: Sequence[str], hold: str = "") -> Notification:
+    """The form: the action as its title, `subtitle` and `lines` (every target whole) as its text. Marked
+    `show_question` when the question carries a warning the form cannot say (a "looks like" host, a
+    "reads like" owner: `labels` are the question's value labels), when `hold` says why, or when a line
+    would not fit the toast whole (never shortened: the question is shown instead)."""
+    if not hold and any(f"({LOOKS_LIKE} " in label for label in labels):
+        hold = HOLD_LOOKS_LIKE
+    if not hold and any("reads like" in label for label in labels):
+        hold = HOLD_READS_LIKE
+    if not hold and any(_note_rows(line) > NOTE_LINES for line in (subtitle, *lines)):
+        hold = HOLD_TOO_LONG
+    if hold:  # the lines still say what is asked, as far as the wire's bounds take them whole
+        room = protocol.MAX_NOTE_BODY_CHARS - len(hold) - 1
+        kept = [line for line in lines if len(line) <= protocol.MAX_NOTE_TITLE_CHARS]
+        while kept and len("\n".join(kept)) > room:
+            kept.pop()
+        lines = [*kept, hold][: protocol.MAX_NOTE_LINES]
+        subtitle = subtitle if len(subtitle) <= protocol.MAX_NOTE_TITLE_CHARS else ""
+    return Notification(title=action_name(tool), subtitle=subtitle, body="\n".join(lines), show_question=hold)
+
+
+def _with_room(lines: list[str], subtitle: str, *optional: str) -> list[str]:
+    """`lines`, then each optional consequence (one that is good to know, never a warning) while the
+    form still fits the toast's NOTE_LINES."""
+    out = list(lines)
+    for line in optional:
+        if sum(_note_rows(x) for x in (subtitle, *out, line)) <= NOTE_LINES:
+            out.append(line)
+    return out
+
+
+def _labels(lines: Sequence[tuple[str, str]]) -> list[str]:
+    return [label for label, _ in lines]
+
+
+def _delete_site_note(lines: Sequence[tuple[str, str]], account: str | None, facts: OwnerFacts) -> Notification:
+    subtitle = _note_account(account)
+    domain = next((whole for label, whole in lines if label.startswith(OWNED_DOMAIN)), "")
+    cases = {
+        Ownership.OTHERS_REMAIN: _others_keep(facts.others),
+        Ownership.LAST_OWNER: NOTE_LAST_OWNER,
+        Ownership.NOT_OWNER: NOTE_NOT_OWNER,
+        Ownership.THROUGH_DOMAIN: f"Owned through {domain}",
+        Ownership.UNKNOWN: NOTE_UNKNOWN,
+    }
+    body = [lines[0][1], cases[facts.ownership]]
+    return note_form("delete_site", subtitle, body, _labels(lines))
+
+
+def _delete_sitemap_note(lines: Sequence[tuple[str, str]], account: str | None) -> Notification:
+    subtitle = _note_account(account)
+    body = _with_room([f"Sitemap: {lines[1][1]}", lines[0][1]], subtitle, NOTE_SUBMIT_AGAIN)
+    return note_form("delete_sitemap", subtitle, body, _labels(lines))
+
+
+def _unverify_note(lines: Sequence[tuple[str, str]], account: str | None, facts: OwnerFacts) -> Notification:
+    subtitle = _note_account(account)
+    cases = {
+        Ownership.OTHERS_REMAIN: _others_keep(facts.others),
+        Ownership.LAST_OWNER: "You are its last verified owner: nobody can use it until it is verified again.",
+        Ownership.UNKNOWN: "Owners unreadable: if you are the last, nobody can use it.",
+    }
+    body = [lines[0][1], cases.get(facts.ownership, NOTE_UNKNOWN)]
+    if facts.ownership is Ownership.OTHERS_REMAIN:
+        body = _with_room(body, subtitle, "Its token may make you an owner again.")
+    return note_form("unverify_site", subtitle, body, _labels(lines))
+
+
+def _owners_note(
+    lines: Sequence[tuple[str, str]], account: str | None, removed: int, added: int, removes_self: bool
+) -> Notification:
+    """A single change (one removed, added or replaced) named whole; several, or one that includes this
+    account (which Google says a change of owners cannot remove), only with the whole question."""
+    hold = HOLD_SEVERAL if removed > 1 or added > 1 else HOLD_SELF if removes_self else ""
+    changes = [f"{label.split(' (')[0]}: {whole}" for label, whole in lines[1:]]
+    if not removed and not added:
+        changes = ["No change: the list stays the same."]
+    return note_form("update_site_owners", _note_account(account), [lines[0][1], *changes], _labels(lines), hold)
 
 
 # --- who asked ---------------------------------------------------------------------------------------
