@@ -33,7 +33,8 @@ from contextvars import ContextVar
 from typing import Any
 from xml.etree.ElementTree import Element
 
-from .notify import APPROVE
+#: The kind of the Approve button's key (``<kind>.<nonce>``): the layer marks that action; notify.py uses it.
+APPROVE = "approve"
 
 #: Apple's UNNotificationActionOptions (UserNotifications/UNNotificationAction.h).
 AUTHENTICATION_REQUIRED = 1 << 0

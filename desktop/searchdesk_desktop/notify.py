@@ -43,6 +43,7 @@ from searchdesk_server.approval.question import asked_by, question_lines, value_
 from .approval_dialog import ARM_DELAY_MS
 from .approvals import ApprovalBook, Entry, Origin, origin
 from .icons import RESOURCES
+from .notifier_layer import APPROVE
 from .screen_lock import LockReader, LockState, read_lock_state
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ log = logging.getLogger(__name__)
 #: The name the notification service shows: the Linux .desktop file's Name, and on Windows the
 #: AppUserModelID desktop-notifier registers (HKCU\Software\Classes\AppUserModelId\SearchDesk).
 APP_NAME = "SearchDesk"
-APPROVE, DENY, REVIEW = "approve", "deny", "review"
+DENY, REVIEW = "deny", "review"  # and APPROVE, the layer's (notifier_layer)
 LABELS = {APPROVE: "Approve", DENY: "Deny", REVIEW: "Show the question"}
 CLICK = "default"  # the notification itself was clicked, not a button
 #: Seconds any one call to the notification service may take before we stop waiting for it.

@@ -361,3 +361,9 @@ async def serve(
         finally:
             errlog.flush()
             witness.saw("stderr", stderr_path.read_bytes(), "server")
+
+
+@pytest.fixture
+def folder(agent_folder: Path) -> Path:  # noqa: F811 (the imported fixture, asked for by name)
+    """A short folder of the test's own for the app's socket (socket paths are limited to about 100 bytes)."""
+    return agent_folder

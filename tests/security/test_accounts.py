@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,15 +49,6 @@ Agent = AgentThread | DesktopListener
 
 # --------------------------------------------------------------------------------------------------
 # Set-up
-
-
-@pytest.fixture
-def folder() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="sd-acc-"))  # short: socket paths are limited to ~100 bytes
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -19,8 +19,6 @@ is locked. Nobody touches the dialog: the press on the notification is the only 
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,15 +63,6 @@ class Desk:
     server: FakeServer
     logind: FakeLock
     socket: str
-
-
-@pytest.fixture
-def folder() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="sd-an-"))  # short: socket paths are limited to ~100 bytes
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def make_desk(qtbot: QtBot, bus: PrivateBus, system_bus: PrivateBus, folder: Path, fit: Fit | None) -> Iterator[Desk]:

@@ -28,7 +28,6 @@ from searchdesk_desktop import claude_config as cc
 from searchdesk_server.config import Var, load
 from tests.agentref import ApprovalScript, Script, TokenScript
 from tests.fakegoogle import FakeGoogle
-from tests.security import test_person_approves as approves
 from tests.security.conftest import NO_AGENT, Planted, Witness, serve
 from tests.security.test_person_approves import (
     TARGET,
@@ -43,7 +42,6 @@ from tests.security.test_person_approves import (
 from tests.server.stdio import DEMO_TODAY, REPO, server_env, text_of
 
 pytestmark = pytest.mark.anyio
-folder = approves.folder  # the fixture: a short temporary folder (socket paths are limited to ~100 bytes)
 
 #: The two refusals, word for word (issue 23: a contract checked from outside).
 CLOSED = "Open SearchDesk to approve this; nothing was done."

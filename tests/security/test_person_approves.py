@@ -19,8 +19,6 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,15 +49,6 @@ TARGET = {"site": WWW, "feedpath": f"{WWW}old/sitemap.xml"}
 
 # --------------------------------------------------------------------------------------------------
 # Set-up
-
-
-@pytest.fixture
-def folder() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="sd-pa-"))  # short: socket paths are limited to ~100 bytes
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 @contextlib.contextmanager

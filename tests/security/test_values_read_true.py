@@ -37,13 +37,11 @@ from searchdesk_desktop.approval_dialog import ApprovalDialog
 from searchdesk_server.agent import protocol
 from searchdesk_server.demo.state import DEMO_USER, WebResource
 from tests.fakegoogle import FakeGoogle
-from tests.security import test_person_approves as person
 from tests.security.conftest import Planted, Witness, serve
 from tests.security.test_person_approves import WWW, app_listener, asked, destructive, reference, sa_env, structured
 from tests.server.stdio import text_of
 
 pytestmark = pytest.mark.anyio
-folder = person.folder  # the suite's short socket folder (a fixture)
 
 WARNING = "An address marked “looks like”"
 DOTS = "…"

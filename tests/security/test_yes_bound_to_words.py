@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -52,15 +50,6 @@ OTHER_OWNER = "other.owner@example.com"
 #: The two readings of the same call's question (approval/question.py delete_site).
 REASSURING = "1 other verified owner remains, so nobody else loses access"
 LAST_OWNER = "This account is the property's last verified owner"
-
-
-@pytest.fixture
-def folder() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="sd-yb-"))  # short: socket paths are limited to ~100 bytes
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def owner_reads(fake: FakeGoogle) -> int:

@@ -14,6 +14,7 @@ cites them); where they are silent the question says nothing.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -146,9 +147,8 @@ class Question:
                     continue
             kept.append((label, value))
             wholes.append(whole)
-        return Question(
-            self.tool, self.what, self.consequence, tuple(kept), self.targets, self.site, wholes=tuple(wholes)
-        )
+        # Everything else as it is (the notification form among it): the size is measured as sent.
+        return dataclasses.replace(self, values=tuple(kept), wholes=tuple(wholes))
 
     @property
     def _wholes(self) -> tuple[str, ...]:
