@@ -7,30 +7,36 @@ STAMP  := $(VENV)/.installed
 # directory may shadow the package; ours are the package. Only that one message is silenced.
 EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 
-.PHONY: run test lint bench bundle bundle-sizes screenshots lock clean
+.PHONY: run test system-packages lint bench bundle bundle-sizes screenshots lock clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "SearchDesk needs Python 3.11 or later: run make with PYTHON=python3.11 (or newer).")'
+	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || bash scripts/system-packages.sh venv
 	@test -x $(PY) && $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { rm -rf $(VENV); $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
 	$(EDITABLE) $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[desktop,test]'
 	@touch $(STAMP)
 
-# With a display, the desktop app on the demo; with none, the server's self-check on the demo.
+# With a display, the desktop app on the demo; with none, the server's self-check on the demo. On Linux
+# the system packages come first (scripts/system-packages.sh: installed as root or with sudo, else the one
+# command to run), and the app names any library Qt's window system still lacks before it opens a window.
 run: $(STAMP)
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] || [ "$$(uname -s)" != "Linux" ]; then \
-		$(VENV)/bin/searchdesk --demo; \
+		bash scripts/system-packages.sh run && $(VENV)/bin/searchdesk --demo; \
 	else \
 		echo "No display found: running the server's self-check on the demo instead."; \
 		$(VENV)/bin/searchdesk-server --check --demo; \
 	fi
+
+system-packages:
+	@bash scripts/system-packages.sh test
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-test: lint
+test: system-packages lint
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 
 # Renders the app's windows to docs/images/, light and dark (look at them before committing). The dark
@@ -56,6 +62,7 @@ $(BUNDLE_STAMP): $(STAMP) pyproject.toml constraints.txt
 	@touch $(BUNDLE_STAMP)
 
 bundle: $(BUNDLE_STAMP)
+	@bash scripts/system-packages.sh bundle
 	$(PY) packaging/bundle.py
 	$(PY) packaging/smoke.py --write $(MEASUREMENTS)
 

@@ -92,6 +92,14 @@ def headless_check(demo: bool) -> int:
 
 
 def run_gui(args: argparse.Namespace) -> int:
+    from . import qt_libraries
+
+    lacking = qt_libraries.check()
+    if lacking is not None:  # before Qt's own message, which says reinstalling may help: it does not
+        log.error("%s", lacking)  # started from a menu, the log is where it can be read
+        print(lacking, file=sys.stderr)
+        return 1
+
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 

@@ -17,6 +17,7 @@ from .autostart import Autostart, app_command
 from .core import Core
 from .icons import app_icon
 from .notify import ApprovalNotifications, Channel, SystemNotifications, TrayBalloons, refused_text
+from .settings_window import RecordNotice
 from .single_instance import SingleInstance
 from .titles import title
 from .tray import Tray
@@ -137,6 +138,8 @@ class DesktopApp(QObject):
 
     def start(self, *, show_window: bool = True) -> None:
         self.core.start()
+        self.core.start_keeping()  # the record of changes: what is older than Kept for goes, now and daily
+        self.record_notice = self._tell_about_the_record()
         if self.tray is not None:
             self.tray.show()
         first_run = not self.core.settings.first_run_done
@@ -148,6 +151,24 @@ class DesktopApp(QObject):
             self.core.settings.first_run_done = True
             self.core.settings.save(self.core.settings_path)
         log.info("SearchDesk started%s", " (demo)" if self.core.demo else "")
+
+    def _tell_about_the_record(self) -> RecordNotice | None:
+        """The first start after the update: a note in the main window (not a notification, which a
+        person can miss or have turned off, nor a box over the setup steps) saying that SearchDesk now
+        keeps a record of its changes, where, for how long and how to clear it. It stays there, also
+        while the window is hidden in the tray, until the person closes it; only then is it remembered.
+        The demo keeps a record of its own, and says nothing about the real one."""
+        if self.core.demo or self.core.settings.record_notice_done:
+            return None
+        notice = RecordNotice(self.core)
+        notice.open_settings.connect(self.window.show_settings)
+        notice.done.connect(self._record_notice_done)
+        self.window.add_section(notice)
+        return notice
+
+    def _record_notice_done(self) -> None:
+        self.core.settings.record_notice_done = True
+        self.core.settings.save(self.core.settings_path)
 
     def restart_in_demo(self) -> None:
         """Try the demo: start a new copy with ``--demo``, then quit this one.

@@ -38,7 +38,7 @@ from searchdesk_server.agent.protocol import (
     answer_key,
     question_of,
 )
-from searchdesk_server.approval.question import describe_client
+from searchdesk_server.mcp_client import describe_client
 
 from .refusals import Refusal
 
@@ -92,9 +92,10 @@ class QueueFull(Refusal):
 
 @dataclass
 class Activity:
-    """One line of the Activity window: what was asked (the question's own values, as shown to the
-    person), who asked (as it says), the answer, how it was given and whether it was used. Kept in
-    memory only; no tokens."""
+    """What became of one question while the app runs: what was asked (the question's own values, as
+    shown to the person), who asked (as it says), the answer and how it was given. Kept in memory only,
+    for the dialog and the main window's late answers; no tokens. (Activity reads the record the server
+    keeps on disk, `history`, not this.)"""
 
     asked_at: float  # wall clock
     tool: str
@@ -103,7 +104,6 @@ class Activity:
     account: str = ""  # the Google account the asking server acts as, as it says
     decision: str = "waiting"
     answered_by: str = ""
-    used: bool = False
     #: The question's values (label, value), exactly as the dialog showed them.
     values: tuple[tuple[str, str], ...] = ()
     answered_at: float | None = None  # wall clock
@@ -289,7 +289,6 @@ class ApprovalBook:
             return "deny"
         if entry.state is State.APPROVED:
             entry.state = State.USED
-            entry.activity.used = True
             if served is not None:
                 entry.request_ids.discard(served)
             self._changed(entry)

@@ -19,15 +19,17 @@ import webbrowser
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from searchdesk_server.agent.protocol import AccountInfo, ErrorCode, client_project
 from searchdesk_server.google import grants
+from searchdesk_server.journal.paths import all_journals
 
-from . import __version__, extension
+from . import __version__, extension, keeping
 from . import claude_config as cc
 from .account_list import Account as Account  # the windows read it from here
 from .account_list import AccountRow, AccountsModel
@@ -52,6 +54,9 @@ log = logging.getLogger(__name__)
 
 TESTING_LIFETIME = 7 * 24 * 3600
 TESTING_WARN_BEFORE = 2 * 24 * 3600
+#: How often a running app looks whether a new day began (then it removes what is older than Settings'
+#: Kept for). Hourly, not daily: a computer asleep overnight stops a day-long timer's clock with it.
+KEEPING_CHECK_MS = 3_600_000
 
 #: What "Check it works" says when it fails, in the app's words (the server's are for its command line).
 CHECK_WORDS = {
@@ -211,6 +216,16 @@ class Core(QObject):
         self.listener.activity.connect(self.changed)
         self.listener.connections_changed.connect(self.changed)
         self.book.on_change.append(lambda entry: self.changed.emit())
+        #: The record of changes (keeping.py): removals run one at a time on a thread of their own, never
+        #: on the Qt thread (a server holding the journal's lock can make one wait five seconds), and
+        #: never in `_pool` (token requests from servers must not queue behind them).
+        self._record_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="searchdesk-record")
+        self._record_timer = QTimer(self)
+        self._record_timer.setInterval(KEEPING_CHECK_MS)
+        self._record_timer.timeout.connect(self.keep_record)
+        self._kept_on: tuple[date, int] | None = None  # the day and setting of the last removal
+        #: What went wrong the last time the record was shortened or cleared ('' when nothing did).
+        self.record_problem = ""
 
     # --- lifetime ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -230,6 +245,8 @@ class Core(QObject):
             self._signin.cancel()
         self.listener.close()
         self._pool.shutdown(wait=wait, cancel_futures=True)
+        self._record_timer.stop()
+        self._record_pool.shutdown(wait=wait, cancel_futures=True)
 
     @Slot(object)
     def _run_main(self, fn: Callable[[], None]) -> None:
@@ -237,6 +254,59 @@ class Core(QObject):
 
     def _later(self, fn: Callable[[], None]) -> None:
         self._call_main.emit(fn)
+
+    # --- the record of changes: how long it is kept, and clearing it (keeping.py) ---------------
+    def record_paths(self) -> list[Path]:
+        """The journals this app shows and looks after: the demo's alone in the demo."""
+        return all_journals(demo=self.demo)
+
+    def start_keeping(self) -> None:
+        """The app started: remove what is older than Settings' Kept for, and again each new day."""
+        self.keep_record()
+        self._record_timer.start()
+
+    def keep_record(self) -> None:
+        """Remove the rows older than the setting, at most once a day and setting (on the worker)."""
+        days = keeping.kept_for(self.settings.kept_for_days)
+        key = (date.today(), days)
+        if key == self._kept_on:
+            return
+        self._kept_on = key
+        self._on_record_pool(lambda: keeping.prune(self.record_paths(), days), None)
+
+    def set_kept_for(self, days: int) -> None:
+        """Settings' Kept for: saved, and a shorter time applies at once."""
+        self.settings.kept_for_days = keeping.kept_for(days)
+        self.settings.save(self.settings_path)
+        self.keep_record()
+
+    def clear_record(self, done: Callable[[str], None]) -> None:
+        """Clear the record (the person confirmed); `done` gets '' or what went wrong, on the Qt thread."""
+        self._on_record_pool(lambda: keeping.clear(self.record_paths()), done)
+
+    def _on_record_pool(self, work: Callable[[], list[keeping.Removal]], done: Callable[[str], None] | None) -> None:
+        def run() -> None:
+            try:
+                removals = work()
+            except Exception:  # a bug, not a journal refusing: still answer, so Settings never waits
+                log.exception("the record of changes could not be shortened or cleared")
+                removals = [keeping.Removal(Path(), error="SearchDesk could not change its record of changes.")]
+            self._later(lambda: self._record_done(removals, done))
+
+        try:
+            self._record_pool.submit(run)
+        except RuntimeError:  # stopping: nothing more is removed
+            pass
+
+    def _record_done(self, removals: list[keeping.Removal], done: Callable[[str], None] | None) -> None:
+        """On the Qt thread, after a removal: the app's note of the newest row moves to the checkpoint."""
+        keeping.note_seen(removals)
+        self.record_problem = keeping.problems(removals)
+        if done is None and any(r.error for r in removals):
+            self._kept_on = None  # a journal was busy or unwritable: the next hourly look tries again
+        if done is not None:
+            done(self.record_problem)
+        self.changed.emit()
 
     # --- accounts ---------------------------------------------------------------------------
     @property

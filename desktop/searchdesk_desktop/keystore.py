@@ -17,6 +17,7 @@ import importlib
 import json
 import logging
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -64,18 +65,29 @@ class KeystoreError(Refusal):
 
 
 class NoSecureKeyring(KeystoreError):
-    """No trusted OS keyring is reachable; we refuse to store the token anywhere else."""
+    """No trusted OS keyring is reachable; we refuse to store the token anywhere else. ``str()`` is the
+    person's sentence; ``details`` (which keyrings were tried and why not) is for support only."""
 
     code = ErrorCode.KEYRING_LOCKED
 
-    def __init__(self, detail: str = "") -> None:
-        how = (
-            "SearchDesk keeps your Google sign-in only in your system's keyring and found none it can use. "
-            "On Linux, install and start a Secret Service provider (GNOME Keyring or KWallet) in your desktop "
-            "session; on macOS and Windows the built-in Keychain / Credential Locker is used. "
-            "SearchDesk never falls back to storing the token in a file."
+    def __init__(self, detail: str = "", platform: str = sys.platform) -> None:
+        if platform == "darwin":
+            where, fix = "your Mac's keychain", "Restart your Mac, then try again."
+        elif platform == "win32":
+            where, fix = "Windows Credential Manager", "Restart Windows, then try again."
+        else:
+            where = "your system's keyring"
+            fix = (
+                "Open your desktop's keyring app (GNOME Keyring, or KDE Wallet on KDE Plasma) or log out and "
+                "in again, then try again; if your system has none, install GNOME Keyring."
+            )
+        super().__init__(
+            f"SearchDesk keeps your Google sign-in only in {where} and could not use it. {fix} SearchDesk "
+            "never keeps your sign-in in a plain file instead."
         )
-        super().__init__(f"{how} ({detail})" if detail else how)
+        self.details = detail
+        if detail:
+            log.warning("no keyring SearchDesk can use: %s", detail)  # for support: the log, never the window
 
 
 class KeyringLocked(KeystoreError):

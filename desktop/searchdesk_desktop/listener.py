@@ -41,6 +41,7 @@ from searchdesk_server.agent.protocol import (
     AccountInfo,
     AccountList,
     AccountsParams,
+    AnsweredIn,
     ApprovalRequest,
     ApprovalResult,
     CancelParams,
@@ -349,6 +350,9 @@ class AgentListener(QObject):
     #: A token request failed: its ErrorCode (REFRESH_FAILED: Google refused the sign-in itself) and
     #: for which account ("": the default).
     token_error = Signal(object, str)
+    #: A server said who started it (the additive `client` of `hello`): its name and version, as it says.
+    #: The main window's "Claude Desktop started SearchDesk" is true only from this.
+    started_by = Signal(str, str)
     _pipe_connected = Signal(object)  # Windows: a connected pipe handle, from the acceptor's thread
 
     def __init__(
@@ -593,6 +597,8 @@ class AgentListener(QObject):
                 f"This SearchDesk app speaks agent protocol {protocol.PROTOCOL_VERSION}; update both programs.",
                 {"supported": [protocol.PROTOCOL_VERSION]},
             )
+        if params.client is not None:
+            self.started_by.emit(params.client.name, params.client.version)
         return Hello(app=APP_NAME, version=__version__, features=protocol.FEATURES).to_json()
 
     def _refuse_real_server_in_demo(self, requester: protocol.Requester | None) -> None:
@@ -667,8 +673,9 @@ class AgentListener(QObject):
         log.info("approval asked: tool=%s fingerprint=%s", request.tool, request.fingerprint[:12])
         fp = request.fingerprint
         if entry.state is State.APPROVED:  # an unspent yes for this very question: spent by this call
+            where = _answered_in(entry)
             decision = self.book.take(entry.key, served=request.request_id)
-            return ApprovalResult(decision=_decision(decision), fingerprint=fp).to_json()
+            return ApprovalResult(decision=_decision(decision), fingerprint=fp, answered_in=where).to_json()
         if request.wait_s <= 0:
             self._maybe_stopped_waiting(entry.key)
             return ApprovalResult(decision="pending", fingerprint=fp).to_json()
@@ -716,13 +723,16 @@ class AgentListener(QObject):
             for w in waiting:
                 self._finish(w, _cancelled(w.rpc_id))
         elif entry.state is State.DENIED:
+            denied = ApprovalResult("deny", fp, answered_in=_answered_in(entry)).to_json()
             for w in waiting:
-                self._finish(w, protocol.encode_result(w.rpc_id, ApprovalResult("deny", fp).to_json()))
+                self._finish(w, protocol.encode_result(w.rpc_id, denied))
         else:
             # One yes, one action: the first waiting call gets it; the others need their own yes.
             first = waiting[0]
+            where = _answered_in(entry)
             decision = self.book.take(key, served=first.request.request_id, reopen=len(waiting) > 1)
-            self._finish(first, protocol.encode_result(first.rpc_id, ApprovalResult(_decision(decision), fp).to_json()))
+            answer = ApprovalResult(_decision(decision), fp, answered_in=where).to_json()
+            self._finish(first, protocol.encode_result(first.rpc_id, answer))
 
     def _approval_status(self, conn: _Connection, rpc_id: Any, params: StatusParams) -> dict[str, Any]:
         # An approve goes back only to the server and account that asked (an older server: by fingerprint),
@@ -730,14 +740,22 @@ class AgentListener(QObject):
         # server then asks with its own). Without a digest (an older server) the one question of that
         # fingerprint and requester answers, whatever its words, as before.
         key = protocol.answer_key(params.fingerprint, params.requester, params.digest)
+        entry = self.book.get(key)
+        where = _answered_in(entry) if entry is not None else None
         decision = self.book.take(key)
         if decision == "deny":  # refused again without a dialog: the app tells the person it happened
             self.book.note_asked_again(key)
-        return StatusResult(decision=decision).to_json()
+        return StatusResult(decision=decision, answered_in=where if decision in ("approve", "deny") else None).to_json()
 
     def _approval_cancel(self, conn: _Connection, rpc_id: Any, params: CancelParams) -> dict[str, Any]:
         # Every call waiting on the question ends with CANCELLED (through _entry_changed).
         return CancelResult(cancelled=self.book.cancel(params.request_id)).to_json()
+
+
+def _answered_in(entry: Entry) -> AnsweredIn | None:
+    """Where the person answered this question (the additive `answered_in`), when it was answered."""
+    places: dict[str, AnsweredIn] = {"dialog": "dialog", "notification": "notification"}
+    return places.get(entry.activity.answered_by)
 
 
 def _cancelled(rpc_id: Any) -> bytes:

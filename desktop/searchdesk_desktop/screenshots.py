@@ -419,29 +419,67 @@ def settings_mistake(scene: Scene) -> Any:
     return window
 
 
+_SITEMAP = "https://www.example.com/sitemap.xml"
+
+
 def activity(scene: Scene) -> Any:
-    """A morning's questions: a sitemap removal approved and used, a property removal denied, one open,
-    and an owner change approved after Claude stopped waiting."""
+    """A morning's record, read from a journal written as the server writes it (at fixed times, so the
+    picture does not change run to run): a sitemap submitted (nobody is asked), a sitemap removal
+    approved in a notification, a property removal declined, an owner change approved in the window
+    that Google refused, a page sent for recrawling by a scheduled job with its own key file, and an
+    ownership question still waiting."""
+    from dataclasses import replace
+    from datetime import datetime
+
+    from searchdesk_server.approval.question import PROPERTY, SITEMAP, describe_client
+    from searchdesk_server.journal.paths import journal_path, seen_path
+    from searchdesk_server.journal.store import Approval, Entry, Journal, Kind, Result, Target
+
     from .windows import ActivityWindow
 
-    core = scene.core(signed_in=True, added=True)
     q = _questions()
-    asked = [
-        (q["delete_sitemap"], True, False),
-        (q["delete_site"], False, False),
-        (q["update_site_owners"], True, True),
-        (q["unverify_site"], None, False),
+    claude = describe_client("claude-ai", "0.14.10")
+
+    def row(tool: str, site: str, values: Any, approval: Approval, **more: Any) -> Entry:
+        targets = tuple(Target(label, value) for label, value in values)
+        fields = {"account": ACCOUNT, "asked_by": claude, **more}
+        kind = Kind.ANSWER if approval in (Approval.DECLINED, Approval.WAITING) else Kind.CHANGE
+        return Entry(kind, tool=tool, site=site, targets=targets, approval=approval, **fields)
+
+    site, shop = "sc-domain:example.com", "sc-domain:client-shop.example"
+    page = (("Page", "https://client-shop.example/spring-sale"), ("Google is told the page was", "updated"))
+    # (minute, the row, what Google did (None: nothing was sent), Google's refusal in words)
+    morning: list[tuple[int, Entry, Result | None, str]] = [
+        (5, row("submit_sitemap", site, ((PROPERTY, site), (SITEMAP, _SITEMAP)), Approval.NOT_ASKED), Result.DONE, ""),
+        (12, row("delete_sitemap", site, q["delete_sitemap"].values, Approval.NOTIFICATION), Result.DONE, ""),
+        (19, row("delete_site", "https://staging.example.com/", q["delete_site"].values, Approval.DECLINED), None, ""),
+        (
+            26,
+            row("update_site_owners", "https://www.example.com/", q["update_site_owners"].values, Approval.DIALOG),
+            Result.REFUSED,
+            "Google does not know new-agency@example.net as a Google account.",
+        ),
+        (
+            33,
+            row("request_indexing", shop, page, Approval.NOT_ASKED, account=AGENCY, asked_by=describe_client("")),
+            Result.DONE,
+            "",
+        ),
+        (40, row("unverify_site", "https://shop.example.net/", q["unverify_site"].values, Approval.WAITING), None, ""),
     ]
-    for number, (question, approve, late) in enumerate(asked):
-        entry = core.book.ask(as_sent(question, f"activity-{number}"))
-        entry.activity.asked_at = time.mktime((*ACTIVITY_DAY, 9, 12 + 7 * number, 5, 0, 0, -1))
-        if late:
-            core.book.stopped_waiting(entry.key)
-        if approve is not None:
-            core.book.answer(entry.key, approve, "notification" if number == 1 else "dialog")
-            if not late:
-                core.book.take(entry.key)
-    window = ActivityWindow(core)
+    with _environment(XDG_DATA_HOME=str(scene.home / ".local" / "share")):  # ~/.local/share/searchdesk
+        core = scene.core(signed_in=True, added=True)
+        path = journal_path()
+        for old in (path, seen_path(path)):
+            old.unlink(missing_ok=True)
+        journal = Journal(path)
+        for minute, entry, result, words in morning:
+            at = datetime(*ACTIVITY_DAY, 9, minute).astimezone()  # this computer's 09:05, whatever its zone
+            change = journal.append(entry, at=at)
+            if result is not None:
+                outcome = Entry(Kind.OUTCOME, tool=entry.tool, result=result, words=words, about=change.seq)
+                journal.append(replace(outcome, account=entry.account, site=entry.site), at=at.replace(second=2))
+        window = ActivityWindow(core, journals=[path])
     scene.made.append(window)
     window.refresh()
     return window

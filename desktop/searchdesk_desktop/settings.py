@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .claude_config import ServerSettings
+from .keeping import DEFAULT_DAYS
 
 
 def config_dir() -> Path:
@@ -44,6 +45,11 @@ class AppSettings:
     default_account: str = ""
     #: Accounts Claude may not use (Settings); every other one it may, a newly added one included.
     withheld_accounts: list[str] = field(default_factory=list)
+    #: How many days the record of changes keeps a row (keeping.CHOICES; 0: until cleared). A year
+    #: unless the person chose otherwise: the record is for their safety, and stays on this computer.
+    kept_for_days: int = DEFAULT_DAYS
+    #: The person has seen, and closed, the main window's note that SearchDesk now keeps that record.
+    record_notice_done: bool = False
 
     def server_settings(self, *, demo: bool = False, agent_socket: str = "") -> ServerSettings:
         return ServerSettings(

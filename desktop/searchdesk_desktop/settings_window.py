@@ -6,23 +6,29 @@ settings file as the server's variables (``GSC_READ_ONLY``, ``GSC_ALLOW_TOOLS``,
 ``GSC_ALLOWED_SITES``). Properties are checked with the server's own rules (``normalise_property``),
 so what is saved here is what the server accepts; mistakes are shown beside the field, never saved.
 The accounts Claude may use stay in the app (it answers the server for them), so they take effect
-at once, without restarting Claude Desktop.
+at once, without restarting Claude Desktop. So does the record of changes: how long it is kept (saved
+with the rest) and Clear the record (at once, after a question that says what it does); the removals
+themselves are `keeping`'s, on the core's worker.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -33,6 +39,7 @@ from searchdesk_server.catalogue import GROUPS, TOOLS
 from searchdesk_server.properties import PropertyError, covers, normalise_property
 
 from . import claude_config as cc
+from . import keeping
 from .approval_dialog import plain_label
 from .core import Core
 from .titles import title
@@ -119,6 +126,47 @@ def parse_form(site_text: str, allowed_text: str) -> Parsed:
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def ask_yes(box: QMessageBox) -> bool:
+    """The app's yes/no question, asked for real (the main window's; imported here when asked, as the
+    main window imports this module)."""
+    from .widgets import exec_yes
+
+    return exec_yes(box)
+
+
+class RecordNotice(QFrame):
+    """The first start after the update, in the main window: SearchDesk now keeps a record of its
+    changes, where, for how long, and how to clear it. It stays until the person closes it (OK, or Open
+    Settings), and is not shown again after that (the app remembers it in its settings)."""
+
+    open_settings = Signal()
+    done = Signal()
+
+    def __init__(self, core: Core) -> None:
+        super().__init__()
+        self.setObjectName("recordNotice")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        layout.addWidget(bold(plain_label("A record of changes", selectable=False), 1.1))
+        folder = cc.display_path(core.record_paths()[0].parent)
+        self.text = plain_label(keeping.notice_text(folder, core.settings.kept_for_days))
+        layout.addWidget(self.text)
+        buttons = FlowLayout(align_right=True)
+        self.settings_button = QPushButton("Open Settings")
+        self.ok_button = QPushButton("OK")
+        for button in (self.settings_button, self.ok_button):
+            button.setAutoDefault(False)
+            buttons.addWidget(button)
+        layout.addLayout(buttons)
+        self.settings_button.clicked.connect(self.open_settings)
+        self.settings_button.clicked.connect(self._close)
+        self.ok_button.clicked.connect(self._close)
+
+    def _close(self) -> None:
+        self.hide()
+        self.done.emit()
 
 
 class AccountChoice(QWidget):
@@ -221,6 +269,7 @@ class SettingsWindow(QDialog):
         )
         form.addRow("Allowed properties:", self._stack(self.allowed, allowed_hint, self.allowed_error))
         layout.addWidget(props_box)
+        layout.addWidget(self._record_box())
 
         self.status = plain_label("")
         layout.addWidget(self.status)
@@ -247,7 +296,51 @@ class SettingsWindow(QDialog):
         self.save_button.clicked.connect(self.save)
         self.close_button.clicked.connect(self.close)
         core.accounts.changed.connect(self._show_accounts)
+        self.clear_button.clicked.connect(self.clear_record)
+        #: Asks the person a yes/no question (tests answer for them).
+        self.ask: Callable[[QMessageBox], bool] = ask_yes
         self.load()
+
+    def _record_box(self) -> QGroupBox:
+        """The record of changes: where it is, how long it is kept, and Clear the record."""
+        box = QGroupBox("The record of changes")
+        box.setObjectName("record")
+        column = QVBoxLayout(box)
+        where = self.core.record_paths()[0]
+        whose = (
+            "The demo keeps its own record of the changes it makes"
+            if self.core.demo
+            else "SearchDesk keeps a record of every change it makes to your Search Console"
+        )
+        column.addWidget(
+            plain_label(
+                f"{whose}, on this computer only, in {breakable(cc.display_path(where))}. Activity shows it.",
+                selectable=False,
+            )
+        )
+        row = QHBoxLayout()
+        label = plain_label("Kept for:", selectable=False)
+        self.kept_for = QComboBox()
+        self.kept_for.setObjectName("keptFor")
+        for days, words in keeping.CHOICES:
+            self.kept_for.addItem(words, days)
+        label.setBuddy(self.kept_for)
+        row.addWidget(label)
+        row.addWidget(self.kept_for)
+        row.addStretch(1)
+        column.addLayout(row)
+        clear_row = QHBoxLayout()
+        self.clear_button = QPushButton("Clear the record…")
+        self.clear_button.setAutoDefault(False)
+        clear_row.addWidget(self.clear_button)
+        clear_row.addStretch(1)
+        column.addLayout(clear_row)
+        self.record_status = plain_label("")
+        self.record_status.setVisible(False)
+        column.addWidget(self.record_status)
+        self.record_error = error_label()
+        column.addWidget(self.record_error)
+        return box
 
     @staticmethod
     def _error_label() -> QLabel:
@@ -275,6 +368,8 @@ class SettingsWindow(QDialog):
         self._all_tools_toggled(not chosen)
         self.site.setText(s.site_url)
         self.allowed.setText(", ".join(s.allowed_sites))
+        self.kept_for.setCurrentIndex(max(0, self.kept_for.findData(keeping.kept_for(s.kept_for_days))))
+        set_error(self.record_error, self.core.record_problem)
         self._show_accounts()
         self._say(self._where())
         self.validate()
@@ -336,6 +431,47 @@ class SettingsWindow(QDialog):
     def errors(self) -> dict[str, str]:
         return self.validate().errors
 
+    def chosen_kept_for(self) -> int:
+        """The days chosen in Kept for (keeping.FOREVER: until cleared)."""
+        return int(self.kept_for.currentData())
+
+    def confirm_clear_box(self) -> QMessageBox:
+        """What Clear the record does, before it does it; the safe answer, Cancel, is the default."""
+        record = "the demo's record of changes" if self.core.demo else "SearchDesk's record of changes"
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            title(self.core.demo, "clear the record?"),
+            f"Clear {record}? Every change it lists is removed from this computer. One line stays, saying "
+            "when you cleared it. Google keeps its own record of your Search Console, which this does not "
+            "touch. This cannot be undone.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self,
+        )
+        box.button(QMessageBox.StandardButton.Yes).setText("Clear the record")
+        box.button(QMessageBox.StandardButton.No).setText("Cancel")
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        return box
+
+    def clear_record(self) -> None:
+        """Ask, then clear on the core's worker (a server holding the journal can make it wait)."""
+        if not self.ask(self.confirm_clear_box()):
+            return
+        self.clear_button.setEnabled(False)
+        self._record_said("Clearing the record…")
+        self.core.clear_record(self._cleared)
+
+    def _cleared(self, problem: str) -> None:
+        self.clear_button.setEnabled(True)
+        if problem:
+            self._record_said("")
+        else:
+            self._record_said("Cleared. One line stays in the record, saying when you cleared it.")
+        set_error(self.record_error, problem)
+
+    def _record_said(self, text: str) -> None:
+        self.record_status.setText(text)
+        self.record_status.setVisible(bool(text))
+
     def save(self) -> bool:
         parsed = self.validate()
         if parsed.errors:
@@ -344,6 +480,8 @@ class SettingsWindow(QDialog):
             row = self.core.accounts.find(email)
             if row is not None and row.for_claude != allowed:
                 self.core.set_claude_may_use(email, allowed)
+        if self.chosen_kept_for() != keeping.kept_for(self.core.settings.kept_for_days):
+            self.core.set_kept_for(self.chosen_kept_for())
         try:
             change = self.core.apply_settings(
                 read_only=self.read_only.isChecked(),

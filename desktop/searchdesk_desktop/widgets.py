@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLayout,
     QLayoutItem,
+    QMessageBox,
     QScrollArea,
     QStyle,
     QWidget,
@@ -177,3 +178,12 @@ class FlowLayout(QLayout):
                 x += hint.width() + gap
             y += height + gap
         return y - gap - rect.y() + m.bottom() if any(rows) else m.top() + m.bottom()
+
+
+def exec_yes(box: QMessageBox) -> bool:
+    """Show a question box; True for Yes. The box is deleted after (a window asks through this, or a test's
+    stand-in, so the question can be answered without a person)."""
+    try:
+        return bool(box.exec() == QMessageBox.StandardButton.Yes)
+    finally:
+        box.deleteLater()

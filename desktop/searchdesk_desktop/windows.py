@@ -27,12 +27,15 @@ from PySide6.QtGui import (
     QCloseEvent,
     QFontDatabase,
     QGuiApplication,
+    QHideEvent,
     QKeySequence,
     QPalette,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QDialog,
     QFileDialog,
     QFrame,
@@ -53,15 +56,18 @@ from PySide6.QtWidgets import (
 
 from searchdesk_server.agent.protocol import QUESTION_OPEN_S, minutes
 from searchdesk_server.approval.question import ACTIONS, action_name, value_line
+from searchdesk_server.journal.check import Report
+from searchdesk_server.journal.paths import all_journals, journal_path
 
-from . import __version__
+from . import __version__, history
 from . import claude_config as cc
 from .account_list import AccountRow
 from .account_view import AccountsList
 from .approval_dialog import ASKED_AGAIN, first_sentence, late_yes_words, plain_label
-from .approvals import Activity, Entry, State
+from .approvals import Entry, State
 from .autostart import Autostart
 from .core import Account, CheckSubject, Core, check_verdict
+from .history import values_text
 from .keystore import KeystoreError
 from .settings_window import SettingsWindow
 from .signin import NoOAuthClient, SignInError
@@ -73,6 +79,7 @@ from .widgets import (
     breakable,
     demo_banner,
     error_label,
+    exec_yes,
     fit_to_screen,
     plural,
     scrolling,
@@ -108,13 +115,6 @@ def start_folder() -> str:
     """Where a file picker opens: Downloads (where a key or client file usually is), else home."""
     downloads = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DownloadLocation)
     return downloads if downloads and Path(downloads).is_dir() else str(Path.home())
-
-
-def exec_yes(box: QMessageBox) -> bool:
-    try:
-        return box.exec() == QMessageBox.StandardButton.Yes
-    finally:
-        box.deleteLater()
 
 
 class StepRow(QFrame):
@@ -355,14 +355,6 @@ class ApprovalsSection(QFrame):
             self.late_labels.append(label)
         for label, text in zip(self.late_labels, texts, strict=True):
             label.setText(text)
-
-
-def values_text(values: tuple[tuple[str, str], ...] | list[tuple[str, str]], limit: int = 0) -> str:
-    """The question's values, one "Label: value" a line (the first ``limit`` of them, when set)."""
-    lines = [value_line(label, value) for label, value in values]
-    if limit and len(lines) > limit:
-        lines = [*lines[:limit], f"… and {len(lines) - limit} more"]
-    return "\n".join(lines)
 
 
 def newest_per_target(entries: list[Entry]) -> list[Entry]:
@@ -1095,38 +1087,76 @@ class MainWindow(QMainWindow):
 
 
 class ActivityWindow(QDialog):
-    """The audit log of this session: what was asked, by whom and for which Google account (as the asker
-    says), the answer, how, and use."""
+    """Every change SearchDesk made at Google, and every question it asked, read from the record the
+    server keeps on this computer (``history``): it outlasts the app, and holds changes made without it.
 
-    COLUMNS = ("Asked", "What was asked", "Details", "Asked by (as it says)", "Answer", "How answered", "Used")
+    It reads again when the record changes: while the window is shown, a timer compares each journal's
+    file and its write-ahead log (size, time changed) every ``POLL_MS``. Not a QFileSystemWatcher: a
+    watcher on the folder hears only files coming and going, not a row appended to the write-ahead log,
+    and it would wake for the app's own note of the newest row seen (written by every read); a watcher on
+    the files loses the log each time SQLite removes it (the last connection closing) and must be set
+    again, and on a network folder it may hear nothing at all. Four stat calls every two seconds, only
+    while the window is open, cost nothing and work the same on every system."""
+
+    COLUMNS = history.COLUMNS
     DETAILS = 2
     #: Columns whose long cells wrap, at about this many characters (the others fit their contents).
-    WRAP_CHARS: ClassVar[dict[int, int]] = {3: 22, 4: 18}  # "Claude Desktop 0.14.10" on one line
+    WRAP_CHARS: ClassVar[dict[int, int]] = {0: 11, 1: 13, 3: 17, 4: 15, 5: 16, 6: 14, 7: 20}
     #: The details column never gets narrower than this many characters (the table scrolls instead).
-    DETAILS_CHARS = 30
-    #: Values shown in a row; all of them are in its tooltip and in "Copy as CSV".
-    SHOWN_VALUES = 6
+    DETAILS_CHARS = 20
+    #: A filter's box shows about this many characters.
+    FILTER_CHARS = 24
+    #: Lines shown at most (the newest); Copy as CSV has every one.
+    MAX_SHOWN = 500
+    POLL_MS = 2000
 
-    def __init__(self, core: Core) -> None:
+    def __init__(self, core: Core, journals: list[Path] | None = None) -> None:
+        """`journals`: the files to read (default: every journal of this app, `all_journals`)."""
         super().__init__()
         self.core = core
+        self._journals = journals
+        self.history = history.History([])
+        self._stamp: object = None
+        self.check_dialog: RecordCheckDialog | None = None
         self.setWindowTitle(title(core.demo, "Activity"))
         layout = QVBoxLayout(self)
         if core.demo:
             layout.addWidget(demo_banner())
+        folder = cc.display_path(journal_path(demo=core.demo).parent)
         layout.addWidget(
             plain_label(
-                "Every question Claude asked you since SearchDesk started, newest first. SearchDesk keeps this "
-                "list in memory only: it is gone when SearchDesk quits.",
+                "Every change SearchDesk made at Google and every question it asked you, newest first, also "
+                "those made without this app (by a program given its own Google credentials). SearchDesk "
+                f"keeps this record on this computer, in {folder}; how long it is kept is set in Settings.",
                 selectable=False,
             )
         )
+        filters = FlowLayout()
+        self.site_filter = QComboBox()
+        self.account_filter = QComboBox()
+        for label, box in (("Property:", self.site_filter), ("Google account:", self.account_filter)):
+            # As wide as a usual address: a long one is cut in the box (its list and tooltip show it whole)
+            # rather than widening the window past a small screen.
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(self.FILTER_CHARS)
+            box.currentIndexChanged.connect(self.show_lines)
+            pair = QWidget()
+            row = QHBoxLayout(pair)
+            row.setContentsMargins(0, 0, 8, 0)
+            row.addWidget(plain_label(label, selectable=False))
+            row.addWidget(box)
+            filters.addWidget(pair)
+        layout.addLayout(filters)
+        self.problem = error_label()
+        layout.addWidget(self.problem)
         self.empty = plain_label(
-            "Nothing yet. When Claude asks before changing something, the question and your answer appear here.",
+            "Nothing yet. Each change SearchDesk makes at Google, and each question it asks you, appears here.",
             selectable=False,
         )
         self.empty.setObjectName("empty")
         layout.addWidget(self.empty)
+        self.more = plain_label("", selectable=False)
+        layout.addWidget(self.more)
         self.table = QTableWidget(0, len(self.COLUMNS))
         self.table.setHorizontalHeaderLabels(list(self.COLUMNS))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -1142,36 +1172,112 @@ class ActivityWindow(QDialog):
         layout.addWidget(self.table, 1)
         self.table.viewport().installEventFilter(self)
         buttons = FlowLayout(align_right=True)
+        self.check_button = QPushButton("Check the record")
+        self.check_button.setAutoDefault(False)
+        self.check_button.clicked.connect(self.check_record)
         self.csv_button = QPushButton("Copy as CSV")
         self.csv_button.setAutoDefault(False)
         self.csv_button.clicked.connect(self.copy_csv)
         close = QPushButton("Close")
         close.clicked.connect(self.close)
-        buttons.addWidget(self.csv_button)
-        buttons.addWidget(close)
+        for button in (self.check_button, self.csv_button, close):
+            buttons.addWidget(button)
         layout.addLayout(buttons)
-        fit_to_screen(self, 1000, 520)
-        # A burst of questions is shown once, after it: the list is rebuilt on the next turn of the loop.
-        self._refresh_soon = QTimer(self)
-        self._refresh_soon.setSingleShot(True)
-        self._refresh_soon.timeout.connect(self.refresh)
-        core.changed.connect(self._changed)
+        fit_to_screen(self, 1200, 560)  # every column in view where the screen allows
+        self._poll = QTimer(self)
+        self._poll.setInterval(self.POLL_MS)
+        self._poll.timeout.connect(self._poll_record)
+
+    @property
+    def journals(self) -> list[Path]:
+        """The journals shown: the demo app's own only, or the person's (with any Windows package wrote)."""
+        return list(self._journals) if self._journals is not None else all_journals(demo=self.core.demo)
+
+    def _record_stamp(self) -> object:
+        """What changes when any journal is written: each file's and its write-ahead log's size and time."""
+        stamp = []
+        for path in self.journals:
+            for file in (path, path.with_name(path.name + "-wal")):
+                try:
+                    info = file.stat()
+                    stamp.append((str(file), info.st_mtime_ns, info.st_size))
+                except OSError:
+                    stamp.append((str(file), 0, -1))
+        return tuple(stamp)
+
+    def _poll_record(self) -> None:
+        if self.isVisible() and self._record_stamp() != self._stamp:
+            self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._poll.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self._poll.stop()
+        super().hideEvent(event)
+
+    def refresh(self) -> None:
+        """Read every journal again (and note the newest row of each that checks), then show it."""
+        self.history = history.read(self.journals)
+        self._stamp = self._record_stamp()
+        problems = self.history.problems
+        set_error(
+            self.problem,
+            " ".join(r.render().splitlines()[0] for r in problems)
+            + (" Click Check the record for what the check found." if problems else ""),
+        )
+        self._fill_filter(self.site_filter, "All properties", self.history.sites())
+        self._fill_filter(self.account_filter, "All accounts", self.history.accounts(), shown=history.account_name)
+        self.show_lines()
 
     @staticmethod
-    def record(a: Activity, *, all_values: bool = False) -> list[str]:
-        """One row: the question's values as plain text, the answer in words."""
-        asked = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(a.asked_at))
-        answer = a.decision + (" (after Claude stopped waiting)" if a.late else "")
-        how = {"dialog": "dialog", "notification": "notification"}.get(a.answered_by, "")
-        used = ("yes" if a.used else "no") if a.decision.startswith("approved") else ""
-        details = values_text(a.values, 0 if all_values else ActivityWindow.SHOWN_VALUES)
-        # Who asked, and for which Google account: both as the asking server says.
-        account = account_name(a.account) if all_values else breakable(account_name(a.account))  # wraps on screen
-        by = a.client + (f"\nfor {account}" if a.account else "")
-        return [asked, tool_title(a.tool), details, by, answer, how, used]
+    def _fill_filter(box: QComboBox, every: str, values: list[str], shown: Callable[[str], str] = str) -> None:
+        """The choices, keeping the one made (while it is still in the record)."""
+        chosen = box.currentData()
+        box.blockSignals(True)
+        box.clear()
+        box.addItem(every, history.ALL)
+        for value in values:
+            box.addItem(shown(value), value)
+        at = box.findData(chosen) if chosen is not None else 0
+        for index in range(box.count()):
+            box.setItemData(index, box.itemText(index), Qt.ItemDataRole.ToolTipRole)
+        box.setCurrentIndex(max(at, 0))
+        box.blockSignals(False)
+
+    def lines(self) -> list[history.Line]:
+        """The lines the filters let through, newest first."""
+        site = self.site_filter.currentData() or history.ALL
+        account = self.account_filter.currentData() or history.ALL
+        return self.history.filtered(site, account)
 
     def rows(self, *, all_values: bool = False) -> list[list[str]]:
-        return [self.record(a, all_values=all_values) for a in reversed(self.core.book.activity)]
+        return [line.cells(whole=all_values) for line in self.lines()]
+
+    def show_lines(self) -> None:
+        lines = self.lines()
+        shown = lines[: self.MAX_SHOWN]
+        self.empty.setVisible(not lines)
+        self.table.setVisible(bool(lines))
+        self.csv_button.setEnabled(bool(lines))
+        self.more.setText(
+            f"Showing the newest {len(shown):,} of {len(lines):,}; Copy as CSV copies every one."
+            if len(lines) > len(shown)
+            else ""
+        )
+        self.more.setVisible(len(lines) > len(shown))
+        self.table.setRowCount(len(shown))
+        for r, line in enumerate(shown):
+            full = line.cells(whole=True)
+            row = line.cells(whole=False)
+            for c in (3, 6):  # an address (the account, or one Google named) wraps at its @ and dots on screen
+                row[c] = breakable(row[c])  # copied (Copy, Copy as CSV, the tooltip) it is whole
+            for c, text in enumerate(row):
+                item = QTableWidgetItem(text)  # items are always plain text
+                item.setToolTip(full[c])  # whole, also where a long address is cut at its column's edge
+                self.table.setItem(r, c, item)
+        self.fit_columns()
 
     def fit_columns(self) -> None:
         """Every header whole; short columns fit their contents, long ones wrap; the details take the
@@ -1198,27 +1304,9 @@ class ActivityWindow(QDialog):
             self.fit_columns()
         return super().eventFilter(watched, event)
 
-    def _changed(self) -> None:
-        if self.isVisible():
-            self._refresh_soon.start(0)
-
-    def refresh(self) -> None:
-        rows = self.rows()
-        whole = self.rows(all_values=True)
-        self.empty.setVisible(not rows)
-        self.table.setVisible(bool(rows))
-        self.csv_button.setEnabled(bool(rows))
-        self.table.setRowCount(len(rows))
-        for r, (row, full) in enumerate(zip(rows, whole, strict=True)):
-            for c, text in enumerate(row):
-                item = QTableWidgetItem(text)  # items are always plain text
-                if full[c] != text:
-                    item.setToolTip(full[c])
-                self.table.setItem(r, c, item)
-        self.fit_columns()
-
     def csv_text(self) -> str:
-        """The whole log as CSV, every value in full, cells escaped as the server's CSV export does."""
+        """The lines the filters let through as CSV, every value in full, cells escaped as the server's
+        CSV export does."""
         from searchdesk_server.tools.analytics.export import safe_cell
 
         out = io.StringIO()
@@ -1239,10 +1327,52 @@ class ActivityWindow(QDialog):
             lines.setdefault(row, []).append(text.replace("\n", "; ").replace(ZWSP, ""))
         QGuiApplication.clipboard().setText("\n".join("\t".join(v) for v in lines.values()))
 
+    def check_record(self) -> None:
+        """Run the server's own check on every journal shown, and say what it found."""
+        reports = history.check_all(self.journals)
+        if self.check_dialog is None:
+            self.check_dialog = RecordCheckDialog(self.core.demo)
+        self.check_dialog.show_reports(reports)
 
-def account_name(account: str) -> str:
-    """The Google account a question was asked for, as the Activity log names it."""
-    return "the demo (no Google account)" if account == "demo" else account
+
+class RecordCheckDialog(QDialog):
+    """What Check the record found, as the command `searchdesk-server --check-journal` prints it."""
+
+    def __init__(self, demo: bool) -> None:
+        super().__init__()
+        self.setWindowTitle(title(demo, "Check the record"))
+        layout = QVBoxLayout(self)
+        self.verdict = bold(plain_label("", selectable=False))
+        layout.addWidget(self.verdict)
+        self.report = plain_label("")
+        body = QWidget()
+        inner = QVBoxLayout(body)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addWidget(self.report)
+        inner.addStretch(1)
+        area = scrolling(body)
+        area.setWidgetResizable(True)
+        layout.addWidget(area, 1)
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(close)
+        layout.addLayout(row)
+        fit_to_screen(self, 640, 320)
+
+    def show_reports(self, reports: list[Report]) -> None:
+        if any(r.unreadable for r in reports):
+            verdict = "The record could not be checked."
+        elif any(r.problem for r in reports):
+            verdict = "The record does not check: a row was changed, or removed without a note."
+        else:
+            verdict = "The record checks: no row was changed, and none was removed without a note."
+        self.verdict.setText(verdict)
+        self.report.setText(history.check_text(reports))
+        self.show()
+        self.raise_()
+        self.activateWindow()
 
 
 def accounts_text(core: Core) -> str:

@@ -61,6 +61,7 @@ GROUPS: Final = (
     "indexing",
     "verification",
     "reports",
+    "changes",
 )
 
 
@@ -584,6 +585,21 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Final data; default last 28 days.",
         dict(REPORT_DATES),
         handler="searchdesk_server.tools.reports.cannibalisation.report_cannibalisation",
+    ),
+    # --- changes (journal/: SearchDesk's own record on this computer; no Google call) -------------
+    ToolSpec(
+        "list_changes",
+        "changes",
+        "none",
+        "none (SearchDesk's record of changes on this computer)",
+        "read",
+        (),
+        "List changes",
+        "What SearchDesk changed at Google from this computer, and guarded calls declined or refused, "
+        "newest first; only accounts and properties Claude may use now. Dates YYYY-MM-DD (UTC).",
+        dict(REPORT_DATES),
+        route="none",
+        handler="searchdesk_server.tools.changes.list_changes",
     ),
 )
 

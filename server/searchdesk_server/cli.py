@@ -21,6 +21,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--demo", action="store_true", help="serve the built-in demo Search Console (no Google account)")
     p.add_argument("--check", action="store_true", help="start the server as a child, exercise it, print a verdict")
+    p.add_argument(
+        "--check-journal",
+        action="store_true",
+        help="check SearchDesk's record of changes on this computer (no credentials or network needed)",
+    )
     p.add_argument("--version", action="version", version=f"searchdesk-server {__version__}")
     return p
 
@@ -34,6 +39,8 @@ def server_command(demo: bool) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="searchdesk-server: %(message)s")
+    if args.check_journal:
+        return check_journal(demo=args.demo)
     from .config import ConfigError, load, scrub_secrets
 
     try:
@@ -64,6 +71,18 @@ def main(argv: list[str] | None = None) -> int:
 
     anyio.run(_serve, config)
     return 0
+
+
+def check_journal(*, demo: bool) -> int:
+    """`--check-journal`: 0 when every journal on this computer checks (or there is none yet), else 1.
+    Reads the files only: no settings, credentials or network, so it works wherever the server is installed."""
+    from .journal.check import check
+    from .journal.paths import all_journals
+    from .journal.store import Journal
+
+    reports = [check(Journal(path)) for path in all_journals(demo=demo)]
+    print("\n\n".join(report.render() for report in reports))
+    return 0 if all(report.ok for report in reports) else 1
 
 
 async def _serve(config: object) -> None:

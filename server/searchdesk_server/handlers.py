@@ -22,10 +22,13 @@ log = logging.getLogger("searchdesk_server")
 async def run_tool(call: Call, *, note: str = "") -> types.CallToolResult:
     """Run the handler; `note` (the server's own words) is added to a successful result's text."""
     from .google.errors import GoogleError
+    from .journal.record import NotRecorded
 
     try:
         await call.route()
         out: Output = await resolve(call.spec.handler)(call)
+    except NotRecorded as exc:  # nothing was sent: the change could not be recorded first
+        return error_result(str(exc), decision="refused", journal="unavailable")
     except ToolFailure as exc:
         return error_result(str(exc))
     except GoogleError as exc:
@@ -33,7 +36,9 @@ async def run_tool(call: Call, *, note: str = "") -> types.CallToolResult:
 
         if not_found(exc):
             call.runtime.directory.forget(call.account)  # what it seemed to see is out of date
-        return error_result(str(exc), from_google=exc.upstream is not None, kind=exc.kind.name.lower())
+        return error_result(
+            _with_record(call, str(exc)), from_google=exc.upstream is not None, kind=exc.kind.name.lower()
+        )
     except Exception as exc:  # a bug of ours: say so plainly, keep details (which may quote data) in the log
         log.exception("%s failed unexpectedly", call.spec.name)
         return error_result(
@@ -44,4 +49,14 @@ async def run_tool(call: Call, *, note: str = "") -> types.CallToolResult:
     if note:
         out.text = f"{out.text}\n\n{note}"
         out.data["approval"] = "confirm_token"
+    out.text = _with_record(call, out.text)
     return to_result(out)
+
+
+def _with_record(call: Call, text: str) -> str:
+    """The text, and when a change's outcome could not be recorded after it was sent, that sentence."""
+    if not call.record_incomplete:
+        return text
+    from .journal.record import INCOMPLETE
+
+    return f"{text}\n\n{INCOMPLETE}"

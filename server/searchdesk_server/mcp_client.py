@@ -27,3 +27,19 @@ def client_info(ctx: Any) -> tuple[str, str]:
     if info is None:
         return "", ""
     return show_value(str(info.name)[:2048]), show_value(str(info.version)[:2048])
+
+
+#: MCP clients whose self-reported names a person would not recognise.
+KNOWN_CLIENTS = {"claude-ai": "Claude Desktop", "claude-code": "Claude Code"}
+#: Names SDKs use when the program gives none of its own.
+UNNAMED_CLIENTS = frozenset({"", "mcp"})
+
+
+def describe_client(name: str, version: str = "") -> str:
+    """Who asked, in the one wording the dialog, the notification and Activity all use: only what the
+    program says it is, a known name said plainly (claude-ai: Claude Desktop), an SDK's default name as
+    no name at all."""
+    if name.strip().casefold() in UNNAMED_CLIENTS:
+        return "a program that did not give its name"
+    plain = KNOWN_CLIENTS.get(name.strip().casefold(), name)
+    return f"a program that says it is {plain}" + (f" (version {version})" if version else "")

@@ -13,6 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import anyio
+import anyio.abc
+
 from .catalogue import QuotaKind, ToolSpec
 from .config import Config
 from .properties import PropertyError, check_allowed, check_allowed_url, check_url, normalise_property
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from .confirm_tokens import TokenBook
     from .google.credentials import TokenSource
     from .google.http import Api, GoogleClient, Limit
+    from .journal.store import Approval, Journal
     from .quota import QuotaBook
     from .request_state import ShownBook, StateBook
 
@@ -59,6 +63,9 @@ class Runtime:
         #: to try again, never a reason for the two-call token (approval/chain.py). Set by the agent
         #: clients (`_agent_client`); each call still tries the socket again.
         self.app_reached = False
+        #: The server's own background tasks (`server.build_server`'s lifespan); None outside a run.
+        self.background: anyio.abc.TaskGroup | None = None
+        self._announced = False
 
     async def client(self) -> GoogleClient:
         async with self._lock:
@@ -128,6 +135,32 @@ class Runtime:
         # The socket as Config resolved it (None: the default place, found on first connect).
         return AgentClient(self.config.agent_socket, version=__version__, on_answer=self._app_answered)
 
+    def announce_soon(self, ctx: Any) -> None:
+        """Once the MCP client has said who it is, tell the app in the background (the additive `client`
+        of `hello`): the app's "Claude Desktop started SearchDesk" is true only from this. Only servers the
+        app configured (`Config.never_a_token`); never on the path of the request that triggers it."""
+        if self._announced or self.background is None or not self.config.never_a_token:
+            return
+        self._announced = True
+        self.background.start_soon(self._announce, ctx)
+
+    async def _announce(self, ctx: Any) -> None:
+        from .agent.protocol import AgentError, ClientInfo, ProtocolError
+        from .mcp_client import client_info
+
+        try:
+            name, version = client_info(ctx)
+            info = ClientInfo(name=name, version=version)
+        except (AttributeError, ProtocolError, ValueError):
+            return  # nothing usable to tell
+        for agent in (self.agent(), self.approval_agent()):
+            agent.client = info  # every later connection's hello carries it too
+        with anyio.move_on_after(10):
+            try:
+                await self.agent().announce(info)
+            except AgentError:
+                pass  # the app is not there now: its next connection from this server says it
+
     def _app_answered(self) -> None:
         self.app_reached = True
 
@@ -138,6 +171,14 @@ class Runtime:
         that has never reached the app in this process — once the app was there, its absence means
         "not now", never "nobody will ever be asked"."""
         return not self.config.never_a_token and not self.app_reached
+
+    @functools.cached_property
+    def journal(self) -> Journal:
+        """The record of changes this process appends to (the demo's own file in the demo)."""
+        from .journal.paths import journal_path
+        from .journal.store import Journal
+
+        return Journal(journal_path(demo=self.config.demo))
 
     @functools.cached_property
     def directory(self) -> Directory:
@@ -188,6 +229,11 @@ class Call:
     #: The accounts Claude may use, as they were when this call was routed.
     accounts: tuple[Account, ...] = ()
     routed: bool = False
+    #: A guarded call's question as it was asked, and how a person approved it (the journal's rows).
+    asked: Question | None = None
+    approved_by: Approval | None = None
+    #: An outcome could not be recorded after a change was sent: the result says the record is incomplete.
+    record_incomplete: bool = False
 
     async def route(self) -> None:
         """Fix the account this call acts as (accounts.py); a call is routed once. Raises ToolFailure
@@ -203,6 +249,13 @@ class Call:
         if self.account is not None and self.account.name:
             return self.account.name
         return await self.runtime.account()  # the one account, named by its token (as before accounts)
+
+    def and_account(self) -> str:
+        """ " and account X" for an instruction in a result that names a tool to call: followed literally, it
+        acts as the account it was worked out for, not the default one ("" when the account has no name)."""
+        if self.account is None or not self.account.name:
+            return ""
+        return f" and account {self.account.name}"
 
     async def requester(self) -> Requester:
         """Who asks the app: this server process, this call's Google account, whether it is the demo."""
@@ -272,23 +325,49 @@ class Call:
         deadline: float | None = None,
     ) -> Any:
         """Call Google as this call's account; a guarded tool's request is sent exactly once (no retry,
-        no resend after a 401)."""
+        no resend after a 401). A request that changes something is recorded in the journal before it
+        is sent and its outcome after (journal/record.py); raises ToolFailure, sending nothing, when it
+        cannot be recorded."""
+        from .google.errors import GoogleError
         from .google.http import Limit
+        from .journal import record
+        from .journal.store import Row
 
         client = await self.runtime.client()
-        return await client.call(
-            api,
-            method,
-            path,
-            path_params=path_params,
-            query=query,
-            body=body,
-            limit=limit if limit is not None else Limit.RECORD,
-            retry=retry and not self.spec.guarded,
-            deadline=deadline,
-            once=self.spec.guarded,
-            account=self.account.token_name if self.account is not None else None,
-        )
+        change: Row | None = None
+
+        async def before_send() -> None:
+            nonlocal change
+            change = await record.before_change(self, path_params, query, body)
+
+        recorded = record.changes(api.value, method, path)
+        try:
+            answer = await client.call(
+                api,
+                method,
+                path,
+                path_params=path_params,
+                query=query,
+                body=body,
+                limit=limit if limit is not None else Limit.RECORD,
+                retry=retry and not self.spec.guarded,
+                deadline=deadline,
+                once=self.spec.guarded,
+                account=self.account.token_name if self.account is not None else None,
+                before_send=before_send if recorded else None,
+            )
+        except GoogleError as exc:
+            if change is not None:
+                await record.after_change(self, change, exc)
+            raise
+        except BaseException:
+            if change is not None:  # cancelled (or a bug) after the request left: its outcome is unknown
+                with anyio.CancelScope(shield=True):
+                    await record.after_change(self, change, None, lost=True)
+            raise
+        if change is not None:
+            await record.after_change(self, change, None)
+        return answer
 
     async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         if self.progress_fn is not None:

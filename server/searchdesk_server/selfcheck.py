@@ -202,21 +202,30 @@ def inspection_table(data: dict[str, Any], url: str) -> CheckTable:
     return _table(f"How Google sees {_cell(url)}", ("", ""), rows)
 
 
+#: The MCP client name the self-check gives the server it starts.
+CHECK_CLIENT = "searchdesk-check"
+
+
 def first_url(prop: str) -> str:
     return f"https://{prop[len('sc-domain:') :]}/" if prop.startswith("sc-domain:") else prop
 
 
 async def run_check(command: list[str], env: dict[str, str]) -> CheckReport:
     """Start `command` as an MCP server over stdio and exercise it as Claude would."""
+    import mcp_types as types
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
+    from . import __version__
+
     report = CheckReport()
+    # Named as itself: the app counts only a server Claude Desktop started as "Claude Desktop started it".
+    me = types.Implementation(name=CHECK_CLIENT, version=__version__)
     params = StdioServerParameters(command=command[0], args=command[1:], env=env)
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(START_TIMEOUT + 3 * CALL_TIMEOUT):
-                await _exercise(Client(stdio_client(params, errlog=errlog), mode="legacy"), report)
+                await _exercise(Client(stdio_client(params, errlog=errlog), mode="legacy", client_info=me), report)
         except Exception as exc:  # the child died, timed out or spoke garbage
             errlog.seek(0)
             stderr = errlog.read()[-2000:].strip()

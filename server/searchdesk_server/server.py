@@ -8,8 +8,11 @@ that turns it into a JSON-RPC error before tool code runs.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -17,7 +20,7 @@ from mcp.server.lowlevel import Server
 from . import __version__, catalogue
 from .config import Config
 from .handlers import run_tool
-from .result import error_result
+from .result import ToolFailure, error_result
 from .runtime import Call, Runtime
 from .validate import ArgumentError, check_arguments
 
@@ -67,11 +70,13 @@ def build_server(config: Config, *, runtime: Runtime | None = None) -> Server[An
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        rt.announce_soon(ctx)
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
+        rt.announce_soon(ctx)
         name = params.name
         if name not in registered:
             hint = " (not enabled by this server's settings)" if name in config.catalogue.by_name else ""
@@ -82,6 +87,13 @@ def build_server(config: Config, *, runtime: Runtime | None = None) -> Server[An
         except ArgumentError as exc:
             return error_result(f"{name}: {exc}")
         call = Call(spec, args, rt, progress_fn=ctx.session.report_progress, ctx=ctx)
+        if spec.write:
+            from .journal.record import ready
+
+            try:
+                await ready(call)  # before a person is asked or anything is sent
+            except ToolFailure as exc:
+                return error_result(f"{name} did nothing. {exc}", decision="refused", journal="unavailable")
         if spec.guarded:
             from .approval.chain import run_guarded
 
@@ -89,8 +101,20 @@ def build_server(config: Config, *, runtime: Runtime | None = None) -> Server[An
             return result
         return await run_tool(call)
 
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        # A task group for the runtime's own background work (telling the app who started this server).
+        async with anyio.create_task_group() as background:
+            rt.background = background
+            try:
+                yield {}
+            finally:
+                rt.background = None
+                background.cancel_scope.cancel()
+
     server: Server[Any] = Server(
         "searchdesk",
+        lifespan=lifespan,
         version=__version__,
         title="SearchDesk",
         instructions=INSTRUCTIONS,

@@ -22,10 +22,9 @@ from searchdesk_desktop.settings_window import SettingsWindow
 from searchdesk_desktop.widgets import ZWSP
 from searchdesk_desktop.windows import ADD_ACCOUNT, ActivityWindow, MainWindow, accounts_text
 from searchdesk_server.agent import client as agent_client
-from searchdesk_server.agent.protocol import Requester
 from tests.desktop.agent_helpers import Background
 from tests.desktop.fake_oauth import EMAIL, fake_oauth_server
-from tests.desktop.helpers import finish, make_core, make_window, plant_sign_in, question
+from tests.desktop.helpers import finish, make_core, make_window, plant_sign_in
 from tests.desktop.test_accounts import OTHER, WM_RO, browser, listed, record, token_for
 from tests.fakegoogle import FakeGoogle
 from tests.server.stdio import connect, text_of
@@ -233,32 +232,30 @@ def test_settings_with_one_account_says_nothing_about_accounts(qtbot: QtBot, pla
 # Activity and About name the account
 
 
-def test_activity_names_the_account_a_question_was_asked_for(qtbot: QtBot, place: dict, real_keyring: object) -> None:
+def test_activity_names_the_account_a_change_was_made_for(
+    qtbot: QtBot, place: dict, real_keyring: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from searchdesk_server.journal.paths import journal_path
+    from searchdesk_server.journal.store import Approval, Entry, Journal, Kind, Target
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # this test's own record
     with fake_oauth_server() as fake:
         two_sign_ins(place, fake)
         core: Core = make_core(place, auth_uri=fake.auth_uri)
-        requester = Requester(server="server-1", account=OTHER, demo=False)
-
-        async def ask() -> str:
-            async with agent_client.AgentClient(core.listener.path) as c:
-                return await c.ask(question(requester=requester, wait_s=1))  # type: ignore[no-any-return]
-
-        assert Background(ask).wait(qtbot) == "pending"  # nobody answered: it is in the log all the same
+        by = "a program that says it is Claude Desktop (version 0.9.1)"
+        site = "https://example.com/"
+        entry = Entry(Kind.ANSWER, "delete_site", OTHER, site, (Target("Property", site),), by, Approval.WAITING)
+        Journal(journal_path()).append(entry)  # as the server records a question still waiting
         window = ActivityWindow(core)
         qtbot.addWidget(window)
         window.refresh()
-        shown = window.table.item(0, 3).text()
-        assert shown.replace(ZWSP, "") == f"a program that says it is Claude Desktop (version 0.9.1)\nfor {OTHER}"
-        assert (
-            f"a program that says it is Claude Desktop (version 0.9.1)\nfor {OTHER}" in window.csv_text()
-        )  # the copy has the address as it is
+        assert window.table.item(0, 3).text().replace(ZWSP, "") == OTHER  # wraps at its dots on screen
+        assert window.table.item(0, 4).text() == by
+        assert f"{OTHER},{by}" in window.csv_text()  # the copy has the address as it is
         window.table.item(0, 3).setSelected(True)
         window.copy_selection()
         from PySide6.QtGui import QGuiApplication
 
-        assert (
-            QGuiApplication.clipboard().text()
-            == f"a program that says it is Claude Desktop (version 0.9.1); for {OTHER}"
-        )
+        assert QGuiApplication.clipboard().text() == OTHER
         assert accounts_text(core) == f"{EMAIL} (default), {OTHER}"
         finish(core)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import csv
 import gc
-import io
 import json
 import os
 import tempfile
@@ -21,7 +19,7 @@ from searchdesk_desktop.core import Account, Core
 from searchdesk_desktop.keystore import KeyStore
 from searchdesk_desktop.single_instance import SingleInstance
 from searchdesk_desktop.tray import Tray
-from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog, ActivityWindow
+from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog
 from searchdesk_server.agent import client as agent_client
 from tests.desktop.agent_helpers import in_background
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, FakeOAuth, fake_oauth_server
@@ -323,106 +321,7 @@ def test_tray_menu_and_window_show_state(qtbot: QtBot, place: dict) -> None:
     finish(core)
 
 
-def test_activity_is_an_audit_log(qtbot: QtBot, place: dict, monkeypatch: pytest.MonkeyPatch) -> None:
-    from PySide6.QtGui import QGuiApplication
-
-    from searchdesk_server.agent.protocol import Value
-    from searchdesk_server.tools.analytics import export
-
-    core = make_core(place, demo=True)
-    activity = ActivityWindow(core)
-    qtbot.addWidget(activity)
-    activity.show()
-    activity.refresh()
-    assert activity.empty.isVisibleTo(activity) and not activity.table.isVisibleTo(activity)
-    assert activity.empty.text().startswith("Nothing yet.")
-    assert not activity.csv_button.isEnabled()
-
-    sitemap = (Value("Property", "sc-domain:example.com"), Value("Sitemap", "https://www.example.com/old.xml"))
-    demo = {"requester": DEMO_SERVER}  # questions from the demo's server, bound to it
-    used = core.book.ask(question("https://a.example/", tool="delete_sitemap", values=sitemap, **demo))
-    core.book.answer(used.key, True, "notification")
-    core.book.take(used.key)
-    denied = core.book.ask(question("https://b.example/", client="claude-ai", **demo))
-    core.book.answer(denied.key, False, "dialog")
-    site = (Value("Site", "c.example"),)
-    late = core.book.ask(question("https://c.example/", tool="unverify_site", values=site, client="mcp", **demo))
-    core.book.stopped_waiting(late.key)
-    core.book.answer(late.key, True, "dialog")
-    formula = (Value("Site", "https://d.example/"), Value("Added", '=HYPERLINK("https://evil.example","x")'))
-    core.book.ask(question("https://d.example/", tool="update_site_owners", values=formula, **demo))
-    qtbot.waitUntil(lambda: activity.table.rowCount() == 4)
-    assert activity.table.isVisibleTo(activity) and not activity.empty.isVisibleTo(activity)
-    rows = activity.rows(all_values=True)  # as copied (on screen, an address may also wrap at its dots)
-    by = (
-        f"a program that says it is Claude Desktop (version 0.9.1)\nfor {DEMO_SERVER.account}"  # who, for which account
-    )
-    assert [r[1:] for r in rows] == [
-        [
-            "Replace verified owners",
-            'Site: https://d.example/\nAdded: =HYPERLINK("https://evil.example","x")',
-            by,
-            "waiting",
-            "",
-            "",
-        ],
-        [
-            "End verified ownership",
-            "Site: c.example",
-            f"a program that did not give its name\nfor {DEMO_SERVER.account}",
-            "approved (after Claude stopped waiting)",
-            "dialog",
-            "no",
-        ],
-        [
-            "Remove a property",
-            "Property: https://b.example/",
-            by,
-            "denied",
-            "dialog",
-            "",
-        ],  # claude-ai
-        [
-            "Remove a sitemap",
-            "Property: sc-domain:example.com\nSitemap: https://www.example.com/old.xml",
-            by,
-            "approved",
-            "notification",
-            "yes",
-        ],
-    ]
-    # Whole headers; every cell plain text and selectable.
-    header = activity.table.horizontalHeader()
-    assert all(header.sectionSize(i) >= header.sectionSizeHint(i) for i in range(header.count()))
-    assert activity.table.selectionMode() is not activity.table.SelectionMode.NoSelection
-    activity.table.setCurrentCell(3, 2)
-    activity.copy_selection()
-    assert (
-        QGuiApplication.clipboard().text()
-        == "Property: sc-domain:example.com; Sitemap: https://www.example.com/old.xml"
-    )
-    # Copy as CSV: every row, the formula defused exactly as the server's CSV export does it.
-    activity.copy_csv()
-    parsed = list(csv.reader(io.StringIO(QGuiApplication.clipboard().text())))
-    assert parsed[0] == list(ActivityWindow.COLUMNS) and len(parsed) == 5
-    assert parsed[1][2] == 'Site: https://d.example/\nAdded: =HYPERLINK("https://evil.example","x")'  # not first
-    monkeypatch.setattr(export, "safe_cell", lambda value: "<escaped>")  # the very function, not a copy of it
-    assert set(next(csv.reader(io.StringIO(activity.csv_text().splitlines()[1])))) == {"<escaped>"}
-    finish(core)
-
-
-def test_csv_cells_that_start_a_formula_are_escaped(qtbot: QtBot, place: dict) -> None:
-    from searchdesk_server.agent.protocol import Value
-
-    core = make_core(place, demo=True)
-    core.book.ask(question("https://e.example/", client="=cmd|' /C calc'!A0", values=(Value("Site", "x"),)))
-    activity = ActivityWindow(core)
-    qtbot.addWidget(activity)
-    parsed = list(csv.reader(io.StringIO(activity.csv_text())))
-    # Who asked is worded as the dialog words it, so a name that starts a formula never starts the cell; the
-    # cells still go through the CSV export's escaping (test_activity_is_an_audit_log).
-    assert parsed[1][3] == "a program that says it is =cmd|' /C calc'!A0 (version 0.9.1)"
-    finish(core)
+# Activity (the record the server keeps, its CSV and its cells) is tested in test_activity_record.py.
 
 
 def test_autostart_linux(tmp_path: Path) -> None:

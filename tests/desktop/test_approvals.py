@@ -41,7 +41,7 @@ def test_first_answer_wins_and_approve_is_spent_once() -> None:
     assert not b.answer(e.fingerprint, False, "dialog")
     assert b.take(e.fingerprint) == "approve"
     assert b.take(e.fingerprint) == "none"
-    assert e.activity.used and e.activity.answered_by == "notification"
+    assert e.state is State.USED and e.activity.answered_by == "notification"
 
 
 def test_deny_is_kept_and_a_new_ask_opens_a_new_question() -> None:
@@ -71,7 +71,7 @@ def test_an_unused_approve_lapses_after_five_minutes() -> None:
     b.answer(e.fingerprint, True, "dialog")
     clock.now += 301
     assert b.take(e.fingerprint) == "none"
-    assert not e.activity.used
+    assert e.state is not State.USED
 
 
 def test_withdrawal_approves_nothing() -> None:

@@ -217,3 +217,14 @@ def test_picture_problems_are_found() -> None:
         "settings: no link to settings-dark.png after it",
         "old-window: not a picture `make screenshots` makes",
     ]
+
+
+def test_the_page_says_how_to_undo_each_change_in_activitys_words() -> None:
+    """The page's "If you approved by mistake" lists, word for word, what Activity's How to undo this says
+    for each guarded action (`journal.undo`, the one place for that advice): a change to either fails here."""
+    from searchdesk_server.journal.undo import page_lines
+
+    page = site_owner_text("docs/asking-a-person.md")
+    section = page.split("## If you approved by mistake", 1)[1].split("\n## ", 1)[0]
+    assert [line for line in section.splitlines() if line.startswith("- ")] == page_lines()
+    assert "**Activity** shows *How to undo this*" in section

@@ -363,7 +363,7 @@ def test_a_late_answer_says_what_to_tell_claude(qtbot: QtBot, place: dict) -> No
     text, is_error = claude.try_again(qtbot)
     assert not is_error, text
     qtbot.waitUntil(lambda: not window.approvals.late_labels)
-    assert core.book.activity[-1].used and core.book.activity[-1].late
+    assert core.book.activity[-1].decision == "approved" and core.book.activity[-1].late  # and used: done above
     queue.close()
     queue.deleteLater()
     finish(core)

@@ -10,8 +10,8 @@ account, two accounts (a sign-in near its 7-day "Testing" end and a service acco
 and with long addresses) × Claude Desktop's entry absent, the demo's, the real one's, a broken file ×
 check not run, running, passed, failed; plus sign-in waiting, questions waiting, late answers,
 "Claude asked again" and the confirmation before removing each of two accounts), each Settings
-error, Settings' accounts Claude may use (and none ticked), Activity empty and with 200 rows (asked
-for two accounts), the approval dialog for each guarded tool (with 1 and with 200 owners; real, demo,
+error, Settings' accounts Claude may use (and none ticked), Activity empty and with a record of 200 lines
+(for two accounts), the approval dialog for each guarded tool (with 1 and with 200 owners; real, demo,
 an older server in the demo app, Claude stopped waiting; before and after it arms), and About (one
 account, two, the demo). Everything is real —
 the app's own core and windows, the real keyring of the test session, Claude Desktop's settings
@@ -30,6 +30,7 @@ import gc
 import json
 import os
 import pickle
+import sqlite3
 import sys
 import tempfile
 import time
@@ -44,14 +45,14 @@ from PySide6.QtWidgets import QApplication, QWidget
 from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop.account_store import AccountStore
 from searchdesk_desktop.approval_dialog import ApprovalDialog, fit_height
-from searchdesk_desktop.approvals import MAX_ACTIVITY, ApprovalBook, State
+from searchdesk_desktop.approvals import ApprovalBook, State
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.screenshots import as_sent
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.settings_window import SettingsWindow
 from searchdesk_desktop.windows import AboutDialog, ActivityWindow, MainWindow
-from searchdesk_server.agent.protocol import ApprovalRequest, Requester
+from searchdesk_server.agent.protocol import ApprovalRequest
 from searchdesk_server.approval import question as server_question
 from searchdesk_server.selfcheck import CheckedAccount, CheckReport
 from tests.desktop.uicheck import contrast_problems, layout_problems
@@ -398,36 +399,88 @@ def question_for(n: int) -> Any:
     return server_question.update_site_owners(site, [ACCOUNT, *owners(1, "old")], [ACCOUNT, *changed], ACCOUNT)
 
 
+#: Lines in the full Activity: a busy record of 200 changes and answers (and a gap where old rows went).
+ACTIVITY_LINES = 200
+
+
+def write_record(path: Path, lines: int = ACTIVITY_LINES) -> None:
+    """A record as servers write it: every write tool in turn, approved every way, done, refused by
+    Google (words and all), with no answer or no outcome; guarded calls declined, refused, or waiting;
+    asked by two programs for two accounts (one with a long address); and one gap, where older rows
+    were removed."""
+    from datetime import UTC, datetime, timedelta
+
+    from searchdesk_server.approval.question import describe_client
+    from searchdesk_server.catalogue import TOOLS
+    from searchdesk_server.journal.store import Approval, Entry, Journal, Kind, Result, Target
+
+    journal = Journal(path)
+    writes = [t for t in TOOLS if t.write]
+    start = datetime(2026, 11, 2, 8, 0, tzinfo=UTC)
+    approvals = (Approval.DIALOG, Approval.NOTIFICATION, Approval.CLIENT, Approval.TOKEN, Approval.APP)
+    results = (Result.DONE, Result.REFUSED, Result.DONE, Result.UNKNOWN, None)
+    answers = (Approval.DECLINED, Approval.REFUSED, Approval.WAITING, Approval.UNANSWERED)
+    refusal = "Google says this account has no permission for the property; ask its owner to add you."
+    said = "The SearchDesk app closed before anyone answered; {tool} did nothing. Open SearchDesk and ask again."
+    journal.append(Entry(Kind.CHANGE, "submit_sitemap", ACCOUNT, "https://old.example/"), at=start)
+    journal.remove_before(start + timedelta(minutes=1), "Changes before 2 November 2026 removed: kept for a year.")
+    for n in range(lines - 1):
+        spec = writes[n % len(writes)]
+        at = start + timedelta(hours=n)
+        client = ("claude-ai", "0.14.10") if n % 3 else ("Claude Code", "2.1.4")
+        account = LONG_ACCOUNT if n % 2 else ACCOUNT
+        if spec.guarded:
+            q = question_for(n)
+            values, site = q.values, q.site
+        else:
+            site = f"https://shop-{n:03d}.example-garden-supplies.com/"
+            values = (("Property", site), ("Sitemap", f"{site}sitemaps/products-part-{n:03d}.xml"))
+        common = {"account": account, "site": site, "asked_by": describe_client(*client)}
+        targets = tuple(Target(label, value) for label, value in values)
+        if spec.guarded and n % 4 == 3:  # sent nothing
+            approval = answers[n % len(answers)]
+            entry = Entry(Kind.ANSWER, spec.name, targets=targets, approval=approval, words=said, **common)
+            journal.append(entry, at=at)
+            continue
+        approval = approvals[n % len(approvals)] if spec.guarded else Approval.NOT_ASKED
+        change = journal.append(Entry(Kind.CHANGE, spec.name, targets=targets, approval=approval, **common), at=at)
+        result = results[n % len(results)]
+        if result is not None:
+            words = refusal if result is Result.REFUSED else ""
+            outcome = Entry(Kind.OUTCOME, spec.name, result=result, words=words, about=change.seq, **common)
+            journal.append(outcome, at=at + timedelta(seconds=2))
+
+
 def activity_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWidget]]:
-    """Empty, then a full log: 200 questions of every kind, asked by two programs, approved (used or
-    not), denied (some asked again), answered in the dialog or the notification, late, and waiting."""
+    """Empty, then a full record: 200 lines of every kind (see ``write_record``), read from a journal."""
     core = scene.core(demo=False, account="signed in")
-    window = ActivityWindow(core)
+    path = scene.root / f"journal-{time.monotonic_ns()}.sqlite3"
+    window = ActivityWindow(core, journals=[path])
     window.refresh()
     window.show()
     settle(qapp)
     yield "activity (empty)", window
-    for n in range(MAX_ACTIVITY):
-        client = ("claude-ai", "0.14.10") if n % 3 else ("Claude Code", "2.1.4")
-        asked = request(question_for(n), n, client=client)
-        if n % 2:  # asked for the other account, with a long address
-            asked = replace(asked, requester=Requester(server="walk-server", account=LONG_ACCOUNT, demo=False))
-        entry = core.book.ask(asked)
-        if n >= MAX_ACTIVITY - 5:
-            continue  # the last few still wait for an answer
-        if n % 7 == 0:
-            core.book.stopped_waiting(entry.key)
-        core.book.answer(entry.key, bool(n % 2), "dialog" if n % 5 else "notification")
-        if n % 4 == 1:
-            core.book.take(entry.key)
-        elif n % 4 == 2:
-            core.book.note_asked_again(entry.key)
+    write_record(path)
     window.refresh()
     settle(qapp)
-    assert window.table.rowCount() == MAX_ACTIVITY, window.table.rowCount()
-    yield f"activity ({MAX_ACTIVITY} rows)", window
+    assert window.table.rowCount() == ACTIVITY_LINES, window.table.rowCount()
+    yield f"activity ({ACTIVITY_LINES} lines)", window
+    window.check_record()
+    dialog = window.check_dialog
+    assert dialog is not None
+    settle(qapp)
+    yield "check the record (intact)", dialog
+    with sqlite3.connect(path) as db:  # edited by hand, and a change left without its outcome
+        db.execute("UPDATE journal SET site = 'https://elsewhere.example/' WHERE seq = 40")
+        db.execute("DELETE FROM journal WHERE seq = (SELECT MAX(seq) FROM journal) AND kind = 'outcome'")
+    window.refresh()
+    window.check_record()
+    settle(qapp)
+    yield "activity (a record that does not check)", window
+    yield "check the record (does not check)", dialog
+    dialog.close()
     window.close()
-    dispose(window, core)
+    dispose(dialog, window, core)
 
 
 def approval_states(qapp: QApplication) -> Iterator[tuple[str, QWidget]]:

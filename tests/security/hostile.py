@@ -254,6 +254,7 @@ SHAPES: dict[str, Shape] = {
     "indexing": INDEXING,
     "verification": {"items": [RESOURCE], **RESOURCE, "token": "s", "method": "s", "siteEntry": [SITE_ENTRY]},
     "reports": ANALYTICS,
+    "changes": {},  # list_changes calls no Google API
 }
 
 

@@ -21,7 +21,7 @@ from searchdesk_server.config import load
 from searchdesk_server.google import shapes as sh
 from searchdesk_server.google.http import RetryPolicy
 from searchdesk_server.quota import QuotaBook
-from searchdesk_server.result import UNTRUSTED_LINE
+from searchdesk_server.result import UNTRUSTED_LINE, UNTRUSTED_LINES
 from searchdesk_server.runtime import Runtime
 from searchdesk_server.server import build_server
 from tests.fakegoogle import FakeGoogle
@@ -41,6 +41,7 @@ LISTINGS = {
     "report_quick_wins": "rows",
     "report_cannibalisation": "rows",
     "inspect_urls": "results",
+    "list_changes": "changes",
 }
 # What may never be in the text channel: C0/C1 controls (tab and newline aside), bidi controls,
 # zero-width characters and lone surrogates.
@@ -143,7 +144,7 @@ RESULT_ENVELOPE: Final[dict[str, Any]] = {
     "required": ["untrusted", "source"],
     "properties": {
         "untrusted": {"type": "boolean"},
-        "source": {"enum": ["google", "searchdesk"]},
+        "source": {"enum": [*UNTRUSTED_LINES, "searchdesk"]},
         "error": {"type": "string", "pattern": "\\S"},
         "count": {"type": "integer", "minimum": 0},
         "shown": {"type": "integer", "minimum": 0},
@@ -181,7 +182,9 @@ def check_result(tool: str, result: types.CallToolResult, witness: Witness | Non
     assert len(blob.encode("utf-8")) <= LIMIT, "structured channel over 100,000 bytes"
     assert not DATA_FORBIDDEN.search(blob), f"forbidden character in data: {DATA_FORBIDDEN.search(blob)!r}"
     if structured["untrusted"]:
-        assert structured["source"] == "google" and text.startswith(UNTRUSTED_LINE + "\n")
+        # Google's data, or the record of changes (what Claude asked and Google answered): each its line.
+        assert structured["source"] == ("journal" if tool == "list_changes" else "google")
+        assert text.startswith(UNTRUSTED_LINES[structured["source"]] + "\n")
     else:
         assert structured["source"] == "searchdesk" and UNTRUSTED_LINE not in text
     if result.is_error:

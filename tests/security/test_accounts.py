@@ -415,3 +415,36 @@ def test_the_self_checks_report_names_each_account_for_the_app(two: FakeGoogle, 
     assert isinstance(report.accounts[0], CheckedAccount)
     table = next(t for t in report.tables if t.title == "Google accounts checked")
     assert table.rows == ((AGENCY, "Google sign-in", "2 properties"), (DEMO, "service account", "could not be read"))
+
+
+# --------------------------------------------------------------------------------------------------
+# Instructions in results act as the account they were worked out for
+
+
+def followed(text: str) -> list[tuple[str, dict[str, str]]]:
+    """Every "call <tool> with <key> <value>, … and <key> <value>." in `text`, as Claude would call it."""
+    import re
+
+    calls = []
+    for tool, args in re.findall(r"call (\w+) with (.+?)\.(?:\s|$)", text):
+        pairs = re.split(r", | and ", args)
+        calls.append((tool, dict(pair.split(" ", 1) for pair in pairs)))
+    return calls
+
+
+async def test_next_steps_for_the_other_account_followed_literally_act_as_it(
+    two: FakeGoogle, witness: Witness, folder: Path
+) -> None:
+    new = "https://fresh-shop.example.org/"  # in no list and no verified domain: add it, then verify it
+    with running("desktop", folder, accounts(two)):
+        async with server(two, witness, folder) as served:
+            setup = await served.client.call_tool("setup_site", {"site": new, "account": DEMO})
+            token = await served.client.call_tool("get_verification_token", {"site": CLIENT, "account": DEMO})
+            steps = followed(text_of(setup)) + followed(text_of(token))
+            assert [tool for tool, _ in steps] == ["add_site", "verify_site", "verify_site"], [text_of(setup)]
+            for tool, args in steps:
+                assert args.get("account") == DEMO, (tool, args)  # named in the same sentence
+                await served.client.call_tool(tool, args)
+    # The default account is the agency's: followed literally, every step went as the demo account.
+    assert to_google(two, "PUT", site_path(new)) == [DEMO]
+    assert to_google(two, "POST", "/siteVerification/v1/webResource") == [DEMO, DEMO]

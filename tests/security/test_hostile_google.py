@@ -108,6 +108,9 @@ CALLS: dict[str, dict[str, st.SearchStrategy[dict[str, Any]]]] = {
         "report_quick_wins": _report_args(("query", "page")),
         "report_cannibalisation": _report_args(()),
     },
+    "changes": {  # reads this computer's record only: whatever Google answers, it asks Google nothing
+        "list_changes": st.sampled_from([{}, {"site": WWW}, {"site": DOMAIN, "start_date": "2026-01-01"}]),
+    },
 }
 
 

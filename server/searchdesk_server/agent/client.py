@@ -28,6 +28,7 @@ from .protocol import (
     ApprovalResult,
     CancelParams,
     CancelResult,
+    ClientInfo,
     Decision,
     ErrorCode,
     Hello,
@@ -311,6 +312,8 @@ class AgentClient:
         self._connect_lock = asyncio.Lock()
         self.connections_opened = 0  # for diagnostics and tests: how often a connection was (re)opened
         self.hello_result: Hello | None = None  # what the app said about itself on the last connect
+        #: Who started this server, as it says, once `initialize` told it: every hello carries it.
+        self.client: ClientInfo | None = None
 
     @property
     def path(self) -> str:
@@ -336,6 +339,12 @@ class AgentClient:
         """Ask the app who it is; raises AppProtocolMismatch for another protocol version."""
         result = await self._call(protocol.HELLO, self._hello_params(), self._timeout, resend=True)
         return self._checked_hello(result)
+
+    async def announce(self, client: ClientInfo) -> None:
+        """Tell the app who started this server (the additive `client` of `hello`): on this connection now,
+        and on every connection after it."""
+        self.client = client
+        await self.hello()
 
     async def token(
         self,
@@ -365,7 +374,12 @@ class AgentClient:
         return self.hello_result
 
     async def ask(self, request: ApprovalRequest) -> Decision:
-        """Show the person a validated question; the answer after at most `request.wait_s`.
+        """Show the person a validated question; the decision after at most `request.wait_s`."""
+        return (await self.answer(request)).decision
+
+    async def answer(self, request: ApprovalRequest) -> ApprovalResult:
+        """Show the person a validated question; the answer (and where it was given, when the app says)
+        after at most `request.wait_s`.
 
         A connection lost after the request left raises AgentConnectionLost(sent=True): it is never
         sent twice (the person may be looking at it).
@@ -377,18 +391,24 @@ class AgentClient:
             raise AgentProtocolError(
                 "The SearchDesk app answered another question than the one asked; the answer was not used."
             )
-        return answer.decision
+        return answer
 
     async def approval_status(
         self, fingerprint: str, requester: Requester | None = None, digest: str | None = None
     ) -> StatusDecision:
+        """`status(...)`'s decision."""
+        return (await self.status(fingerprint, requester, digest)).decision
+
+    async def status(
+        self, fingerprint: str, requester: Requester | None = None, digest: str | None = None
+    ) -> StatusResult:
         """The answer to an earlier question of this requester; an `approve` returned here is spent.
         With `digest` (`protocol.words_digest` of the question this call built) the app answers only
         from a question with those words; an app that ignores it is still checked by the chain."""
         params = StatusParams(fingerprint=fingerprint, requester=requester, digest=digest).to_json()
         StatusParams.from_json(params)  # a bad fingerprint or requester fails here, before anything is sent
         result = await self._call(protocol.APPROVAL_STATUS, params, self._timeout, resend=True)
-        return _parse(StatusResult.from_json, result).decision
+        return _parse(StatusResult.from_json, result)
 
     async def approval_cancel(self, request_id: str) -> bool:
         """Close the question asked under `request_id`; True when one was still there."""
@@ -403,7 +423,9 @@ class AgentClient:
             from .. import __version__
 
             self._version = __version__
-        return HelloParams(protocol=protocol.PROTOCOL_VERSION, app=self._app, version=self._version).to_json()
+        return HelloParams(
+            protocol=protocol.PROTOCOL_VERSION, app=self._app, version=self._version, client=self.client
+        ).to_json()
 
     def _checked_hello(self, result: object) -> Hello:
         hello = _parse(Hello.from_json, result)

@@ -101,6 +101,8 @@ METHODS: Final = frozenset({HELLO, TOKEN, APPROVAL_REQUEST, APPROVAL_STATUS, APP
 
 Decision: TypeAlias = Literal["approve", "deny", "pending"]
 StatusDecision: TypeAlias = Literal["approve", "deny", "pending", "none"]
+#: Where the person answered (additive on both answers): the app's dialog or its notification.
+AnsweredIn: TypeAlias = Literal["dialog", "notification"]
 TokenKind: TypeAlias = Literal["oauth", "service_account"]
 RequestId: TypeAlias = "int | str"
 
@@ -430,6 +432,17 @@ class _Wire(metaclass=_Checked):
 
 
 @_message
+class ClientInfo(_Wire):
+    """Who says it asked (self-reported by the MCP client; the dialog says "says it is")."""
+
+    name: ClientText
+    version: ClientText = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version}
+
+
+@_message
 class HelloParams(_Wire):
     """`hello` params: the protocol the caller speaks, and who it is (for the app's log only)."""
 
@@ -438,9 +451,15 @@ class HelloParams(_Wire):
     protocol: ProtocolNumber = PROTOCOL_VERSION
     app: Name = ""
     version: Name = ""
+    #: Additive: who started this server, as it says (the MCP client's name and version after `initialize`);
+    #: the app's step "Claude Desktop started SearchDesk" is true only from this. An older server leaves it out.
+    client: Annotated[ClientInfo | None, BeforeValidator(_present)] = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"protocol": self.protocol, "app": self.app, "version": self.version}
+        out: dict[str, Any] = {"protocol": self.protocol, "app": self.app, "version": self.version}
+        if self.client is not None:
+            out["client"] = self.client.to_json()
+        return out
 
 
 @_message
@@ -611,17 +630,6 @@ class Value(_Wire):
 
 
 @_message
-class ClientInfo(_Wire):
-    """Who says it asked (self-reported by the MCP client; the dialog says "says it is")."""
-
-    name: ClientText
-    version: ClientText = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "version": self.version}
-
-
-@_message
 class NotificationForm(_Wire):
     """`approval/request` `notification`: the question's notification form, written by the server beside the
     full question from the same facts (`approval.question`), sized for a Windows toast; the app adds only its
@@ -701,9 +709,14 @@ class ApprovalResult(_Wire):
 
     decision: Decision
     fingerprint: Fingerprint
+    #: Additive: where the person answered, on an approve or a deny (an older app leaves it out).
+    answered_in: Annotated[AnsweredIn | None, BeforeValidator(_present)] = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"decision": self.decision, "fingerprint": self.fingerprint}
+        out: dict[str, Any] = {"decision": self.decision, "fingerprint": self.fingerprint}
+        if self.answered_in is not None:
+            out["answered_in"] = self.answered_in
+        return out
 
 
 @_message
@@ -732,9 +745,14 @@ class StatusResult(_Wire):
     WHERE = "result"
 
     decision: StatusDecision
+    #: Additive, as on `ApprovalResult`.
+    answered_in: Annotated[AnsweredIn | None, BeforeValidator(_present)] = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"decision": self.decision}
+        out: dict[str, Any] = {"decision": self.decision}
+        if self.answered_in is not None:
+            out["answered_in"] = self.answered_in
+        return out
 
 
 @_message

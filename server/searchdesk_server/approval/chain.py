@@ -39,6 +39,8 @@ from ..catalogue import resolve
 from ..confirm_tokens import Redeemed
 from ..google.errors import GoogleError
 from ..handlers import run_tool
+from ..journal import record
+from ..journal.store import Approval
 from ..mcp_client import client_info, declared_form
 from ..result import ToolFailure, error_result
 from ..runtime import Call
@@ -89,6 +91,10 @@ class How(Enum):
     CLIENT = "the client's dialog"
     APP = "the SearchDesk app"
     TOKEN = "a confirm_token"  # noqa: S105 (nobody: the call was made twice)
+
+
+#: How each kind of yes is recorded in the journal; the app's (None) says itself where it was given (`_where`).
+_HOW: dict[How, Approval | None] = {How.CLIENT: Approval.CLIENT, How.APP: None, How.TOKEN: Approval.TOKEN}
 
 
 class Answer(Enum):
@@ -144,11 +150,42 @@ async def build_question(call: Call) -> Question:
 
 
 async def run_guarded(call: Call, ctx: Context, params: types.CallToolRequestParams) -> Reply:
-    """Ask, read Google again, act once on exactly what was approved (or say why not)."""
+    """Ask, read Google again, act once on exactly what was approved (or say why not). A call that
+    sends nothing leaves one row in the journal saying why; one that acts leaves its change's rows."""
+    reply = await _run_guarded(call, ctx, params)
+    if isinstance(reply, types.CallToolResult) and call.approved is None:
+        await record.answer(call, *_journal_answer(reply))
+    return reply
+
+
+#: A guarded call's `decision` (in its result) as the journal records it.
+_DECISIONS = {
+    "declined": Approval.DECLINED,
+    "pending": Approval.WAITING,
+    "unanswered": Approval.UNANSWERED,
+    "token": Approval.WAITING,
+}
+#: The journal's words for a token offered (the token itself is never recorded).
+TOKEN_OFFERED = "Nobody could be asked; the program that asked was given a one-time code to call again with."  # noqa: S105
+
+
+def _journal_answer(reply: types.CallToolResult) -> tuple[Approval, str]:
+    data = reply.structured_content or {}
+    decision = str(data.get("decision", "refused"))
+    if decision == "token":
+        return Approval.WAITING, TOKEN_OFFERED
+    if data.get("source") == "google":  # the refusal quotes Google: the record keeps only that it did
+        return Approval.REFUSED, "Google could not be read to prepare the question."
+    text = str(data.get("error", ""))
+    return _DECISIONS.get(decision, Approval.REFUSED), text
+
+
+async def _run_guarded(call: Call, ctx: Context, params: types.CallToolRequestParams) -> Reply:
     tool = call.spec.name
     try:
         await call.route()  # the account is fixed here: the question names it, the answer is bound to it
         question = await build_question(call)
+        call.asked = question
     except ToolFailure as exc:
         return error_result(str(exc), decision="refused")
     except GoogleError as exc:
@@ -166,11 +203,13 @@ async def run_guarded(call: Call, ctx: Context, params: types.CallToolRequestPar
             return _preparing_failed(tool, exc)
         if now.digest == outcome.question.digest:
             call.approved = outcome.question
+            call.approved_by = _HOW[outcome.by] or call.approved_by or Approval.APP
             return await run_tool(call, note=NOBODY_ASKED if outcome.by is How.TOKEN else "")
         log.info("the question changed at Google between the yes and the action: asking again")
         if outcome.by is How.TOKEN:
             return _changed_since_token(tool)
         question = now
+        call.asked = now
     return error_result(
         f"{tool} did nothing: what it would change kept changing at Google while a person was being asked. "
         "Try again in a few minutes.",
@@ -486,12 +525,13 @@ async def _ask_desktop(
             )
         # With the words' digest the app answers only from a question that reads as this one; the
         # shown check below is for an app that ignores it (a server never requires the app to echo it).
-        status = await agent.approval_status(question.fingerprint, requester, question.digest)
-        if status == "deny":
+        status = await agent.status(question.fingerprint, requester, question.digest)
+        if status.decision == "deny":
             return Answer.DECLINE
-        if status == "pending":
+        if status.decision == "pending":
             return _waiting(tool)
-        if status == "approve" and rt.shown.matches(_shown_key(question, requester), question.digest):
+        if status.decision == "approve" and rt.shown.matches(_shown_key(question, requester), question.digest):
+            call.approved_by = _where(status.answered_in)
             return Answer.APPROVE
         # No answer yet, or a yes to words that read differently now (it is spent): ask.
         request = _approval_request(call, ctx, question, requester)
@@ -560,11 +600,12 @@ def _approval_request(
 
 async def _wait_for_answer(call: Call, agent: AgentClient, request: ApprovalRequest) -> Answer | types.CallToolResult:
     tool = call.spec.name
-    decision = "pending"
+    decision, answered_in = "pending", None
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_progress, call, request.wait_s)
-            decision = await agent.ask(request)
+            answer = await agent.answer(request)
+            decision, answered_in = answer.decision, answer.answered_in
             tg.cancel_scope.cancel()
     except BaseExceptionGroup as group:
         # anyio's task group wraps what ask raised; the caller's handlers want it bare.
@@ -577,6 +618,7 @@ async def _wait_for_answer(call: Call, agent: AgentClient, request: ApprovalRequ
             await agent.approval_cancel(request.request_id)
         raise
     if decision == "approve":
+        call.approved_by = _where(answered_in)
         return Answer.APPROVE
     if decision == "deny":
         return Answer.DECLINE
@@ -585,6 +627,11 @@ async def _wait_for_answer(call: Call, agent: AgentClient, request: ApprovalRequ
         # the app shows only the newer words, and answered this call "pending" (never the yes).
         return _asked_again(tool)
     return _waiting(tool)
+
+
+def _where(answered_in: str | None) -> Approval:
+    """How the app's yes was given, as it says (an older app does not: then only "in the app")."""
+    return {"dialog": Approval.DIALOG, "notification": Approval.NOTIFICATION}.get(answered_in or "", Approval.APP)
 
 
 def _shown_key(question: Question, requester: Requester) -> str:

@@ -21,6 +21,11 @@ from enum import Enum
 
 from ..agent import protocol
 from ..agent.protocol import fingerprint as _fingerprint
+from ..labels import ACTIONS as ACTIONS
+from ..labels import PROPERTY as PROPERTY  # re-exported: the questions name their values so
+from ..labels import SITEMAP as SITEMAP
+from ..labels import action_name as action_name
+from ..mcp_client import describe_client as describe_client
 from ..properties import verification_id
 from ..text import escaped, reads_like, shorten, show_url, show_value
 
@@ -28,28 +33,11 @@ from ..text import escaped, reads_like, shorten, show_url, show_value
 MAX_ELICIT_BYTES = 4096
 VALUES_HEADING = "From the program that asked (such as Claude) or from Google; check them:"
 UNKNOWN_ACCOUNT = "the Google account set in this server's settings"
-PROPERTY = "Property"
-SITEMAP = "Sitemap"
 #: The label of a Domain property's Site Verification target; a URL prefix is labelled PROPERTY: it is one
 #: property, and the domain is every property in it (its verified owners own them all).
 DOMAIN = "Domain (all its properties)"
 #: The label under which delete_site shows the domain through which this account owns the property.
 OWNED_DOMAIN = "Domain this account owns"
-
-
-#: Each guarded action as a site owner names it: the one wording the dialog, the notification's title and
-#: Activity all use (a test fails when one of them names an action another way).
-ACTIONS = {
-    "delete_site": "Remove a property",
-    "delete_sitemap": "Remove a sitemap",
-    "unverify_site": "End verified ownership",
-    "update_site_owners": "Replace verified owners",
-}
-
-
-def action_name(tool: str) -> str:
-    """The action a guarded tool takes, in the words of ``ACTIONS``."""
-    return ACTIONS.get(tool, "A change")
 
 
 #: The words every "this account is the last verified owner" consequence uses (delete_site, unverify_site).
@@ -583,21 +571,6 @@ def _owners_note(
 
 
 # --- who asked ---------------------------------------------------------------------------------------
-
-#: MCP clients whose self-reported names a person would not recognise.
-KNOWN_CLIENTS = {"claude-ai": "Claude Desktop", "claude-code": "Claude Code"}
-#: Names SDKs use when the program gives none of its own.
-UNNAMED_CLIENTS = frozenset({"", "mcp"})
-
-
-def describe_client(name: str, version: str = "") -> str:
-    """Who asked, in the one wording the dialog, the notification and Activity all use: only what the
-    program says it is, a known name said plainly (claude-ai: Claude Desktop), an SDK's default name as
-    no name at all."""
-    if name.strip().casefold() in UNNAMED_CLIENTS:
-        return "a program that did not give its name"
-    plain = KNOWN_CLIENTS.get(name.strip().casefold(), name)
-    return f"a program that says it is {plain}" + (f" (version {version})" if version else "")
 
 
 def asked_by(name: str, version: str = "") -> str:

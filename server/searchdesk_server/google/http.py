@@ -512,13 +512,16 @@ class GoogleClient:
         deadline: float | None = None,
         once: bool = False,
         account: str | None = None,
+        before_send: Callable[[], Awaitable[None]] | None = None,
     ) -> Any:
         """One API call; returns the decoded JSON (an empty 2xx body is {}), raises GoogleError.
 
         ``retry`` must be False for anything that is not safe to repeat. ``once`` (every guarded
         call) sends the request exactly once: not even a 401 is answered by a refresh and a resend,
         since a person's yes is spent by one request reaching Google. ``account`` is the Google
-        account whose token is used (the app holds several); None: the only or default one."""
+        account whose token is used (the app holds several); None: the only or default one.
+        ``before_send`` runs once, after the access token is in hand and before the request first leaves
+        (the journal's row); whatever it raises stops the call with nothing sent."""
         if method.upper() not in _METHODS:
             raise ValueError(f"unsupported HTTP method {method!r}")
         url = build_url(api, path, path_params)
@@ -529,9 +532,16 @@ class GoogleClient:
             content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
             headers["content-type"] = "application/json; charset=utf-8"
 
+        announced = before_send is None
+
         async def build(force_refresh: bool) -> httpx.Request:
+            nonlocal announced
             token = usable_token(await self._tokens.token(self._scopes, force_refresh=force_refresh, account=account))
             used.append(token)
+            if not announced:
+                assert before_send is not None
+                await before_send()
+                announced = True
             return self._http.build_request(
                 method.upper(),
                 url,

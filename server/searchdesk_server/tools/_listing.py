@@ -7,10 +7,10 @@ from typing import Any
 
 from .. import budget
 from ..google.shapes import md_row, md_table
-from ..result import UNTRUSTED_LINE, Output
+from ..result import UNTRUSTED_LINES, Output
 
 # to_result() adds the untrusted line and two marker keys around what is budgeted here.
-_RESERVED = len(UNTRUSTED_LINE.encode()) + 200  # + marker keys and next_start_row
+_RESERVED = max(len(line.encode()) for line in UNTRUSTED_LINES.values()) + 200  # + marker keys and next_start_row
 
 
 def listing(

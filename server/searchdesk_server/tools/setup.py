@@ -38,7 +38,7 @@ async def setup_site(call: Call) -> Output:
         return Output("\n".join(lines), data, from_google=False)
     steps = []
     if state in ("needs-property", "needs-both"):
-        steps.append(f"Add the property: call add_site with site {prop}.")
+        steps.append(f"Add the property: call add_site with site {prop}{call.and_account()}.")
     if state in ("needs-verification", "needs-both"):
         method = method_for(prop, None)
         if SCOPE_SV_VERIFY not in call.config.scopes and not any(
@@ -57,7 +57,7 @@ async def setup_site(call: Call) -> Output:
             else:
                 data.update(method=got["method"], token=got["token"])
                 steps.append("Verify ownership: " + placement(prop, got["method"], got["token"]))
-                steps.append(f"Then call verify_site with site {prop}.")
+                steps.append(f"Then call verify_site with site {prop}, method {got['method']}{call.and_account()}.")
     lines += [f"{i}. {s}" for i, s in enumerate(steps, 1)]
     data["steps"] = steps
     return Output("\n".join(lines), data)

@@ -120,7 +120,10 @@ async def get_verification_token(call: Call) -> Output:
     prop = call.site()
     method = method_for(prop, call.args.get("method"))
     got = await fetch_token(call, prop, method)
-    text = placement(prop, got["method"], got["token"]) + "\nThen call verify_site with the same method."
+    text = (
+        placement(prop, got["method"], got["token"])
+        + f"\nThen call verify_site with site {prop}, method {got['method']}{call.and_account()}."
+    )
     return Output(text, {"site": prop, **got})
 
 

@@ -5,7 +5,7 @@
   number formatted in front of "minutes" by other means, fails here; so does a page of the docs that
   states a time the constants do not give.
 - The question goes on the wire one way (`Question.to_request`): the chain, the screenshots and the UI walk.
-- Who asked is worded once (`question.describe_client`): the dialog, the notification and Activity.
+- Who asked is worded once (`mcp_client.describe_client`): the dialog, the notification and Activity.
 - The words are a leaf: importing them does not import the chain.
 """
 
@@ -20,6 +20,7 @@ from pathlib import Path
 from searchdesk_server import request_state
 from searchdesk_server.agent.protocol import QUESTION_OPEN_S, TOKEN_LIFETIME_S, ClientInfo, Requester, minutes
 from searchdesk_server.approval import question as q
+from searchdesk_server.mcp_client import describe_client
 
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGES = (ROOT / "server" / "searchdesk_server", ROOT / "desktop" / "searchdesk_desktop")
@@ -120,7 +121,7 @@ def test_who_asked_is_worded_once() -> None:
         wait_s=40,
     )
     entry = ApprovalBook().ask(request)
-    assert entry.activity.client == q.describe_client("claude-ai", "0.14")
+    assert entry.activity.client == describe_client("claude-ai", "0.14")
     assert q.asked_by("claude-ai", "0.14") == f"Asked by {entry.activity.client}."
 
 

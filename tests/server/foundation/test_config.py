@@ -196,7 +196,7 @@ def test_read_only_and_allow_deny() -> None:
         "inspect_url",
     }
     prefix = load({"GSC_ALLOW_TOOLS": "list_*", "GSC_DENY_TOOLS": "list_verified_sites"})
-    assert prefix.tools == ("list_sites", "list_sitemaps")
+    assert prefix.tools == ("list_sites", "list_sitemaps", "list_changes")  # a prefix matches the record's tool too
     no_idx = load({"GSC_DENY_TOOLS": "indexing,verification"})
     assert no_idx.scopes == ("https://www.googleapis.com/auth/webmasters",)
 

@@ -28,6 +28,7 @@ READS = {
     "setup_site",
 }
 REPORTS = {"compare_periods", "report_traffic_drops", "report_quick_wins", "report_cannibalisation"}
+CHANGES = {"list_changes"}  # SearchDesk's own record of changes on this computer (issue 25)
 WRITES = {"add_site", "submit_sitemap", "submit_sitemaps", "verify_site", "request_indexing"}
 GUARDED = {"delete_site", "delete_sitemap", "unverify_site", "update_site_owners"}
 ESSENTIAL = {"list_sites", "get_site", "list_sitemaps", "query_search_analytics", "inspect_url"}
@@ -38,14 +39,15 @@ async def test_menu_matches_the_catalogue(mode: str) -> None:
     async with connect(mode) as client:
         tools = (await client.list_tools()).tools
     assert [t.name for t in tools] == [t.name for t in catalogue.TOOLS]
-    assert len(tools) == 25
+    assert len(tools) == 26
     assert {t.name for t in tools[:21]} == READS | WRITES | GUARDED  # the 21 Search Console tools first
-    assert {t.name for t in tools[21:]} == REPORTS  # then the reports
+    assert {t.name for t in tools[21:25]} == REPORTS  # then the reports
+    assert {t.name for t in tools[25:]} == CHANGES  # then the record of changes
     for tool in tools:
         spec = catalogue.BY_NAME[tool.name]
         hints = tool.annotations.model_dump(by_alias=True, exclude_none=True)
         expected = {
-            "readOnlyHint": tool.name in READS | REPORTS,
+            "readOnlyHint": tool.name in READS | REPORTS | CHANGES,
             "destructiveHint": tool.name in GUARDED,
             "idempotentHint": True,
             "openWorldHint": False,
@@ -59,11 +61,12 @@ async def test_menu_matches_the_catalogue(mode: str) -> None:
 
 
 def test_table_of_kinds_is_the_issues_table() -> None:
-    assert {t.name for t in catalogue.TOOLS if t.kind == "read"} == READS | REPORTS
+    assert {t.name for t in catalogue.TOOLS if t.kind == "read"} == READS | REPORTS | CHANGES
     assert {t.name for t in catalogue.TOOLS if t.kind == "write"} == WRITES
     assert {t.name for t in catalogue.TOOLS if t.kind == "guarded"} == GUARDED
     assert set(catalogue.group_members("essential")) == ESSENTIAL
     assert set(catalogue.group_members("reports")) == REPORTS
+    assert set(catalogue.group_members("changes")) == CHANGES
     for group in catalogue.GROUPS[1:]:
         assert catalogue.group_members(group), group
 

@@ -22,6 +22,8 @@ SOURCES = (REPO / "server" / "searchdesk_server", REPO / "desktop" / "searchdesk
 #: environment), and the socket path for the app, which has no server Config.
 ENVIRONMENT_READERS = {"server/searchdesk_server/config.py", "server/searchdesk_server/cli.py"}
 APP_SOCKET_PATH = "server/searchdesk_server/agent/paths.py"
+#: Where the app finds the journals Windows redirected into a package: Windows' own %LOCALAPPDATA%, no setting.
+JOURNAL_PATHS = "server/searchdesk_server/journal/paths.py"
 
 
 def python_files() -> list[Path]:
@@ -51,9 +53,11 @@ def test_only_the_config_reads_the_environment_in_the_server() -> None:
         text = path.read_text(encoding="utf-8")
         if "os.environ" in text or "getenv(" in text:
             readers.add(str(path.relative_to(REPO)))
-    assert readers <= ENVIRONMENT_READERS | {APP_SOCKET_PATH}, readers
+    assert readers <= ENVIRONMENT_READERS | {APP_SOCKET_PATH, JOURNAL_PATHS}, readers
     paths = (REPO / APP_SOCKET_PATH).read_text(encoding="utf-8")
     assert "agent_socket_setting(os.environ)" in paths and paths.count("os.environ") == 1
+    journal = (REPO / JOURNAL_PATHS).read_text(encoding="utf-8")
+    assert journal.count("os.environ") == 1 and '"LOCALAPPDATA"' in journal
 
 
 def test_the_mcpb_manifest_and_the_apps_entry_use_the_settings_names() -> None:
