@@ -103,11 +103,13 @@ def _list_dir(path: PurePath) -> Sequence[str]:
         return ()
 
 
-def on_this_computer(*, settings_predated: bool, connected: bool, home: Path | None = None) -> Found | None:
-    """`find` on this computer."""
+def on_this_computer(
+    *, settings_predated: bool, connected: bool, home: Path | None = None, env: Mapping[str, str] | None = None
+) -> Found | None:
+    """`find` on this computer (`home` and `env`: another home's places, for a test's computer)."""
     return find(
         system=sys.platform,
-        env=os.environ,
+        env=os.environ if env is None else env,
         home=home or Path.home(),
         exists=lambda p: os.path.exists(p),
         list_dir=_list_dir,

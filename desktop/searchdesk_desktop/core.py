@@ -29,7 +29,7 @@ from searchdesk_server.agent.protocol import AccountInfo, ErrorCode, client_proj
 from searchdesk_server.google import grants
 from searchdesk_server.journal.paths import all_journals
 
-from . import __version__, extension, keeping
+from . import __version__, claude_found, extension, keeping
 from . import claude_config as cc
 from .account_list import Account as Account  # the windows read it from here
 from .account_list import AccountRow, AccountsModel
@@ -176,8 +176,11 @@ class Core(QObject):
         open_browser: Callable[[str], object] = webbrowser.open,
         bundle: Path | None = None,
         open_file: Callable[[Path], bool] = extension.open_with_system,
+        find_claude: Callable[..., claude_found.Found | None] = claude_found.on_this_computer,
     ) -> None:
         super().__init__()
+        #: Where Claude Desktop is looked for (claude_found.py; a test's computer passes its own home).
+        self._find_claude = find_claude
         self.demo = demo
         self.settings_path = settings_path or settings_file(demo)
         self.settings = AppSettings.load(self.settings_path)
@@ -214,6 +217,7 @@ class Core(QObject):
         self._call_main.connect(self._run_main)
         self.listener.token_error.connect(self._token_error)
         self.listener.activity.connect(self.changed)
+        self.listener.started_by.connect(self._started_by)
         self.listener.connections_changed.connect(self.changed)
         self.book.on_change.append(lambda entry: self.changed.emit())
         #: The record of changes (keeping.py): removals run one at a time on a thread of their own, never
@@ -612,8 +616,37 @@ class Core(QObject):
     def agent_socket_for_entry(self) -> str:
         return "" if sys.platform == "win32" else (self.listener.path or "")
 
+    def _started_by(self, name: str, version: str) -> None:
+        """A server said who started it: only Claude Desktop's own name counts for step 3 (the self-check's
+        servers name themselves otherwise); remembered across restarts."""
+        if name.strip().casefold() != claude_found.CLAUDE_DESKTOP_CLIENT:
+            return
+        self.settings.claude_seen_at = time.time()
+        self.settings.claude_seen_version = version
+        self.settings.save(self.settings_path)
+        self.changed.emit()
+
+    def claude_seen(self) -> tuple[float, str] | None:
+        """When a server Claude Desktop started last connected to this app, and the version it gave."""
+        at = self.settings.claude_seen_at
+        return (at, self.settings.claude_seen_version) if at > 0 else None
+
+    def _note_claude_folder(self) -> None:
+        """Remember, before SearchDesk first writes there, whether Claude Desktop's settings folder exists."""
+        if not self.settings.claude_folder_before:
+            self.settings.claude_folder_before = "yes" if self.claude_path.parent.is_dir() else "no"
+            self.settings.save(self.settings_path)
+
+    def claude_evidence(self) -> claude_found.Found | None:
+        """The evidence that Claude Desktop is on this computer (claude_found.py); None: step 2 is not green."""
+        return self._find_claude(
+            settings_predated=self.settings.claude_folder_before == "yes", connected=self.claude_seen() is not None
+        )
+
     def claude_status(self) -> ClaudeStatus:
         check = cc.check(self.claude_path, self.server, self.agent_socket_for_entry(), demo=self.demo)
+        if check.entry is None and not self.settings.claude_folder_before:
+            self._note_claude_folder()  # nothing of ours there yet: what is there is Claude Desktop's
         installed = extension.installed_extension(self.claude_path)
         version = extension.extension_version(installed) if installed is not None else ""
         return ClaudeStatus(check, self.listener.connection_count, installed, version, self.demo)
@@ -632,6 +665,7 @@ class Core(QObject):
     def add_to_claude(self, *, allow_demo: bool = False, replace_real: bool = False) -> cc.Change:
         """Write this app's own entry: this server, this mode, this socket and this mode's settings."""
         settings = self.settings.server_settings(demo=self.demo, agent_socket=self.agent_socket_for_entry())
+        self._note_claude_folder()
         change = cc.add(self.claude_path, self.server, settings, allow_demo=allow_demo, replace_real=replace_real)
         log.info("Claude Desktop entry %s", "written" if change.changed else "already up to date")
         self.changed.emit()

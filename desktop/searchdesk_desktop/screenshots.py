@@ -31,8 +31,12 @@ from typing import Any
 
 from searchdesk_server.config import Var
 
+from . import claude_found
+
 #: The Activity window's rows are asked at fixed times, so the image does not change run to run.
 ACTIVITY_DAY = (2026, 11, 27)
+#: Claude Desktop, as the pictures' computer has it.
+INSTALLED = claude_found.Found(claude_found.Evidence.PROGRAM, "/Applications/Claude.app")
 ACCOUNT = "you@example.com"  # as the docs name it
 #: The second account of "two-accounts": an agency's service account for a client's site.
 AGENCY = "reports@client-shop.iam.gserviceaccount.com"
@@ -136,6 +140,7 @@ class Scene:
             socket_path=str(sockets / "agent.sock"),
             server=cc.ServerCommand(str(exe)),
             open_browser=lambda url: False,
+            find_claude=lambda **_: INSTALLED,  # the pictures show a computer with Claude Desktop on it
         )
         core.start()
         self.made.append(core)
@@ -143,6 +148,9 @@ class Scene:
             core.add_to_claude(allow_demo=demo)
         if checked:
             core.last_check = self.check
+            # Claude Desktop started SearchDesk once (its hello said so), at a fixed time: the same picture.
+            core.settings.claude_seen_at = time.mktime((*ACTIVITY_DAY, 10, 2, 0, 0, 0, -1))
+            core.settings.claude_seen_version = "0.14.10"
         return core
 
     def main_window(self, core: Any) -> Any:
@@ -237,7 +245,7 @@ def two_accounts(scene: Scene) -> Any:
     data = {"sites": [{"site": site, "permission": perm, "account": who} for site, perm, who in sites]}
     core.last_check = replace(
         scene.check,
-        verdict="Claude can see 3 properties through SearchDesk.",
+        verdict="SearchDesk works: it can read 3 properties for Claude (it checked https://www.example.com/).",
         accounts=accounts,
         tables=[sites_table(data), accounts_table(accounts)],
     )

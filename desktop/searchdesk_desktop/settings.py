@@ -50,6 +50,12 @@ class AppSettings:
     kept_for_days: int = DEFAULT_DAYS
     #: The person has seen, and closed, the main window's note that SearchDesk now keeps that record.
     record_notice_done: bool = False
+    #: Whether Claude Desktop's settings folder was there before SearchDesk first wrote to it ("yes", "no";
+    #: "": not known yet). A folder SearchDesk made itself is no evidence that Claude Desktop is installed.
+    claude_folder_before: str = ""
+    #: When a server Claude Desktop started last connected and said so (0.0: never), and its version.
+    claude_seen_at: float = 0.0
+    claude_seen_version: str = ""
 
     def server_settings(self, *, demo: bool = False, agent_socket: str = "") -> ServerSettings:
         return ServerSettings(

@@ -55,6 +55,7 @@ GROUP_TITLES = {
     "indexing": "Indexing requests",
     "verification": "Site verification and owners",
     "reports": "Reports",
+    "changes": "What SearchDesk changed (the record)",
 }
 
 

@@ -92,6 +92,10 @@ MARKS = {OK: "✓", TODO: "○", PROBLEM: "!", BUSY: "…"}
 #: Badge backgrounds; the mark on them is white (each pair reaches 4.5:1).
 COLOURS = {OK: "#15803d", TODO: "#5f6773", PROBLEM: "#b45309", BUSY: "#2563eb"}
 RESTART = "Restart Claude Desktop (quit it fully) so it loads SearchDesk."
+NOT_FOUND = (
+    "Install Claude Desktop from claude.ai/download and sign in to it; SearchDesk's entry is ready for it, and "
+    "this step turns green once Claude Desktop is there."
+)
 ADD_ACCOUNT = "Add another Google account"
 #: What the first step says once there are several accounts (docs/getting-started.md says the same).
 ROUTING = (
@@ -691,7 +695,10 @@ class MainWindow(QMainWindow):
             step.set_buttons([("Remove from the settings file", self.remove_from_claude)])
         elif state is cc.EntryState.OK:
             label = "Added to Claude Desktop" + (" (the demo)" if status.demo else "")
-            step.show_state(OK, label, f"{RESTART}\n{where}", error)
+            if core.claude_evidence() is None:  # the entry is ready, but nothing shows Claude Desktop is here
+                step.show_state(TODO, f"{label}, but Claude Desktop was not found", f"{NOT_FOUND}\n{where}", error)
+            else:
+                step.show_state(OK, label, f"{RESTART}\n{where}", error)
             step.set_buttons([("Remove from Claude Desktop", self.remove_from_claude)])
         elif state is cc.EntryState.OTHER_MODE:
             self._show_other_mode(status.demo, where, error)
@@ -725,8 +732,8 @@ class MainWindow(QMainWindow):
             )
         else:
             notes = []
-            if not cc.claude_installed(status.path):
-                notes.append("Claude Desktop does not seem to be installed yet; SearchDesk can add itself anyway.")
+            if core.claude_evidence() is None:
+                notes.append("Claude Desktop was not found on this computer; SearchDesk can add itself anyway.")
             if core.add_method() == "config":
                 notes.append(where)
             step.show_state(PROBLEM if error else TODO, "Not added yet", "\n".join(notes), error)
@@ -802,8 +809,25 @@ class MainWindow(QMainWindow):
         else:
             claude = core.claude_status()
             added = claude.check.entry is not None or claude.extension is not None
-            if result.ok and added:
-                state, status, verdict = OK, "It works", result.verdict
+            seen = core.claude_seen()
+            warning = str(getattr(result, "warning", ""))
+            if result.ok and warning:  # a default property nobody can see: not a tick
+                state, status = PROBLEM, "SearchDesk works, but the default property needs your attention"
+                verdict = f"{result.verdict} {warning}"
+            elif result.ok and added and core.claude_evidence() is None:
+                state, status = TODO, "SearchDesk works; Claude Desktop was not found"
+                verdict = f"{result.verdict} {NOT_FOUND}"
+            elif result.ok and added and seen is None:
+                state, status = TODO, "SearchDesk works; Claude Desktop has not started it yet"
+                verdict = f"{result.verdict} {RESTART} Then ask Claude about your site; this step turns green then."
+            elif result.ok and added:
+                at, version = seen or (0.0, "")
+                says = f" (it says it is version {version})" if version else ""
+                state, status = OK, "It works"
+                verdict = (
+                    f"{result.verdict} Claude Desktop started SearchDesk at "
+                    f"{time.strftime('%H:%M on %d %B', time.localtime(at))} and it answered{says}."
+                )
             elif result.ok:
                 state, status = TODO, "The server works; Claude Desktop does not have it yet"
                 verdict = f"{result.verdict} Once you add SearchDesk to Claude Desktop (step 2), Claude can use it."

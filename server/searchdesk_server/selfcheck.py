@@ -61,10 +61,15 @@ class CheckReport:
     error: str = ""
     #: Each Google account the server asked (the app's accounts Claude may use), named.
     accounts: list[CheckedAccount] = field(default_factory=list)
+    #: The property the check read performance and a page of (the default when the accounts see it).
+    checked: str = ""
+    #: A passing check with something to fix: the default property is one no account can see.
+    warning: str = ""
 
     def render(self) -> str:
         mark = "PASS" if self.ok else "FAIL"
-        return "\n".join([*self.lines, "", f"{mark}: {self.verdict}"])
+        warning = [f"WARNING: {self.warning}"] if self.warning else []
+        return "\n".join([*self.lines, "", *warning, f"{mark}: {self.verdict}"])
 
 
 def _text(result: Any) -> str:
@@ -206,12 +211,20 @@ def inspection_table(data: dict[str, Any], url: str) -> CheckTable:
 CHECK_CLIENT = "searchdesk-check"
 
 
+def shown(prop: str) -> str:
+    """A property as a site owner names it: a Domain property as "the domain example.com"."""
+    if prop.startswith("sc-domain:"):
+        return f"the domain {flatten(prop[len('sc-domain:') :], CELL_CHARS)}"
+    return flatten(prop, CELL_CHARS)
+
+
 def first_url(prop: str) -> str:
     return f"https://{prop[len('sc-domain:') :]}/" if prop.startswith("sc-domain:") else prop
 
 
 async def run_check(command: list[str], env: dict[str, str]) -> CheckReport:
-    """Start `command` as an MCP server over stdio and exercise it as Claude would."""
+    """Start `command` as an MCP server over stdio and exercise it as Claude would (the default property of
+    its settings, GSC_SITE_URL, is the one checked when its accounts see it)."""
     import mcp_types as types
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -225,7 +238,8 @@ async def run_check(command: list[str], env: dict[str, str]) -> CheckReport:
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(START_TIMEOUT + 3 * CALL_TIMEOUT):
-                await _exercise(Client(stdio_client(params, errlog=errlog), mode="legacy", client_info=me), report)
+                client = Client(stdio_client(params, errlog=errlog), mode="legacy", client_info=me)
+                await _exercise(client, report, env.get("GSC_SITE_URL", "").strip())
         except Exception as exc:  # the child died, timed out or spoke garbage
             errlog.seek(0)
             stderr = errlog.read()[-2000:].strip()
@@ -240,7 +254,7 @@ async def run_check(command: list[str], env: dict[str, str]) -> CheckReport:
     return report
 
 
-async def _exercise(client: Any, report: CheckReport) -> None:
+async def _exercise(client: Any, report: CheckReport, default: str = "") -> None:
     async with client:
         tools = await client.list_tools()
         names = [t.name for t in tools.tools]
@@ -268,7 +282,14 @@ async def _exercise(client: Any, report: CheckReport) -> None:
             report.kind = "no_properties"
             report.verdict = "Signed in, but this account has no Search Console properties; add one in Search Console."
             return
-        first = props[0]
+        first = default if default in props else props[0]
+        report.checked = first
+        if default and default not in props:
+            report.warning = (
+                f"The default property in SearchDesk's settings, {shown(default)}, is not one your Google accounts "
+                f"can see, so the check used {shown(first)}. Choose one of yours in "
+                "Settings, or add that property in Search Console."
+            )
         if "query_search_analytics" in names:
             args = {"site": first, "period": "last28days", "dimensions": ["query"], "row_limit": 10}
             perf = await client.call_tool("query_search_analytics", args)
@@ -289,13 +310,13 @@ async def _exercise(client: Any, report: CheckReport) -> None:
             report.verdict = _unreadable(props, failed)
             return
         report.ok = True
-        report.verdict = f"Claude can see {len(props)} {noun} through SearchDesk."
+        report.verdict = f"SearchDesk works: it can read {len(props)} {noun} for Claude (it checked {shown(first)})."
 
 
 def _unreadable(props: list[str], failed: list[str]) -> str:
     noun = "property" if len(props) == 1 else "properties"
     return (
-        f"Claude can see {len(props)} {noun}, but the Google account {' and '.join(failed)} could not be read "
+        f"SearchDesk can read {len(props)} {noun}, but the Google account {' and '.join(failed)} could not be read "
         "(see above): sign in with it again in SearchDesk, or remove it there."
     )
 

@@ -8,6 +8,7 @@ binaries fail the run when ``CI`` is set (a forgotten install step must turn red
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import os
 import shutil
@@ -256,6 +257,7 @@ def no_dbus(monkeypatch: pytest.MonkeyPatch) -> None:
 def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
     """Where a test's app keeps everything: settings, Claude's file, the socket, a server, autostart."""
     from searchdesk_desktop import claude_config as cc
+    from searchdesk_desktop import claude_found
     from searchdesk_desktop.autostart import Autostart
 
     folder = Path(tempfile.mkdtemp(prefix="sda-"))  # short: a socket path has a length limit
@@ -264,12 +266,20 @@ def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str,
     exe.write_text("#!/bin/sh\n")
     exe.chmod(0o755)
     monkeypatch.delenv("SEARCHDESK_OAUTH_CLIENT_FILE", raising=False)
+    # Claude Desktop is installed on this test's computer (its desktop entry, where its installer puts it);
+    # a test of a computer without it deletes the file.
+    claude_entry = tmp_path / "share" / "applications" / "claude-desktop.desktop"
+    claude_entry.parent.mkdir(parents=True)
+    claude_entry.write_text("[Desktop Entry]\nName=Claude\n")
+    places = {"XDG_DATA_HOME": str(tmp_path / "share"), "XDG_DATA_DIRS": str(tmp_path / "no-system"), "PATH": ""}
     yield {
         "settings_path": tmp_path / "settings.json",
         "claude_path": tmp_path / "Claude" / cc.CONFIG_NAME,
         "socket_path": str(folder / "agent.sock"),
         "server": cc.ServerCommand(str(exe)),
         "autostart": Autostart(home=tmp_path, env={"XDG_CONFIG_HOME": str(tmp_path / "cfg")}),
+        "find_claude": functools.partial(claude_found.on_this_computer, home=tmp_path, env=places),
+        "claude_entry": claude_entry,
     }
     for p in folder.iterdir():
         p.unlink()

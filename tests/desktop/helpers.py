@@ -115,9 +115,17 @@ def plant_sign_in(place: dict[str, object], record: SignInRecord) -> None:
     store.add_sign_in(store.save_sign_in(record))
 
 
+#: What the `place` fixture holds for a test rather than for the Core.
+NOT_FOR_CORE = ("autostart", "claude_entry")
+
+
+def core_args(place: dict[str, object], *leave_out: str) -> dict[str, object]:
+    """The `place` fixture's entries a Core takes (`leave_out`: more to leave out)."""
+    return {k: v for k, v in place.items() if k not in (*NOT_FOR_CORE, *leave_out)}
+
+
 def make_core(place: dict[str, object], **kw: object) -> Core:
-    args = {k: v for k, v in place.items() if k != "autostart"}
-    core = Core(**args, **kw)  # type: ignore[arg-type]
+    core = Core(**core_args(place), **kw)  # type: ignore[arg-type]
     core.start()
     return core
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import claude_config as cc
@@ -23,7 +24,7 @@ from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog
 from searchdesk_server.agent import client as agent_client
 from tests.desktop.agent_helpers import in_background
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, FakeOAuth, fake_oauth_server
-from tests.desktop.helpers import DEMO_SERVER, app_env, finish, make_core, make_window, question
+from tests.desktop.helpers import DEMO_SERVER, app_env, core_args, finish, make_core, make_window, question
 
 WM_RO = "https://www.googleapis.com/auth/webmasters.readonly"
 
@@ -246,6 +247,14 @@ def test_demo_says_demo_in_every_window_dialog_and_the_tray(qtbot: QtBot, place:
     finish(core)
 
 
+async def _claude_desktop_connects(path: str) -> None:
+    from searchdesk_server.agent.client import AgentClient
+    from searchdesk_server.agent.protocol import ClientInfo
+
+    async with AgentClient(path) as client:
+        await client.announce(ClientInfo(name="claude-ai", version="0.14.10"))
+
+
 def test_check_it_works_runs_the_real_server(qtbot: QtBot, place: dict) -> None:
     place = dict(place, server=cc.server_command())  # the real server, as Claude Desktop would start it
     core = make_core(place, demo=True)
@@ -255,10 +264,19 @@ def test_check_it_works_runs_the_real_server(qtbot: QtBot, place: dict) -> None:
         qtbot.mouseClick(window.step3.button_widgets["Check it works"], Qt.MouseButton.LeftButton)
         assert window.step3.status.text() == "Checking…"
     result = window.check_result
-    assert window.step3.state == OK, result.table.label.text()
-    assert window.step3.status.text() == "It works"
+    works = "SearchDesk works: it can read 5 properties for Claude (it checked the domain example.com)."
+    # The check's server is SearchDesk's own: until Claude Desktop has started one, no tick says Claude can.
+    assert window.step3.state == TODO, result.table.label.text()
+    assert window.step3.status.text() == "SearchDesk works; Claude Desktop has not started it yet"
+    assert result.verdict.text().startswith(works) and "Claude Desktop started" not in result.verdict.text()
+    # A server Claude Desktop started connects and says so (the additive `client` of hello), for real.
+    in_background(qtbot, lambda: _claude_desktop_connects(core.listener.path or ""))
+    qtbot.waitUntil(lambda: core.claude_seen() is not None)
+    window.refresh()
+    assert window.step3.state == OK and window.step3.status.text() == "It works"
     assert result.isVisibleTo(window) and result.heading.text() == "What Claude would see"
-    assert result.verdict.text() == "Claude can see 5 properties through SearchDesk."
+    assert result.verdict.text().startswith(works + " Claude Desktop started SearchDesk at ")
+    assert result.verdict.text().endswith("and it answered (it says it is version 0.14.10).")
     assert (
         result.subject.text()
         == "Checked for the demo (no Google account), with Claude Desktop's SearchDesk entry (the demo)."
@@ -414,7 +432,7 @@ def test_try_the_demo_restarts_the_app_on_the_demo(
     folder = Path(tempfile.mkdtemp(prefix="sdi-"))
     single = SingleInstance(str(folder / "app.sock"))
     assert single.claim()
-    core = Core(**{k: v for k, v in place.items() if k != "autostart"})  # type: ignore[arg-type]
+    core = Core(**core_args(place))  # type: ignore[arg-type]
     seen: list[tuple[list[str], bool, bool]] = []
 
     def launch(command: list[str]) -> bool:
@@ -434,7 +452,7 @@ def test_the_window_says_so_when_notifications_are_refused(qtbot: QtBot, qapp: o
     from searchdesk_desktop.app import DesktopApp
     from searchdesk_desktop.notify import SystemNotifications, refused_text
 
-    core = Core(**{k: v for k, v in place.items() if k != "autostart"})  # type: ignore[arg-type]
+    core = Core(**core_args(place))  # type: ignore[arg-type]
     app = DesktopApp(qapp, core, autostart=place["autostart"], tray=False)  # type: ignore[arg-type]
     channel = app.notes.channel
     assert isinstance(channel, SystemNotifications)
@@ -450,3 +468,27 @@ def test_the_window_says_so_when_notifications_are_refused(qtbot: QtBot, qapp: o
     app.gc.stop()
     app.dispose()
     gc.collect()  # the app's Qt objects die here, on the Qt thread
+
+
+def test_without_claude_desktop_no_step_is_green_and_nothing_says_claude_can(qtbot: QtBot, place: dict) -> None:
+    """A computer with no Claude Desktop: adding the demo and checking it leave steps 2 and 3 unticked, and
+    nothing says Claude can see anything (the settings folder SearchDesk made itself is no evidence)."""
+    Path(place["claude_entry"]).unlink()
+    place = dict(place, server=cc.server_command())
+    core = make_core(place, demo=True)
+    window = make_window(qtbot, core, place)
+    assert "Claude Desktop was not found" in window.step2.detail.text()
+    window.add_to_claude(confirm=lambda: True)
+    assert Path(place["claude_path"]).is_file()  # the entry is written, ready for Claude Desktop
+    assert window.step2.state != OK and "Claude Desktop was not found" in window.step2.status.text()
+    with qtbot.waitSignal(core.check_done, timeout=60_000):
+        qtbot.mouseClick(window.step3.button_widgets["Check it works"], Qt.MouseButton.LeftButton)
+    assert window.step3.state != OK
+    assert window.step3.status.text() == "SearchDesk works; Claude Desktop was not found"
+    shown = " ".join(w.text() for w in window.findChildren(QLabel) if w.isVisibleTo(window))
+    assert "Claude can see" not in shown and "It works" not in shown
+    # Once Claude Desktop is installed (its desktop entry appears), step 2 turns green on the next look.
+    Path(place["claude_entry"]).write_text("[Desktop Entry]\nName=Claude\n")
+    window.refresh()
+    assert window.step2.state == OK
+    finish(core)

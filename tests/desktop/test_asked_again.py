@@ -23,7 +23,7 @@ from searchdesk_desktop.tray import Tray
 from searchdesk_server.agent import client as agent_client
 from searchdesk_server.agent.protocol import answer_key
 from tests.desktop.agent_helpers import Background, in_background
-from tests.desktop.helpers import arm, question
+from tests.desktop.helpers import arm, core_args, question
 
 QUESTION = question("https://example.com/", wait_s=10)
 KEY = answer_key(QUESTION.fingerprint, None, QUESTION.digest)  # the book's key: fingerprint and words
@@ -32,7 +32,7 @@ SAID = "Claude asked again after you said no"
 
 @pytest.fixture
 def app(qtbot: QtBot, qapp: QApplication, place: dict, monkeypatch: pytest.MonkeyPatch) -> Iterator[DesktopApp]:
-    core = Core(**{k: v for k, v in place.items() if k != "autostart"}, demo=True)  # type: ignore[arg-type]
+    core = Core(**core_args(place), demo=True)  # type: ignore[arg-type]
     desktop = DesktopApp(qapp, core, arm_delay_ms=50, autostart=place["autostart"], tray=False)
     desktop.start()
     yield desktop

@@ -52,8 +52,8 @@ def test_stdout_is_used_when_there_is_one(monkeypatch: pytest.MonkeyPatch) -> No
     out = io.StringIO()
     monkeypatch.setattr(sys, "stdout", out)
     route, stream = console.output_stream(attach=lambda: pytest.fail("must not attach"))  # type: ignore[arg-type,return-value]
-    console.deliver("PASS: Claude can see 5 properties.", True, route, stream)
-    assert route == "stdout" and out.getvalue() == "PASS: Claude can see 5 properties.\n"
+    console.deliver("PASS: SearchDesk works: it can read 5 properties for Claude.", True, route, stream)
+    assert route == "stdout" and out.getvalue() == "PASS: SearchDesk works: it can read 5 properties for Claude.\n"
 
 
 def test_no_stdout_attaches_to_the_parent_console(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -112,7 +112,7 @@ class FakeCore(QObject):
 
 def Report() -> CheckReport:
     lines = ["Started; it offers 25 tools.", "", "list_sites:", "    5 properties"]
-    return CheckReport(ok=True, verdict="Claude can see 5 properties.", lines=lines)
+    return CheckReport(ok=True, verdict="SearchDesk works: it can read 5 properties for Claude.", lines=lines)
 
 
 def test_headless_check_with_no_stdout_ends_in_a_message_box(monkeypatch: pytest.MonkeyPatch, qtbot: QtBot) -> None:
@@ -126,7 +126,13 @@ def test_headless_check_with_no_stdout_ends_in_a_message_box(monkeypatch: pytest
     details: list[str] = []
     close_next_box(seen, details)
     assert headless_check(demo=True) == 0
-    assert seen == [("SearchDesk (Demo): check it works", "SearchDesk works.", "PASS: Claude can see 5 properties.")]
+    assert seen == [
+        (
+            "SearchDesk (Demo): check it works",
+            "SearchDesk works.",
+            "PASS: SearchDesk works: it can read 5 properties for Claude.",
+        )
+    ]
     assert details == [Report().render()]  # the whole report, behind "Show Details..."
 
 

@@ -27,7 +27,7 @@ from searchdesk_desktop.core import Core
 from searchdesk_desktop.notify import DENY, SystemNotifications
 from tests.desktop.conftest import PrivateBus
 from tests.desktop.fake_notifications import FakeServer, key
-from tests.desktop.helpers import question
+from tests.desktop.helpers import core_args, question
 
 T = TypeVar("T")
 
@@ -75,7 +75,7 @@ def drive(app: DesktopApp, scenario: Callable[[], Coroutine[Any, Any, None]]) ->
 @pytest.fixture
 def make_app(qapp: QApplication, place: dict) -> Iterator[Callable[..., DesktopApp]]:
     def make(**kw: Any) -> DesktopApp:
-        core = Core(**{k: v for k, v in place.items() if k != "autostart"}, demo=True)  # type: ignore[arg-type]
+        core = Core(**core_args(place), demo=True)  # type: ignore[arg-type]
         app = DesktopApp(qapp, core, autostart=place["autostart"], tray=False, arm_delay_ms=0, **kw)
         app.start()
         return app

@@ -33,7 +33,7 @@ from searchdesk_server.journal.check import Seen, check
 from searchdesk_server.journal.paths import journal_path
 from searchdesk_server.journal.store import Entry, Journal, Kind, Result, Row, Target
 from tests.desktop.conftest import KeyringSession
-from tests.desktop.helpers import finish, make_core
+from tests.desktop.helpers import core_args, finish, make_core
 from tests.desktop.uicheck import layout_problems
 from tests.desktop.xdisplay import Xvfb, require
 
@@ -88,7 +88,7 @@ def stop_app(app: DesktopApp) -> None:
 
 
 def new_core(place: dict, **kw: object) -> Core:
-    return Core(**{k: v for k, v in place.items() if k != "autostart"}, **kw)  # type: ignore[arg-type]
+    return Core(**core_args(place), **kw)  # type: ignore[arg-type]
 
 
 def open_settings(qtbot: QtBot, core: Core) -> SettingsWindow:

@@ -17,7 +17,7 @@ from searchdesk_desktop.notify import FITS, ApprovalNotifications
 from searchdesk_desktop.screen_lock import LockState, read_lock_state, windows_lock_state
 from tests.desktop.conftest import PrivateBus
 from tests.desktop.fake_logind import FakeLock
-from tests.desktop.helpers import question
+from tests.desktop.helpers import core_args, question
 from tests.desktop.test_notify import Clock, Recorder, press, show_and_wait
 
 
@@ -188,7 +188,7 @@ def test_the_main_window_says_once_that_the_lock_cannot_be_read(qtbot: QtBot, qa
     from searchdesk_desktop.core import Core
     from searchdesk_desktop.screen_lock import UNKNOWN_TEXT
 
-    core = Core(**{k: v for k, v in place.items() if k != "autostart"})  # type: ignore[arg-type]
+    core = Core(**core_args(place))  # type: ignore[arg-type]
     app = DesktopApp(qapp, core, autostart=place["autostart"], tray=False)  # type: ignore[arg-type]
     assert UNKNOWN_TEXT not in app.window.status_line.text()
     app.notes.lock_unknown.emit()  # a press counted without knowing (ApprovalNotifications says so once)

@@ -191,3 +191,10 @@ def test_update_settings_without_our_entry_writes_nothing(tmp_path: Path) -> Non
     assert not cc.update_settings(path, cc.ServerSettings(read_only=True)).changed
     assert path.read_bytes() == before
     assert not cc.update_settings(tmp_path / "missing.json", cc.ServerSettings()).changed
+
+
+def test_every_group_of_the_catalogue_has_a_title_a_person_reads() -> None:
+    from searchdesk_desktop.settings_window import GROUP_TITLES
+    from searchdesk_server.catalogue import GROUPS
+
+    assert set(GROUP_TITLES) == set(GROUPS)  # a new group never shows as its code name

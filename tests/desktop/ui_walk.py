@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import faulthandler
+import functools
 import gc
 import json
 import os
@@ -43,6 +44,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
 from searchdesk_desktop import claude_config as cc
+from searchdesk_desktop import claude_found
 from searchdesk_desktop.account_store import AccountStore
 from searchdesk_desktop.approval_dialog import ApprovalDialog, fit_height
 from searchdesk_desktop.approvals import ApprovalBook, State
@@ -93,6 +95,12 @@ class Scene:
         exe.chmod(0o755)
         self.server = cc.ServerCommand(str(exe))
         self.sockets = Path(tempfile.mkdtemp(prefix="sdw-"))  # short: a socket path has a length limit
+        # Claude Desktop is installed on the walk's computer (its desktop entry where its installer puts it).
+        entry = root / "share" / "applications" / "claude-desktop.desktop"
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        entry.write_text("[Desktop Entry]\nName=Claude\n")
+        places = {"XDG_DATA_HOME": str(root / "share"), "XDG_DATA_DIRS": str(root / "no-system"), "PATH": ""}
+        self.find_claude = functools.partial(claude_found.on_this_computer, home=root, env=places)
         self.key_file = self._key_file("service-account.json", SA_EMAIL)
         self.long_key_file = self._key_file("client-analytics-project-4821-reporting-reader.json", LONG_SA_EMAIL)
         self.client_file = root / "oauth_client.json"
@@ -146,6 +154,7 @@ class Scene:
             socket_path=str(self.sockets / f"a{self._count}.sock"),
             server=self.server,
             open_browser=lambda url: False,
+            find_claude=self.find_claude,
         )
         core.start()
         if two:  # a check has counted each account's properties

@@ -396,7 +396,11 @@ def test_the_self_check_checks_each_account_and_names_the_one_that_fails(
     assert proc.returncode == 1, out + proc.stderr
     assert f"Google account {AGENCY} (Google sign-in): 2 properties" in out
     assert f"Google account {DEMO} (service account): could not be read" in out
-    assert out.strip().splitlines()[-1].startswith(f"FAIL: Claude can see 2 properties, but the Google account {DEMO}")
+    assert (
+        out.strip()
+        .splitlines()[-1]
+        .startswith(f"FAIL: SearchDesk can read 2 properties, but the Google account {DEMO}")
+    )
 
 
 def test_the_self_checks_report_names_each_account_for_the_app(two: FakeGoogle, folder: Path) -> None:

@@ -27,7 +27,17 @@ def test_demo_check_passes_and_shows_what_claude_sees() -> None:
     out = proc.stdout
     assert "list_sites:" in out and "query_search_analytics" in out and "inspect_url" in out
     assert "sc-domain:example.com" in out
-    assert out.strip().splitlines()[-1].startswith("PASS: Claude can see ")
+    assert out.strip().splitlines()[-1].startswith("PASS: SearchDesk works: it can read ")
+
+
+def test_the_check_checks_the_default_property_and_warns_when_no_account_sees_it() -> None:
+    mine = check({"GSC_SITE_URL": "https://blog.example.com/"}, "--demo")
+    assert mine.stdout.strip().splitlines()[-1].endswith("(it checked https://blog.example.com/).")
+    assert "WARNING" not in mine.stdout
+    theirs = check({"GSC_SITE_URL": "https://not-mine.example.org/"}, "--demo")
+    lines = theirs.stdout.strip().splitlines()
+    assert lines[-2].startswith("WARNING: The default property in SearchDesk's settings, https://not-mine.example.org/")
+    assert "(it checked the domain example.com)" in lines[-1]  # said, not silently another one
 
 
 def test_not_configured_is_said_plainly() -> None:

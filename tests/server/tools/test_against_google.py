@@ -285,7 +285,7 @@ def test_self_check_names_each_cause(fake: FakeGoogle, tmp_path: Path) -> None:
         "GSC_CLIENT_SECRET": fake.oauth_info["client_secret"],
         "GSC_REFRESH_TOKEN": fake.oauth_info["refresh_token"],
     }
-    assert _check(fake, tmp_path, oauth).startswith("PASS: Claude can see 5 properties")
+    assert _check(fake, tmp_path, oauth).startswith("PASS: SearchDesk works: it can read 5 properties")
     fake.disable_api("searchconsole.googleapis.com")
     assert _check(fake, tmp_path, oauth).startswith("FAIL: The Search Console API is not enabled")
     fake.revoke_refresh_token()
