@@ -18,6 +18,29 @@ os.environ["XDG_STATE_HOME"] = os.path.join(_scratch, "state")
 pytest_plugins = ["tests.fakegoogle.plugin"]
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Make ``--dist loadgroup`` keep each ``xdist_group`` on one worker, as the marks say.
+
+    pytest-xdist (3.8) names a test's group by appending ``@group`` to ``item._nodeid``; pytest 9.2
+    keeps the id in ``item._id``, so the rename is lost and every grouped test is dealt out alone: a
+    module's one-off set-up (the benchmark's smoke run, the self-check of the walks, an X display and
+    its app) then runs on both workers. Here, after xdist's own hook, the group is added where it is
+    missing; once xdist's rename works again this does nothing.
+    """
+    if not getattr(config.option, "loadgroup", False):  # set on xdist's workers under --dist loadgroup
+        return
+    from _pytest.nodeid import coerce_node_id
+
+    for item in items:
+        names = {
+            str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")
+        }
+        suffix = "@" + "_".join(sorted(names))
+        if names and not item.nodeid.endswith(suffix):
+            item._id = coerce_node_id(item.nodeid + suffix)
+
+
 @pytest.fixture(autouse=True)
 def _qt_garbage_on_the_main_thread() -> Iterator[None]:
     """Collect cyclic garbage on the main thread only, once Qt is loaded (the app's MainThreadGC rule).

@@ -207,6 +207,16 @@ def inspection_table(data: dict[str, Any], url: str) -> CheckTable:
     return _table(f"How Google sees {_cell(url)}", ("", ""), rows)
 
 
+def _default_site(env: dict[str, str], *, demo: bool) -> str:
+    """The child's default property as its settings make it (normalised; "" when none or unreadable)."""
+    from .config import ConfigError, load
+
+    try:
+        return load(env, demo_flag=demo).default_site or ""
+    except ConfigError:
+        return ""
+
+
 #: The MCP client name the self-check gives the server it starts.
 CHECK_CLIENT = "searchdesk-check"
 
@@ -239,7 +249,7 @@ async def run_check(command: list[str], env: dict[str, str]) -> CheckReport:
         try:
             with anyio.fail_after(START_TIMEOUT + 3 * CALL_TIMEOUT):
                 client = Client(stdio_client(params, errlog=errlog), mode="legacy", client_info=me)
-                await _exercise(client, report, env.get("GSC_SITE_URL", "").strip())
+                await _exercise(client, report, _default_site(env, demo="--demo" in command))
         except Exception as exc:  # the child died, timed out or spoke garbage
             errlog.seek(0)
             stderr = errlog.read()[-2000:].strip()

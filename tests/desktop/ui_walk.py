@@ -578,6 +578,10 @@ def main(argv: list[str] | None = None) -> int:
         qapp.setFont(font)
     reports = pickle.loads(args.reports.read_bytes())
     check: Check = layout_problems if args.check == "layout" else contrast_problems
+    # What exists by now (modules, Qt's wrappers, the application) lives as long as the walk: kept out
+    # of dispose()'s collections, each looks only at what the walk made since, not the whole heap again.
+    gc.collect()
+    gc.freeze()
     problems: list[str] = []
     states = 0
     with tempfile.TemporaryDirectory(prefix="sdwalk-") as folder:

@@ -86,7 +86,8 @@ class Report:
             p = self.problem
             when = f" ({_local(p.at)})" if p.at else ""
             lines.append(f"The record at {self.path} does not check: row {p.seq}{when} {p.why}.")
-            lines.append("Rows after it are shown as they are, but cannot be trusted either.")
+            if self.last is not None and p.seq < self.last.seq:
+                lines.append("Rows after it are shown as they are, but cannot be trusted either.")
         else:
             span = ""
             if self.first is not None and self.last is not None:
