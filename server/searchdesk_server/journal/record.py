@@ -23,6 +23,7 @@ from ..result import ToolFailure
 from .store import Approval, Entry, Journal, JournalUnavailable, Kind, Result, Row, Target
 
 if TYPE_CHECKING:
+    from ..approval.question import Question
     from ..google.errors import GoogleError
     from ..runtime import Call
 
@@ -92,6 +93,11 @@ def request_targets(
     return tuple(found)
 
 
+def _shown(question: Question) -> tuple[Target, ...]:
+    """A question's values as the person was shown them: what its rows record."""
+    return tuple(Target(label, value) for label, value in question.values)
+
+
 def _site(call: Call, targets: tuple[Target, ...]) -> str:
     if call.approved is not None and call.approved.site:
         return call.approved.site
@@ -136,10 +142,7 @@ async def before_change(
     body: object | None,
 ) -> Row:
     """The `change` row, committed; raises ToolFailure (nothing may be sent) when it cannot be written."""
-    if call.approved is not None:
-        targets = tuple(Target(label, value) for label, value in call.approved.values)
-    else:
-        targets = request_targets(path_params, query, body)
+    targets = _shown(call.approved) if call.approved is not None else request_targets(path_params, query, body)
     entry = Entry(
         Kind.CHANGE,
         tool=call.spec.name,
@@ -191,12 +194,8 @@ async def after_change(call: Call, change: Row, failure: GoogleError | None, *, 
 async def answer(call: Call, approval: Approval, words: str) -> None:
     """A guarded call's outcome when it sent nothing (declined, refused, waiting): one `answer` row. A
     journal that cannot be written loses only this note; the call changed nothing."""
-    if call.approved is not None:
-        targets = tuple(Target(label, value) for label, value in call.approved.values)
-    elif call.asked is not None:
-        targets = tuple(Target(label, value) for label, value in call.asked.values)
-    else:
-        targets = ()
+    question = call.approved or call.asked
+    targets = _shown(question) if question is not None else ()
     entry = Entry(
         Kind.ANSWER,
         tool=call.spec.name,
