@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # directory may shadow the package; ours are the package. Only that one message is silenced.
 EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 
-.PHONY: run test system-packages lint bench bundle bundle-sizes screenshots lock clean
+.PHONY: run test system-packages lint workflow-lint bench bundle bundle-sizes screenshots lock clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "SearchDesk needs Python 3.11 or later: run make with PYTHON=python3.11 (or newer).")'
@@ -31,10 +31,16 @@ run: $(STAMP)
 system-packages:
 	@bash scripts/system-packages.sh test
 
-lint: $(STAMP)
+lint: $(STAMP) workflow-lint
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+
+# The GitHub workflows (.github/workflows): actionlint (syntax, expressions, runner labels) and zizmor
+# (pinning, permissions, injection), both pinned in constraints.txt; zizmor offline, with no token.
+workflow-lint: $(STAMP)
+	$(VENV)/bin/actionlint -no-color
+	env -u GH_TOKEN -u GITHUB_TOKEN $(VENV)/bin/zizmor --offline --no-progress --quiet .github/workflows
 
 test: system-packages lint
 	$(PY) -m pytest -n 2 --dist loadgroup -q

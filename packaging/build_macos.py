@@ -3,21 +3,31 @@
 Run on macOS from the repository root, in the venv that `make bundle` set up:
 
     python packaging/build_macos.py              # freeze, sign, notarise, staple, .dmg, .mcpb
-    python packaging/build_macos.py --unsigned   # an unsigned .app/.dmg for local testing
-    python packaging/build_macos.py --dry-run    # print every step; change nothing (any OS)
+    python packaging/build_macos.py --ad-hoc     # signed ad hoc, not notarised: a development build
+    python packaging/build_macos.py --dry-run    # print every step and command; change nothing (any OS)
+
+One script for releases and development builds. With a Developer ID (SEARCHDESK_MAC_SIGN_IDENTITY) every
+Mach-O file is signed inside-out with the hardened runtime and a secure timestamp (no --deep), then the app
+is notarised and the ticket stapled; the server-only folder that goes into the .mcpb is signed and
+notarised too (a bare executable cannot carry a stapled ticket, so Gatekeeper checks it online). Without
+one the same files are signed ad hoc (`codesign --sign -`), because macOS shows desktop-notifier's
+notifications only from a signed app, and the build is labelled "not notarised" (the .dmg's name and
+dist/signing-darwin.json, which the release notes read).
 
 The .app comes from packaging/searchdesk.spec (its BUNDLE step, on macOS only): Contents/MacOS holds
 `searchdesk` (CFBundleExecutable) and `searchdesk-server`; Info.plist sets LSUIElement so SearchDesk
-lives in the menu bar without a Dock icon. Every Mach-O file is signed inside-out with the hardened
-runtime and a secure timestamp (no --deep), then the app is notarised and the ticket stapled; the
-server-only folder that goes into the .mcpb is signed and notarised too (a bare executable cannot
-carry a stapled ticket, so Gatekeeper checks it online).
+lives in the menu bar without a Dock icon. The hardened runtime's exceptions are in
+packaging/entitlements.plist, each with its reason.
 
 Identity and notarisation credentials, from the environment only (nothing secret is committed or printed):
-    SEARCHDESK_MAC_SIGN_IDENTITY     "Developer ID Application: <name> (<TEAMID>)" in the login keychain
+    SEARCHDESK_MAC_SIGN_IDENTITY     "Developer ID Application: <name> (<TEAMID>)"; unset: an ad-hoc build
+    SEARCHDESK_MAC_CERT_P12_BASE64 + SEARCHDESK_MAC_CERT_PASSWORD
+                                     (CI) that certificate and its key as a base64 .p12, imported into a
+                                     throwaway keychain for this run and deleted after it
     and one way to authenticate notarytool:
     SEARCHDESK_MAC_NOTARY_PROFILE    a keychain profile made once with `xcrun notarytool store-credentials`, or
-    SEARCHDESK_MAC_API_KEY_FILE + SEARCHDESK_MAC_API_KEY_ID + SEARCHDESK_MAC_API_ISSUER   (App Store Connect key), or
+    SEARCHDESK_MAC_API_KEY_FILE + SEARCHDESK_MAC_API_KEY_ID + SEARCHDESK_MAC_API_ISSUER   (App Store Connect key;
+                                     in CI SEARCHDESK_MAC_API_KEY holds the .p8's text instead of a file), or
     SEARCHDESK_MAC_APPLE_ID + SEARCHDESK_MAC_TEAM_ID + SEARCHDESK_MAC_APP_PASSWORD       (app-specific password)
     SEARCHDESK_BUILD_OAUTH_CLIENT_FILE  the Google OAuth "Desktop app" client to build in (see spec_common.py)
 
@@ -29,6 +39,9 @@ Documentation followed:
 - Hardened Runtime: https://developer.apple.com/documentation/security/hardened-runtime
 - Creating distribution-signed code for macOS (sign inside-out, no --deep):
   https://developer.apple.com/documentation/xcode/creating-distribution-signed-code-for-the-mac
+- Ad-hoc signing (`--sign -`): codesign(1), and TN3127 "Inside Code Signing: Requirements"
+- Installing a signing certificate on a CI runner (a temporary keychain):
+  https://docs.github.com/en/actions/how-tos/deploy/deploy-to-third-party-platforms/sign-xcode-applications
 - Placing content in a bundle (executables in Contents/MacOS):
   https://developer.apple.com/documentation/bundleresources/placing-content-in-a-bundle
 - LSUIElement: https://developer.apple.com/documentation/bundleresources/information-property-list/lsuielement
@@ -41,28 +54,53 @@ Documentation followed:
 from __future__ import annotations
 
 import argparse
+import base64
 import os
 import plistlib
+import re
+import secrets
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import bundle
 import mcpb_pack
-from buildlib import APP_NAME, BUILD, DIST, BuildError, Runner, main_wrapper, require_dir, version
+import signing_status
+from buildlib import APP_NAME, BUILD, DIST, PACKAGING, BuildError, Runner, main_wrapper, require_dir, version
 from spec_common import BUNDLE_ID, info_plist
 
 APP = DIST / f"{APP_NAME}.app"
-ENTITLEMENTS = BUILD / "macos" / "entitlements.plist"
+WORK = BUILD / "macos"
+#: The hardened runtime's exceptions for a Developer ID build, each with its reason in the file.
+ENTITLEMENTS = PACKAGING / "entitlements.plist"
+#: An ad-hoc build has no Team ID, and with library validation on dyld refuses every library without one.
+ADHOC_ENTITLEMENTS = WORK / "entitlements-adhoc.plist"
+ADHOC_EXTRA = {"com.apple.security.cs.disable-library-validation": True}
+KEYCHAIN = WORK / "signing.keychain-db"
 XCODE_HOW = "Install Xcode or its Command Line Tools (xcode-select --install)."
 
-#: Hardened-runtime exceptions, each with its reason. Nothing else is relaxed: every library is signed with
-#: our own Team ID, so library validation stays on.
-#: allow-unsigned-executable-memory: libffi (ctypes callbacks, used by the Qt/keyring bridges) writes
-#: closures into memory it then executes.
-ENTITLEMENT_KEYS = {"com.apple.security.cs.allow-unsigned-executable-memory": True}
-
 MACHO_MAGIC = {bytes.fromhex(m) for m in ("feedface", "feedfacf", "cefaedfe", "cffaedfe", "cafebabe", "bebafeca")}
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who signs: a Developer ID certificate's name, or "-" for an ad-hoc signature (no certificate)."""
+
+    name: str
+
+    @property
+    def ad_hoc(self) -> bool:
+        return self.name == "-"
+
+    @property
+    def entitlements(self) -> Path:
+        return ADHOC_ENTITLEMENTS if self.ad_hoc else ENTITLEMENTS
+
+
+AD_HOC = Identity("-")
 
 
 def is_macho(path: Path) -> bool:
@@ -82,25 +120,37 @@ def sign_order(root: Path) -> list[Path]:
     return [*items, *(m for m in mains if m.exists())]
 
 
-def codesign_cmd(identity: str, path: Path, *, entitlements: bool) -> list[str | Path]:
-    cmd: list[str | Path] = ["codesign", "--force", "--timestamp", "--options", "runtime", "--sign", identity]
+def codesign_cmd(identity: Identity, path: Path, *, entitlements: bool) -> list[str | Path]:
+    """One codesign call: the hardened runtime always (so a development build meets it too); a secure
+    timestamp for a Developer ID signature (an ad-hoc signature cannot have one)."""
+    stamp = "--timestamp=none" if identity.ad_hoc else "--timestamp"
+    cmd: list[str | Path] = ["codesign", "--force", stamp, "--options", "runtime", "--sign", identity.name]
     if entitlements:
-        cmd += ["--entitlements", ENTITLEMENTS]
+        cmd += ["--entitlements", identity.entitlements]
     return [*cmd, path]
 
 
-def write_entitlements(run: Runner) -> None:
-    run.say(f"write {ENTITLEMENTS}: {', '.join(ENTITLEMENT_KEYS)}")
-    data = plistlib.dumps(ENTITLEMENT_KEYS)
+def write_entitlements(run: Runner, identity: Identity) -> None:
+    """The ad-hoc entitlements: the committed ones plus disable-library-validation (see ADHOC_EXTRA)."""
+    keys = plistlib.loads(ENTITLEMENTS.read_bytes())
+    if not identity.ad_hoc:
+        run.say(f"entitlements {ENTITLEMENTS.relative_to(PACKAGING.parent)}: {', '.join(keys)}")
+        return
+    keys.update(ADHOC_EXTRA)
+    run.say(f"write {ADHOC_ENTITLEMENTS}: {', '.join(keys)}")
     if not run.dry_run:
-        ENTITLEMENTS.parent.mkdir(parents=True, exist_ok=True)
-        ENTITLEMENTS.write_bytes(data)
+        ADHOC_ENTITLEMENTS.parent.mkdir(parents=True, exist_ok=True)
+        ADHOC_ENTITLEMENTS.write_bytes(plistlib.dumps(keys))
 
 
-def sign_tree(run: Runner, identity: str, root: Path) -> None:
+def sign_tree(run: Runner, identity: Identity, root: Path) -> None:
     if run.dry_run and not root.exists():
-        run.say(f"+ codesign --force --timestamp --options runtime --sign {identity} <each Mach-O/framework in {root}>")
-        run.say(f"+ codesign ... --entitlements {ENTITLEMENTS} <{root}/…/searchdesk-server, searchdesk>")
+        shown = run.show(
+            codesign_cmd(identity, Path(f"<each Mach-O/framework in {root}, deepest first>"), entitlements=False)
+        )
+        run.say(f"+ {shown}")
+        main = Path(f"<{root}/…/searchdesk-server, searchdesk>")
+        run.say(f"+ {run.show(codesign_cmd(identity, main, entitlements=True))}")
     else:
         items = sign_order(root)
         run.say(f"signing {len(items)} items in {root.name}, inside-out")
@@ -110,6 +160,92 @@ def sign_tree(run: Runner, identity: str, root: Path) -> None:
     if root.suffix == ".app":
         run.run(codesign_cmd(identity, root, entitlements=True))
         run.run(["codesign", "--verify", "--deep", "--strict", "--verbose=2", root])
+
+
+def developer_id(run: Runner, *, ad_hoc: bool) -> Identity:
+    """The Developer ID from the environment; none (or --ad-hoc) means an ad-hoc signature."""
+    if ad_hoc:
+        return AD_HOC
+    name = run.env("SEARCHDESK_MAC_SIGN_IDENTITY", "Developer ID", secret=False, default="")
+    if not name:
+        run.say("no SEARCHDESK_MAC_SIGN_IDENTITY: signing ad hoc; this build is NOT NOTARISED")
+        return AD_HOC
+    return Identity(name)
+
+
+def _secret_file(run: Runner, path: Path, data: bytes) -> Path:
+    """Write a credential the environment carried to a file only this user can read (not in a dry run)."""
+    run.say(f"write {path} (from the environment; deleted after the build)")
+    if not run.dry_run:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)
+        path.write_bytes(data)
+    return path
+
+
+@contextmanager
+def ci_credentials(run: Runner, identity: Identity) -> Iterator[None]:
+    """On a CI runner: the certificate in a throwaway keychain, the notary key in a file; both gone after.
+
+    A person's Mac already has the certificate in the login keychain and needs neither variable."""
+    p12_text = run.env("SEARCHDESK_MAC_CERT_P12_BASE64", "the Developer ID certificate (.p12, base64)", default="")
+    key_text = run.env("SEARCHDESK_MAC_API_KEY", "the App Store Connect API key (.p8 text)", default="")
+    made: list[Path] = []
+    keychain = False
+    try:
+        if key_text and not os.environ.get("SEARCHDESK_MAC_API_KEY_FILE"):
+            made.append(_secret_file(run, WORK / "AuthKey.p8", key_text.encode()))
+            os.environ["SEARCHDESK_MAC_API_KEY_FILE"] = str(made[-1])
+        if p12_text and not identity.ad_hoc:
+            cert_password = run.env("SEARCHDESK_MAC_CERT_PASSWORD", "the .p12's password")
+            kc_password = secrets.token_urlsafe(24)
+            run.secrets.append(kc_password)
+            p12 = _secret_file(run, WORK / "developer-id.p12", base64.b64decode(p12_text) if not run.dry_run else b"")
+            made.append(p12)
+            run.tool("security", XCODE_HOW)
+            if KEYCHAIN.exists():  # left by a run that was killed before its clean-up
+                run.run(["security", "delete-keychain", KEYCHAIN])
+            run.run(["security", "create-keychain", "-p", kc_password, KEYCHAIN])
+            keychain = True
+            run.run(["security", "set-keychain-settings", "-lut", "21600", KEYCHAIN])
+            run.run(["security", "unlock-keychain", "-p", kc_password, KEYCHAIN])
+            run.run(
+                [
+                    "security",
+                    "import",
+                    p12,
+                    "-k",
+                    KEYCHAIN,
+                    "-P",
+                    cert_password,
+                    "-f",
+                    "pkcs12",
+                    "-T",
+                    "/usr/bin/codesign",
+                ]
+            )
+            run.run(
+                [
+                    "security",
+                    "set-key-partition-list",
+                    "-S",
+                    "apple-tool:,apple:,codesign:",
+                    "-s",
+                    "-k",
+                    kc_password,
+                    KEYCHAIN,
+                ]
+            )
+            listed = run.run(["security", "list-keychains", "-d", "user"], capture=True)
+            others = re.findall(r'"([^"]+)"', listed)
+            run.run(["security", "list-keychains", "-d", "user", "-s", KEYCHAIN, *others])
+        yield
+    finally:
+        if keychain:
+            run.run(["security", "delete-keychain", KEYCHAIN])
+        for path in made:
+            if not run.dry_run:
+                path.unlink(missing_ok=True)
 
 
 def notary_auth(run: Runner) -> list[str]:
@@ -144,10 +280,16 @@ def notarise(run: Runner, path: Path, auth: list[str], *, staple: bool) -> None:
         run.run(["xcrun", "stapler", "validate", path])
 
 
-def make_dmg(run: Runner, identity: str | None) -> Path:
+def dmg_name(identity: Identity) -> str:
+    """The disk image's file name; an ad-hoc build says so in it."""
+    label = "-not-notarised" if identity.ad_hoc else ""
+    return f"{APP_NAME}-{version()}{label}.dmg"
+
+
+def make_dmg(run: Runner, identity: Identity) -> Path:
     """A compressed disk image with the app and a link to /Applications to drag it onto."""
-    out = DIST / f"{APP_NAME}-{version()}.dmg"
-    stage = BUILD / "macos" / "dmg"
+    out = DIST / dmg_name(identity)
+    stage = WORK / "dmg"
     run.say(f"stage {APP} and an /Applications link in {stage}")
     if not run.dry_run:
         shutil.rmtree(stage, ignore_errors=True)
@@ -156,8 +298,8 @@ def make_dmg(run: Runner, identity: str | None) -> Path:
         os.symlink("/Applications", stage / "Applications")
         out.unlink(missing_ok=True)
     run.run(["hdiutil", "create", "-volname", APP_NAME, "-srcfolder", stage, "-fs", "HFS+", "-format", "UDZO", out])
-    if identity:
-        run.run(["codesign", "--force", "--timestamp", "--sign", identity, out])
+    stamp = "--timestamp=none" if identity.ad_hoc else "--timestamp"
+    run.run(["codesign", "--force", stamp, "--sign", identity.name, out])
     return out
 
 
@@ -188,50 +330,60 @@ def check_app(run: Runner) -> None:
         raise BuildError(f"Info.plist's CFBundleIdentifier is not {BUNDLE_ID}: notification permission would be lost.")
 
 
-def release(run: Runner, *, signed: bool, freeze: bool) -> None:
+def release(run: Runner, *, ad_hoc: bool, freeze: bool) -> None:
     if sys.platform != "darwin" and not run.dry_run:
         raise BuildError("Build the macOS release on macOS (use --dry-run elsewhere).")
     for tool in ("codesign", "xcrun", "hdiutil", "ditto"):
         run.tool(tool, XCODE_HOW)
-    identity = auth = None
-    if signed:  # every credential checked before the long freeze
-        identity = run.env("SEARCHDESK_MAC_SIGN_IDENTITY", '"Developer ID Application: <name> (<TEAMID>)"')
-        auth = notary_auth(run)
-    bundle.check_node(run)
-    if freeze:
-        with run.step("freeze (PyInstaller)"):
-            bundle.freeze(run)
-    require_dir(APP, "run without --no-freeze (the spec builds the .app on macOS).", dry_run=run.dry_run)
-    check_app(run)
-    server_only = bundle.OUTPUTS["server"]
-    if identity and auth:
-        write_entitlements(run)
-        with run.step("codesign (hardened runtime)"):
+    identity = developer_id(run, ad_hoc=ad_hoc)
+    with ci_credentials(run, identity):
+        # every credential checked before the long freeze; an ad-hoc build is never notarised
+        auth = None if identity.ad_hoc else notary_auth(run)
+        bundle.check_node(run)
+        if freeze:
+            with run.step("freeze (PyInstaller)"):
+                bundle.freeze(run)
+        require_dir(APP, "run without --no-freeze (the spec builds the .app on macOS).", dry_run=run.dry_run)
+        check_app(run)
+        server_only = bundle.OUTPUTS["server"]
+        write_entitlements(run, identity)
+        kind = "ad hoc" if identity.ad_hoc else "Developer ID"
+        with run.step(f"codesign ({kind}, hardened runtime)"):
             sign_tree(run, identity, APP)
             sign_tree(run, identity, server_only)
-        with run.step("notarise + staple the app"):
-            notarise(run, APP, auth, staple=True)
-        with run.step("notarise the .mcpb's server"):
-            notarise(run, server_only, auth, staple=False)
-    with run.step("disk image"):
-        dmg = make_dmg(run, identity)
         if auth:
-            notarise(run, dmg, auth, staple=True)
-        run.say(f"-> {dmg}")
-    with run.step(".mcpb (darwin)"):
-        run.say(f"-> {mcpb_pack.build(server_only, run, platform_name='darwin')}")
+            with run.step("notarise + staple the app"):
+                notarise(run, APP, auth, staple=True)
+            with run.step("notarise the .mcpb's server"):
+                notarise(run, server_only, auth, staple=False)
+        with run.step("disk image"):
+            dmg = make_dmg(run, identity)
+            if auth:
+                notarise(run, dmg, auth, staple=True)
+            run.say(f"-> {dmg}")
+        with run.step(".mcpb (darwin)"):
+            mcpb = mcpb_pack.build(server_only, run, platform_name="darwin")
+            run.say(f"-> {mcpb}")
+    signing_status.record(
+        run,
+        "darwin",
+        signature=signing_status.DEVELOPER_ID if auth else signing_status.AD_HOC,
+        notarised=auth is not None,
+        files=[dmg, mcpb],
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Build the signed, notarised macOS app, .dmg and .mcpb.")
+    parser = argparse.ArgumentParser(description="Build the signed (notarised, or ad hoc) macOS app, .dmg and .mcpb.")
     parser.add_argument("--dry-run", action="store_true", help="print every step; change nothing")
-    parser.add_argument("--unsigned", action="store_true", help="skip signing and notarisation (a test build)")
+    parser.add_argument("--ad-hoc", action="store_true", help="sign ad hoc, do not notarise (a development build)")
+    parser.add_argument("--unsigned", dest="ad_hoc", action="store_true", help=argparse.SUPPRESS)  # the old name
     parser.add_argument("--no-freeze", action="store_true", help="reuse dist/ from an earlier build")
     args = parser.parse_args(argv)
     run = Runner(dry_run=args.dry_run)
 
     def body() -> int:
-        release(run, signed=not args.unsigned, freeze=not args.no_freeze)
+        release(run, ad_hoc=args.ad_hoc, freeze=not args.no_freeze)
         run.summary()
         return 0
 

@@ -4,40 +4,73 @@ Run on Windows from the repository root, in the venv that `make bundle` set up:
 
     python packaging/build_windows.py               # freeze + sign + installer + .mcpb
     python packaging/build_windows.py --unsigned    # the same without signing (a test build)
-    python packaging/build_windows.py --dry-run     # print every step; change nothing (any OS)
+    python packaging/build_windows.py --dry-run     # print every step and command; change nothing (any OS)
     python packaging/build_windows.py --dummy-payload   # compile installer.nsi around placeholder files (any OS)
 
-Signing identity, from the environment only (nothing secret is committed or printed):
-    SEARCHDESK_WIN_CERT_SHA1       thumbprint of a code-signing certificate in the user's certificate store
-                                   (the usual case for an EV certificate on a hardware token), or
-    SEARCHDESK_WIN_CERT_FILE       a .pfx file, with
-    SEARCHDESK_WIN_CERT_PASSWORD   its password
-    SEARCHDESK_WIN_TIMESTAMP_URL   an RFC 3161 time-stamp server (default: DigiCert's, as in Microsoft's example)
-    SEARCHDESK_BUILD_OAUTH_CLIENT_FILE  the Google OAuth "Desktop app" client to build in (see spec_common.py)
+The executables, the installer and the uninstaller inside it are all signed by signtool from here (makensis
+calls this script back for the installer and its uninstaller), so each way of signing is one set of
+signtool options. Which way is read from the environment, first match wins; with none of them set the
+build goes on unsigned and says so (the installer's name ends in -unsigned, and dist/signing-win32.json,
+which the release notes read):
+
+1. Azure Artifact Signing (the release workflow: azure/login over OIDC, no stored secret; signtool's
+   Artifact Signing plug-in authenticates as the Azure CLI's signed-in identity):
+    SEARCHDESK_WIN_SIGNING_ENDPOINT   the account's endpoint, e.g. https://weu.codesigning.azure.net/
+    SEARCHDESK_WIN_SIGNING_ACCOUNT    the Artifact Signing account's name
+    SEARCHDESK_WIN_SIGNING_PROFILE    its certificate profile's name
+    SEARCHDESK_WIN_SIGNING_DLIB       Azure.CodeSigning.Dlib.dll; unset: fetched with nuget (SIGNING_CLIENT)
+2. A certificate in the user's certificate store (the usual case for an EV certificate on a hardware token):
+    SEARCHDESK_WIN_CERT_SHA1          its thumbprint
+3. A .pfx file:
+    SEARCHDESK_WIN_CERT_FILE          the file, or in CI SEARCHDESK_WIN_CERT_PFX_BASE64 (its bytes, base64,
+                                      written to build/windows for this run and deleted after it), with
+    SEARCHDESK_WIN_CERT_PASSWORD      its password
+and for 2 and 3 SEARCHDESK_WIN_TIMESTAMP_URL, an RFC 3161 time-stamp server (default: DigiCert's, as in
+Microsoft's example). SEARCHDESK_BUILD_OAUTH_CLIENT_FILE: the Google OAuth "Desktop app" client to build in.
+
+Notifications: desktop-notifier registers the AppUserModelID "SearchDesk" (name, icon) under
+HKCU\\Software\\Classes\\AppUserModelId when the app starts, which is what Windows needs to show an unpackaged
+app's toasts; the installer adds the Start-menu shortcut and its uninstaller removes both (installer.nsi).
 
 Documentation followed:
 - SignTool: https://learn.microsoft.com/en-us/windows/win32/seccrypto/signtool
   (sign /fd SHA256 /tr <RFC 3161 URL> /td SHA256; then verify /pa)
 - Time stamping: https://learn.microsoft.com/en-us/windows/win32/seccrypto/time-stamping-authenticode-signatures
+- Artifact Signing with SignTool (/dlib, /dmdf metadata.json, timestamp.acs.microsoft.com):
+  https://learn.microsoft.com/en-us/azure/artifact-signing/how-to-signing-integrations
 - NSIS 3 (makensis, !finalize/!uninstfinalize to sign the installer and its uninstaller):
   https://nsis.sourceforge.io/Docs/Chapter5.html
+- Toasts from an unpackaged app (AppUserModelID):
+  https://learn.microsoft.com/en-us/windows/apps/design/shell/tiles-and-notifications/send-local-toast-other-apps
 - Per-user installs and the uninstall key: see the header of packaging/installer.nsi.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import json
+import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import bundle
 import mcpb_pack
+import signing_status
 from buildlib import ASSETS, BUILD, DIST, PACKAGING, PYTHON, BuildError, Runner, main_wrapper, require_dir, version
 
 NSI = PACKAGING / "installer.nsi"
+WORK = BUILD / "windows"
 DEFAULT_TIMESTAMP = "http://timestamp.digicert.com"
+#: Artifact Signing's own time-stamp server (Microsoft's SignTool integration page).
+ARTIFACT_TIMESTAMP = "http://timestamp.acs.microsoft.com"
+#: signtool's Artifact Signing plug-in, from NuGet, pinned (nuget.exe checks the package's repository signature).
+SIGNING_CLIENT = ("Microsoft.ArtifactSigning.Client", "1.0.128")
 SIGNTOOL_HOW = (
     "Install the Windows SDK with its 'Signing Tools for Desktop Apps' feature, then run from a Developer "
     "Command Prompt or add the SDK's bin folder holding signtool.exe to PATH."
@@ -46,6 +79,22 @@ MAKENSIS_HOW = (
     "Install NSIS 3.08 or later (https://nsis.sourceforge.io/Download; Debian: apt-get install nsis) "
     "and put makensis on PATH."
 )
+NUGET_HOW = (
+    "Install the NuGet command-line tool (nuget.exe; GitHub's Windows runners have it) "
+    "or set SEARCHDESK_WIN_SIGNING_DLIB."
+)
+
+
+@dataclass(frozen=True)
+class Signer:
+    """One way of signing: its name for the release notes and signtool's options (without the files)."""
+
+    kind: str  # signing_status.ARTIFACT_SIGNING / CERTIFICATE / UNSIGNED
+    options: tuple[str, ...] = ()
+
+    @property
+    def signs(self) -> bool:
+        return self.kind != signing_status.UNSIGNED
 
 
 def version4() -> str:
@@ -54,25 +103,88 @@ def version4() -> str:
     return ".".join(str(n) for n in (numbers + [0, 0, 0, 0])[:4])
 
 
-def sign_args(run: Runner) -> list[str]:
-    """signtool's identity and time-stamp options from the environment."""
+def signing_client(run: Runner) -> str:
+    """Azure.CodeSigning.Dlib.dll: from SEARCHDESK_WIN_SIGNING_DLIB, else the pinned NuGet package."""
+    given = run.env("SEARCHDESK_WIN_SIGNING_DLIB", "Azure.CodeSigning.Dlib.dll", secret=False, default="")
+    if given:
+        return given
+    name, pinned = SIGNING_CLIENT
+    where = WORK / "nuget"
+    found = sorted(where.glob(f"{name}.{pinned}/**/x64/Azure.CodeSigning.Dlib.dll"))
+    if found:
+        return str(found[0])
+    nuget = run.tool("nuget", NUGET_HOW)
+    run.run([nuget, "install", name, "-Version", pinned, "-OutputDirectory", where, "-NonInteractive"])
+    found = sorted(where.glob(f"{name}.{pinned}/**/x64/Azure.CodeSigning.Dlib.dll"))
+    if run.dry_run:
+        return str(where / f"{name}.{pinned}" / "bin" / "x64" / "Azure.CodeSigning.Dlib.dll")
+    if not found:
+        raise BuildError(f"{name} {pinned} holds no x64 Azure.CodeSigning.Dlib.dll; set SEARCHDESK_WIN_SIGNING_DLIB.")
+    return str(found[0])
+
+
+def artifact_metadata(run: Runner, endpoint: str) -> Path:
+    """The plug-in's metadata.json: which account and certificate profile sign (names, not secrets)."""
+    account = run.env("SEARCHDESK_WIN_SIGNING_ACCOUNT", "the Artifact Signing account's name", secret=False)
+    profile = run.env("SEARCHDESK_WIN_SIGNING_PROFILE", "its certificate profile's name", secret=False)
+    path = WORK / "artifact-signing.json"
+    data = {"Endpoint": endpoint, "CodeSigningAccountName": account, "CertificateProfileName": profile}
+    run.say(f"write {path}: {json.dumps(data)}")
+    if not run.dry_run:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return path
+
+
+def signer(run: Runner, *, unsigned: bool = False) -> Signer:
+    """signtool's identity and time-stamp options from the environment (the module docstring's order)."""
+    if unsigned:
+        return Signer(signing_status.UNSIGNED)
+    common = ["sign", "/fd", "SHA256", "/td", "SHA256", "/d", "SearchDesk"]
+    endpoint = run.env("SEARCHDESK_WIN_SIGNING_ENDPOINT", "Artifact Signing endpoint", secret=False, default="")
+    if endpoint:
+        dlib = signing_client(run)
+        metadata = artifact_metadata(run, endpoint)
+        options = [*common, "/tr", ARTIFACT_TIMESTAMP, "/dlib", dlib, "/dmdf", str(metadata)]
+        return Signer(signing_status.ARTIFACT_SIGNING, tuple(options))
     url = run.env("SEARCHDESK_WIN_TIMESTAMP_URL", "time-stamp server", secret=False, default=DEFAULT_TIMESTAMP)
-    common = ["sign", "/fd", "SHA256", "/tr", url, "/td", "SHA256", "/d", "SearchDesk"]
     thumb = run.env("SEARCHDESK_WIN_CERT_SHA1", "certificate thumbprint", secret=False, default="")
     if thumb:
-        return [*common, "/sha1", thumb]
-    pfx = run.env(
-        "SEARCHDESK_WIN_CERT_FILE",
-        "the code-signing .pfx (or set SEARCHDESK_WIN_CERT_SHA1 to use a certificate from the store)",
-        secret=False,
-    )
+        return Signer(signing_status.CERTIFICATE, (*common, "/tr", url, "/sha1", thumb))
+    pfx = run.env("SEARCHDESK_WIN_CERT_FILE", "the code-signing .pfx", secret=False, default="")
+    if not pfx:
+        run.say("no signing identity in the environment: this build is UNSIGNED (Windows will say Unknown publisher)")
+        return Signer(signing_status.UNSIGNED)
     password = run.env("SEARCHDESK_WIN_CERT_PASSWORD", "the .pfx password")
-    return [*common, "/f", pfx, "/p", password]
+    return Signer(signing_status.CERTIFICATE, (*common, "/tr", url, "/f", pfx, "/p", password))
 
 
-def sign(run: Runner, files: list[Path]) -> None:
+@contextmanager
+def ci_certificate(run: Runner) -> Iterator[None]:
+    """A .pfx carried in the environment (CI) written to a file for this run, and deleted after it.
+
+    The path goes into this process's environment, so makensis's call back (--sign-one) finds it too."""
+    text = run.env("SEARCHDESK_WIN_CERT_PFX_BASE64", "the code-signing .pfx, base64", default="")
+    path = WORK / "signing.pfx"
+    if not text or os.environ.get("SEARCHDESK_WIN_CERT_FILE"):
+        yield
+        return
+    run.say(f"write {path} (from the environment; deleted after the build)")
+    if not run.dry_run:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)
+        path.write_bytes(base64.b64decode(text))
+    os.environ["SEARCHDESK_WIN_CERT_FILE"] = str(path)
+    try:
+        yield
+    finally:
+        os.environ.pop("SEARCHDESK_WIN_CERT_FILE", None)
+        path.unlink(missing_ok=True)
+
+
+def sign(run: Runner, how: Signer, files: list[Path]) -> None:
     signtool = run.tool("signtool", SIGNTOOL_HOW)
-    run.run([signtool, *sign_args(run), *files])
+    run.run([signtool, *how.options, *files])
     run.run([signtool, "verify", "/pa", *files])
 
 
@@ -120,35 +232,64 @@ def dummy_payload(where: Path) -> Path:
     return where
 
 
-def release(run: Runner, *, signed: bool, freeze: bool) -> None:
+def tools_on_path() -> None:
+    """Put where NSIS and the Windows SDK install themselves on PATH (neither does; GitHub's runners have both).
+
+    The newest SDK's x64 signtool comes first; a signtool or makensis already on PATH still wins."""
+    if sys.platform != "win32":
+        return
+    found: list[str] = []
+    for base in filter(None, (os.environ.get("PROGRAMFILES(X86)"), os.environ.get("PROGRAMFILES"))):
+        kits = sorted(Path(base, "Windows Kits", "10", "bin").glob("10.*/x64/signtool.exe"), reverse=True)
+        found += [str(kits[0].parent)] if kits else []
+        found += [str(Path(base, "NSIS"))] if Path(base, "NSIS", "makensis.exe").is_file() else []
+    os.environ["PATH"] = os.pathsep.join([os.environ.get("PATH", ""), *found])
+
+
+def installer_name(how: Signer) -> str:
+    """The installer's file name; an unsigned build says so in it."""
+    return f"SearchDesk-{version()}-setup{'' if how.signs else '-unsigned'}.exe"
+
+
+def release(run: Runner, *, unsigned: bool, freeze: bool) -> None:
     if sys.platform != "win32" and not run.dry_run:
         raise BuildError("Build the Windows release on Windows (use --dry-run or --dummy-payload elsewhere).")
     app, server_only = bundle.OUTPUTS["app"], bundle.OUTPUTS["server"]
-    if signed:  # stop before the long freeze if signing cannot happen
-        run.tool("signtool", SIGNTOOL_HOW)
-        sign_args(run)
-    run.tool("makensis", MAKENSIS_HOW)
-    bundle.check_node(run)
-    if freeze:
-        with run.step("freeze (PyInstaller)"):
-            bundle.freeze(run)
-    require_dir(app, "run without --no-freeze, or `make bundle` first.", dry_run=run.dry_run)
-    exes = [app / "searchdesk.exe", app / "searchdesk-server.exe", server_only / "searchdesk-server.exe"]
-    if signed:
-        with run.step("sign executables (signtool)"):
-            sign(run, exes)
-    run.say(
-        "notifications: desktop-notifier registers AppUserModelID 'SearchDesk' (display name, icon) under "
-        r"HKCU\Software\Classes\AppUserModelId\SearchDesk when the app starts; the uninstaller removes it"
-    )
-    with run.step("installer (makensis)"):
-        out = build_installer(run, app, DIST / f"SearchDesk-{version()}-setup.exe", signed=signed)
-        run.say(f"-> {out}")
-    if signed:
-        with run.step("verify installer signature"):
-            run.run([run.tool("signtool", SIGNTOOL_HOW), "verify", "/pa", out])
-    with run.step(".mcpb (win32)"):
-        run.say(f"-> {mcpb_pack.build(server_only, run, platform_name='win32')}")
+    tools_on_path()
+    with ci_certificate(run):
+        how = signer(run, unsigned=unsigned)  # stop before the long freeze if signing cannot happen
+        if how.signs:
+            run.tool("signtool", SIGNTOOL_HOW)
+        run.tool("makensis", MAKENSIS_HOW)
+        bundle.check_node(run)
+        if freeze:
+            with run.step("freeze (PyInstaller)"):
+                bundle.freeze(run)
+        require_dir(app, "run without --no-freeze, or `make bundle` first.", dry_run=run.dry_run)
+        exes = [app / "searchdesk.exe", app / "searchdesk-server.exe", server_only / "searchdesk-server.exe"]
+        if how.signs:
+            with run.step(f"sign executables (signtool, {how.kind})"):
+                sign(run, how, exes)
+        run.say(
+            "notifications: desktop-notifier registers AppUserModelID 'SearchDesk' (display name, icon) under "
+            r"HKCU\Software\Classes\AppUserModelId\SearchDesk when the app starts; the installer adds the "
+            "Start-menu shortcut; the uninstaller removes both"
+        )
+        with run.step("installer (makensis)"):
+            if how.signs:
+                run.say(
+                    f"makensis signs the installer and its uninstaller with: {self_sign_command()} <file>, which runs"
+                )
+                run.say(f"+ {run.show(['signtool', *how.options, '<file>'])}")
+            out = build_installer(run, app, DIST / installer_name(how), signed=how.signs)
+            run.say(f"-> {out}")
+        if how.signs:
+            with run.step("verify installer signature"):
+                run.run([run.tool("signtool", SIGNTOOL_HOW), "verify", "/pa", out])
+        with run.step(".mcpb (win32)"):
+            mcpb = mcpb_pack.build(server_only, run, platform_name="win32")
+            run.say(f"-> {mcpb}")
+    signing_status.record(run, "win32", signature=how.kind, notarised=False, files=[out, mcpb])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -163,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def body() -> int:
         if args.sign_one:
-            sign(run, [args.sign_one])
+            tools_on_path()
+            sign(run, signer(run), [args.sign_one])
             return 0
         if args.dummy_payload:
             with run.step("installer around a dummy payload (makensis)"):
@@ -172,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
                 out = build_installer(run, payload, where / f"SearchDesk-{version()}-dummy-setup.exe", signed=False)
                 run.say(f"-> {out}" + ("" if run.dry_run else f" ({out.stat().st_size} bytes)"))
         else:
-            release(run, signed=not args.unsigned, freeze=not args.no_freeze)
+            release(run, unsigned=args.unsigned, freeze=not args.no_freeze)
         run.summary()
         return 0
 

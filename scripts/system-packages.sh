@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The system packages SearchDesk's commands need on Linux, in one list (Debian names), for `make run`,
-# `make test`, `make bundle` and .ci/run. Usage: scripts/system-packages.sh venv|run|test|bundle
+# `make test`, `make bundle` and .ci/run. Usage: scripts/system-packages.sh [--print] venv|run|test|bundle
+# (--print: list the names, one a line, and install nothing; the .deb's Depends are the `run` list.)
 #
 # Installs what is missing when it can (root, or sudo without a password, and apt-get); otherwise stops
 # at once with the one command to run. Elsewhere (macOS, Windows) there is nothing to install: the
 # system's own keyring, notifications and windowing are used.
 set -euo pipefail
+
+print_only=0
+if [ "${1:-}" = --print ]; then print_only=1; shift; fi
 
 # Qt's window system on Linux: the xcb platform plugin and what it links against.
 run=(
@@ -35,8 +39,9 @@ case "${1:-}" in
     wanted=("${bundle[@]}")
     command -v npm >/dev/null 2>&1 || wanted+=(nodejs npm)
     ;;
-  *) echo "usage: $0 venv|run|test|bundle" >&2; exit 2 ;;
+  *) echo "usage: $0 [--print] venv|run|test|bundle" >&2; exit 2 ;;
 esac
+if [ "$print_only" = 1 ]; then printf '%s\n' "${wanted[@]}"; exit 0; fi
 
 [ "$(uname -s)" = Linux ] || exit 0
 

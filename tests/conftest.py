@@ -41,6 +41,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item._id = coerce_node_id(item.nodeid + suffix)
 
 
+#: Why a test can run only on Linux, by the fixture that makes it so. A test asking for one of these is marked
+#: ``linux_only`` with that reason when collected; a test that needs Linux otherwise says so itself with
+#: ``@pytest.mark.linux_only("why")``. On macOS and Windows (the CI jobs of .github/workflows/ci.yml) each is
+#: skipped with its reason in the summary, never silently; those systems' own keyrings, notifications and
+#: pipes have their tests (test_system_keyring.py, packaging/smoke_notifier.py, test_listener_pipe.py).
+GNOME_KEYRING = "gnome-keyring's Secret Service on a private D-Bus (macOS and Windows: test_system_keyring.py)"
+X_DISPLAY = "a real X display (Xvfb, openbox, xdotool)"
+LINUX_ONLY_FIXTURES = {
+    "keyring_session": GNOME_KEYRING,
+    "real_keyring": GNOME_KEYRING,
+    "fresh_keyring": GNOME_KEYRING,
+    "private_bus": "a private D-Bus session bus (dbus-daemon): the freedesktop notification service",
+    "private_system_bus": "a private D-Bus standing in for the system bus (logind's screen lock)",
+    "display_desk": X_DISPLAY,
+}
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Mark every test that asks for a Linux-only fixture (see LINUX_ONLY_FIXTURES)."""
+    for name in getattr(item, "fixturenames", ()):
+        if name in LINUX_ONLY_FIXTURES:
+            item.add_marker(pytest.mark.linux_only(LINUX_ONLY_FIXTURES[name]))
+
+
+@pytest.hookimpl(tryfirst=True)  # before fixtures are set up: a Linux-only fixture must not start
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a ``linux_only`` test elsewhere, saying why; a mark without a reason is an error, not a skip."""
+    for mark in item.iter_markers("linux_only"):
+        reason = mark.args[0] if mark.args else mark.kwargs.get("reason", "")
+        if not reason:
+            pytest.fail(f"{item.nodeid}: linux_only needs a reason (a skip must say why)", pytrace=False)
+        if not sys.platform.startswith("linux"):
+            pytest.skip(f"Linux only: {reason}")
+
+
 @pytest.fixture(autouse=True)
 def _qt_garbage_on_the_main_thread() -> Iterator[None]:
     """Collect cyclic garbage on the main thread only, once Qt is loaded (the app's MainThreadGC rule).

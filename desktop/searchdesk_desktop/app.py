@@ -21,6 +21,7 @@ from .settings_window import RecordNotice
 from .single_instance import SingleInstance
 from .titles import title
 from .tray import Tray
+from .update_check import UpdateCheck, UpdateNotice, UpdateQuestion, news_line
 from .windows import MainWindow
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,7 @@ class DesktopApp(QObject):
         tray: bool | None = None,
         single: SingleInstance | None = None,
         launch: Callable[[Sequence[str]], bool] = start_detached,
+        updates: UpdateCheck | None = None,
     ) -> None:
         super().__init__()
         self.qapp = qapp
@@ -107,7 +109,7 @@ class DesktopApp(QObject):
         qapp.setDesktopFileName("searchdesk")  # Linux: our .desktop file, so the desktop names our windows
         has_tray = QSystemTrayIcon.isSystemTrayAvailable() if tray is None else tray
         qapp.setQuitOnLastWindowClosed(False)
-        self.autostart = autostart or Autostart()
+        self.autostart = autostart or Autostart(demo=core.demo)  # starts what is running
         self.queue = ApprovalQueue(core.book, demo=core.demo, arm_delay_ms=arm_delay_ms)
         self.window = MainWindow(core, autostart=self.autostart, has_tray=has_tray)
         self.window.review = self.queue.bring_forward
@@ -135,11 +137,27 @@ class DesktopApp(QObject):
         if isinstance(channel, SystemNotifications):
             channel.state_changed.connect(lambda: self.window.show_notice(refused_text(), channel.state == "refused"))
         self.notes.lock_unknown.connect(lambda: self.window.show_lock_notice(screen_lock.UNKNOWN_TEXT))
+        #: The update check (update_check.py): its question, its notice and its tray line.
+        self.updates = updates or UpdateCheck(
+            core.settings, lambda: core.settings.save(core.settings_path), enabled=not core.demo
+        )
+        core.updates_offered = self.updates.can_check  # Settings shows the switch only when it can work
+        self.update_question: UpdateQuestion | None = None
+        self.update_notice = UpdateNotice()
+        self.window.add_notice(self.update_notice)  # above the steps: seen without scrolling
+        self.updates.changed.connect(self._show_update)
+        core.changed.connect(self._show_update)
+        core.changed.connect(self.updates.look)  # turned on in Settings: checks now, if a day has passed
+        if self.tray is not None:
+            self.tray.news = self._update_news
 
     def start(self, *, show_window: bool = True) -> None:
         self.core.start()
         self.core.start_keeping()  # the record of changes: what is older than Kept for goes, now and daily
         self.record_notice = self._tell_about_the_record()
+        self._ask_about_updates()
+        self._show_update()
+        self.updates.start()
         if self.tray is not None:
             self.tray.show()
         first_run = not self.core.settings.first_run_done
@@ -163,12 +181,40 @@ class DesktopApp(QObject):
         notice = RecordNotice(self.core)
         notice.open_settings.connect(self.window.show_settings)
         notice.done.connect(self._record_notice_done)
-        self.window.add_section(notice)
+        self.window.add_notice(notice)
         return notice
 
     def _record_notice_done(self) -> None:
         self.core.settings.record_notice_done = True
         self.core.settings.save(self.core.settings_path)
+
+    def _ask_about_updates(self) -> None:
+        """The first start (of this version or later): "Tell me when a new SearchDesk is out?", once, in
+        the main window; until it is answered (here or in Settings) nothing is asked of GitHub."""
+        if not self.updates.should_ask:
+            return
+        self.update_question = UpdateQuestion()
+        self.update_question.answered.connect(self.updates.set_on)
+        self.window.add_notice(self.update_question)
+
+    def _show_update(self) -> None:
+        """The notice as the settings are now (Settings' switch may have been turned off or on)."""
+        self.update_notice.show_release(self.updates.newer)
+        if self.update_question is not None and not self.updates.should_ask:
+            self.update_question.hide()
+
+    def _update_news(self) -> tuple[str, Callable[[], None]] | None:
+        """The tray menu's line about a newer version, and what choosing it does (opens its page)."""
+        release = self.updates.newer
+        if release is None:
+            return None
+        return news_line(release), lambda: self.open_url(release.url)
+
+    def open_url(self, url: str) -> None:
+        from PySide6.QtCore import QUrl
+        from PySide6.QtGui import QDesktopServices
+
+        QDesktopServices.openUrl(QUrl(url))
 
     def restart_in_demo(self) -> None:
         """Try the demo: start a new copy with ``--demo``, then quit this one.
@@ -198,6 +244,7 @@ class DesktopApp(QObject):
         self.window.quitting = True
         self.notes.close()
         self.queue.close()
+        self.updates.stop()
         self.core.stop()
         if self.tray is not None:
             self.tray.hide()

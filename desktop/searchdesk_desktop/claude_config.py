@@ -216,12 +216,13 @@ def claude_installed(path: Path) -> bool:
     return path.parent.is_dir()
 
 
-def display_path(path: Path, home: Path | None = None) -> str:
+def display_path(path: PurePath, home: PurePath | None = None, system: str | None = None) -> str:
     """A path as a person reads it: ``~/.config/Claude/...`` rather than ``/home/alex/.config/...``.
 
     Only on macOS and Linux, where ``~`` is the everyday spelling; Windows shows the full path.
+    ``system`` is ``sys.platform`` unless given (the setup pages' pictures spell each system's paths).
     """
-    if sys.platform == "win32":
+    if (system or sys.platform) == "win32":
         return str(path)
     home = home or Path.home()
     try:

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
@@ -26,8 +26,10 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from searchdesk_server.agent.protocol import AccountInfo, ErrorCode, client_project
+from searchdesk_server.config import ConfigError, parse_sites
 from searchdesk_server.google import grants
 from searchdesk_server.journal.paths import all_journals
+from searchdesk_server.properties import covers
 
 from . import __version__, claude_found, extension, keeping
 from . import claude_config as cc
@@ -70,11 +72,11 @@ CHECK_WORDS = {
     "permission": "This Google account has no access to that property in Search Console.",
     "quota": "Google's daily limit for this is used up. Try again tomorrow.",
     "network": "SearchDesk could not reach Google. Check your internet connection (or proxy), then check again.",
-    "start": "SearchDesk's server did not start. What it said is below.",
+    "start": "SearchDesk did not start. What it said is under Details for support.",
     "switched_off": "Listing your properties is switched off in Settings, and the check needs it. Offer the "
     "Properties tools (or every tool), then check again.",
     "no_properties": "Your Google account has no Search Console properties yet. Add your site in Search Console first.",
-    "error": "SearchDesk's server answered with an error. What it said is below.",
+    "error": "SearchDesk got an error instead of your data. What it said is under Details for support.",
 }
 
 
@@ -94,6 +96,7 @@ class AccountStatus:
     store: str = ""  # which keyring holds the sign-in
     warning_due: bool = False  # the limit is near: say it loudly
     damaged: bool = False  # the keyring holds something under our name that is not a sign-in: sign out clears it
+    details: str = ""  # for support only (which keyrings were tried and why not): "Details for support"
 
     @property
     def ok(self) -> bool:
@@ -157,6 +160,31 @@ class CheckSubject:
     key: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class SeenSites:
+    """The properties the last check's Google accounts listed: what Settings offers to pick from, and
+    its evidence that a default property is one no account Claude may use can see.
+
+    Kept apart from the check's result, which stops holding when the settings change (Settings itself
+    changes them): the accounts' properties do not change with the settings.
+    """
+
+    sites: tuple[str, ...]
+    #: The accounts the check read (casefolded addresses); empty when it named none (the demo, one account).
+    accounts: frozenset[str]
+    #: The allowed properties in force at the check (the server lists only those); () for every property.
+    allowed: tuple[str, ...]
+
+    def unseen(self, prop: str, accounts: Iterable[str]) -> bool:
+        """Is ``prop`` a property none of ``accounts`` (those Claude may use now) could see at the check?
+        False whenever the check cannot tell: an account it did not read, or a property it was not
+        allowed to list."""
+        if self.accounts and not {a.casefold() for a in accounts} <= self.accounts:
+            return False
+        listable = not self.allowed or any(covers(a, prop) for a in self.allowed)
+        return listable and prop not in self.sites
+
+
 class Core(QObject):
     changed = Signal()
     signin_done = Signal(str)  # "" on success, else the message for the person
@@ -182,6 +210,9 @@ class Core(QObject):
         #: Where Claude Desktop is looked for (claude_found.py; a test's computer passes its own home).
         self._find_claude = find_claude
         self.demo = demo
+        #: Whether Settings offers "Tell me when a new SearchDesk is out" (the app sets it from its update
+        #: check: false in the demo and in a build without the release key).
+        self.updates_offered = False
         self.settings_path = settings_path or settings_file(demo)
         self.settings = AppSettings.load(self.settings_path)
         self.claude_path = claude_path or cc.locate()
@@ -205,6 +236,8 @@ class Core(QObject):
         self._records: dict[str, SignInRecord] = {}  # the sign-ins as last read, by account key
         self._expired: set[str] = set()  # account keys whose sign-in Google refused to refresh
         self._counts: dict[str, int] = {}  # account key -> properties it saw at the last check
+        #: The properties the accounts listed at the last check that listed them (None: no check yet).
+        self.seen_sites: SeenSites | None = None
         self._problem: AccountStatus | None = None  # the keyring could not be read at all
         self._account = AccountStatus(Account.DEMO if demo else Account.SIGNED_OUT)
         self._signin: LoopbackSignIn | None = None
@@ -326,7 +359,9 @@ class Core(QObject):
                 self.store.migrate()
             except KeystoreError as exc:
                 damaged = isinstance(exc, CorruptRecord)
-                self._problem = AccountStatus(Account.KEYRING, detail=str(exc), damaged=damaged)
+                self._problem = AccountStatus(
+                    Account.KEYRING, detail=str(exc), damaged=damaged, details=getattr(exc, "details", "")
+                )
         self.accounts.set_rows([] if self.demo else [self._row(ref) for ref in self.store.refs])
         self._account = self._compute_account()
         self.changed.emit()
@@ -379,8 +414,9 @@ class Core(QObject):
             ends = record.issued_at + TESTING_LIFETIME
             when = time.strftime("%a %d %b, %H:%M", time.localtime(ends))
             warning = (
-                "If your OAuth app is in Google's 'Testing' status, Google ends this sign-in 7 days after it "
-                f"began: around {when}. Sign in again then."
+                "This sign-in may end 7 days after it began, around "
+                f"{when}: Google does that while the Google Cloud project it signs in with is in 'Testing'. "
+                "Sign in again then."
             )
             due = ends - time.time() <= TESTING_WARN_BEFORE
         return AccountRow(
@@ -412,7 +448,7 @@ class Core(QObject):
             try:
                 store = self.keystore.place
             except KeystoreError as exc:
-                return AccountStatus(Account.KEYRING, detail=str(exc))
+                return AccountStatus(Account.KEYRING, detail=str(exc), details=getattr(exc, "details", ""))
             return AccountStatus(
                 Account.SIGNED_OUT, detail="Sign in with Google so Claude can read your data.", store=store
             )
@@ -757,11 +793,25 @@ class Core(QObject):
         self._count_properties(value)
 
     def _count_properties(self, report: Any) -> None:
-        """Each account's row says how many properties it saw at the last check that could read it."""
+        """Each account's row says how many properties it saw at the last check that could read it; and
+        Settings learns which (``seen_sites``)."""
+        self._remember_sites(report)
         counted = {a.name.casefold(): a.properties for a in getattr(report, "accounts", []) if not a.error}
         if counted:
             self._counts.update(counted)
             self.refresh_account()
+
+    def _remember_sites(self, report: Any) -> None:
+        """Keep the properties a check listed (an empty list only when the accounts have none)."""
+        sites = getattr(report, "sites", None)
+        if not sites and getattr(report, "kind", "") != "no_properties":
+            return  # it listed nothing it could vouch for: what was learnt before still holds
+        try:
+            _default, allowed = parse_sites(self.check_env())
+        except ConfigError:
+            allowed = ()
+        read = frozenset(a.name.casefold() for a in getattr(report, "accounts", []) if not a.error)
+        self.seen_sites = SeenSites(tuple(sites or ()), read, allowed)
 
     def check_blocked(self) -> str:
         """Why a check now would not test what Claude Desktop will use ('' when it would)."""

@@ -87,7 +87,8 @@ class NoSecureKeyring(KeystoreError):
         )
         self.details = detail
         if detail:
-            log.warning("no keyring SearchDesk can use: %s", detail)  # for support: the log, never the window
+            # For support: the log, and the window only under "Details for support" (collapsed).
+            log.warning("no keyring SearchDesk can use: %s", detail)
 
 
 class KeyringLocked(KeystoreError):
@@ -267,16 +268,14 @@ class KeyStore:
         except (_Locked, InitError) as exc:
             raise KeyringLocked() from exc
         except NoKeyringError as exc:
-            log.warning("no keyring: %s", type(exc).__name__)
-            raise NoSecureKeyring() from exc
+            raise NoSecureKeyring(f"{self.backend_name}: {type(exc).__name__}") from exc
         except PasswordDeleteError:
             raise
         except KeyringError as exc:
             log.warning("the keyring refused: %s", type(exc).__name__)
             raise KeystoreError("Your system's keyring refused SearchDesk's request. Try again.") from exc
         except RuntimeError as exc:  # e.g. the D-Bus session went away after the backend was chosen
-            log.warning("the keyring went away: %s", type(exc).__name__)
-            raise NoSecureKeyring() from exc
+            raise NoSecureKeyring(f"{self.backend_name}: {type(exc).__name__}") from exc
 
 
 def entry_for(account: str) -> str:

@@ -1,4 +1,5 @@
-"""Before the first window on Linux: are the system libraries Qt's X11 platform needs there?
+"""Before the first window on Linux: are the system libraries Qt's X11 platform needs there, and does the
+display answer?
 
 Without them Qt stops with 'Could not load the Qt platform plugin "xcb" … Reinstalling the application
 may fix this problem', which sends a person the wrong way (reinstalling SearchDesk does not help). So
@@ -101,10 +102,49 @@ def explain(missing: list[str]) -> str:
     return "\n".join(lines)
 
 
+def display_answers(display: str) -> bool | None:
+    """Whether the X server `display` names lets this program in: one `xcb_connect` through libxcb (the
+    library the plugin opens the display with; nothing of Qt is loaded). None: libxcb cannot be loaded,
+    which the libraries' check names."""
+    import ctypes
+
+    try:
+        xcb = ctypes.CDLL("libxcb.so.1")
+    except OSError:
+        return None
+    xcb.xcb_connect.restype = ctypes.c_void_p
+    xcb.xcb_connect.argtypes = (ctypes.c_char_p, ctypes.c_void_p)
+    xcb.xcb_connection_has_error.argtypes = (ctypes.c_void_p,)
+    xcb.xcb_disconnect.argtypes = (ctypes.c_void_p,)
+    connection = xcb.xcb_connect(display.encode(), None)  # never NULL: an error connection at worst
+    try:
+        return bool(xcb.xcb_connection_has_error(connection) == 0)
+    finally:
+        xcb.xcb_disconnect(connection)
+
+
+def explain_display(display: str) -> str:
+    """What the person reads when the display cannot be opened: Qt's own words blame a missing library
+    (xcb-cursor0, even when it is there) and say reinstalling may help; neither is so."""
+    shown = f"the display {display}" if display else "no display (DISPLAY is empty)"
+    return "\n".join(
+        [
+            f"SearchDesk cannot open its window: it was given {shown}, and no X server there lets it in "
+            "(none runs there, or this user may not use it).",
+            "Reinstalling SearchDesk will not help. Start SearchDesk from your desktop session, or check the "
+            "DISPLAY (and XAUTHORITY) it was started with.",
+        ]
+    )
+
+
 def check(env: Mapping[str, str] | None = None) -> str | None:
-    """The explanation when Qt's X11 platform would fail to load here; None when it can load (or it is
-    not the platform Qt will use)."""
-    if not uses_xcb(os.environ if env is None else env):
+    """The explanation when Qt's X11 platform would fail to load here, or could not open the display;
+    None when it can (or it is not the platform Qt will use)."""
+    env = os.environ if env is None else env
+    if not uses_xcb(env):
         return None
     missing = missing_libraries()
-    return explain(missing) if missing else None
+    if missing:
+        return explain(missing)
+    display = env.get("DISPLAY", "")
+    return explain_display(display) if display_answers(display) is False else None

@@ -12,6 +12,12 @@ Everything happens in a throw-away home folder (so paths read as a person's woul
 ``~/.config/Claude/...``), with a made-up packaged OAuth client and a keyring stand-in: it shows what
 a user of a release build sees, and touches nothing on this machine. The environment is put back
 afterwards. The check's results are the real server's, run on the demo.
+
+The setup pages' pictures are made once per system (``SYSTEMS``), each in that system's own words: the
+keyring the app names there and the Claude Desktop settings file it would find there. The platform is
+faked only where the app reads it: the keyring's backend name (``keystore.describe_place``), Claude
+Desktop's places (``claude_config.candidate_paths``, ``claude_found``) and how a path is spelt
+(``claude_config.display_path``). The frame and fonts stay this machine's.
 """
 
 from __future__ import annotations
@@ -24,19 +30,87 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from searchdesk_server.config import Var
 
-from . import claude_found
+from . import claude_config, claude_found, keystore
 
 #: The Activity window's rows are asked at fixed times, so the image does not change run to run.
 ACTIVITY_DAY = (2026, 11, 27)
-#: Claude Desktop, as the pictures' computer has it.
-INSTALLED = claude_found.Found(claude_found.Evidence.PROGRAM, "/Applications/Claude.app")
+_PROGRAM = claude_found.Evidence.PROGRAM
+#: Claude Desktop's MSIX package on Windows (its folder name; platform-facts: claude-code#26073).
+CLAUDE_MSIX = "Claude_pzs8sxrjxfjjc"
+
+
+@dataclass(frozen=True)
+class System:
+    """A computer as one setup page pictures it: only what SearchDesk reads to choose its words there."""
+
+    page: str  # docs/setup-<page>.md, and the pictures' file names
+    platform: str  # sys.platform there
+    keyring: str  # the keyring backend SearchDesk uses there (a name in keystore.ALLOWED_BACKENDS)
+    home: PurePath  # a person's home folder there
+    installed: claude_found.Found  # Claude Desktop, where its installer puts it
+    env: Mapping[str, str] = field(default_factory=dict)
+    packages: tuple[str, ...] = ()  # the MSIX package folders Windows lists
+
+    @property
+    def place(self) -> str:
+        """Where step 1 says the sign-in is kept: the app's own words for this keyring."""
+        return keystore.describe_place(self.keyring, self.env.get("XDG_CURRENT_DESKTOP", ""))
+
+    @property
+    def claude_settings(self) -> PurePath:
+        """Claude Desktop's settings file as the app finds it there, Claude Desktop having run once (its folder
+        exists): the same choice `claude_config.locate` makes on that system."""
+
+        def list_dir(folder: PurePath) -> tuple[str, ...]:
+            return self.packages if folder.name == "Packages" else ()
+
+        places = claude_config.candidate_paths(self.platform, self.env, self.home, list_dir)
+        return claude_config.choose(places, lambda p: p == places[0].parent)
+
+    def shown(self, path: PurePath) -> str:
+        """A path as step 2 spells it there (the app's own rule, with this system's home)."""
+        return _DISPLAY_PATH(path, self.home, system=self.platform)
+
+
+_WIN_HOME = PureWindowsPath(r"C:\Users\you")
+#: The three setup pages' computers. Windows: Claude Desktop as it ships since early 2026 (an MSIX package,
+#: its settings under the package's folder); macOS: Claude.app in /Applications; Linux: GNOME with GNOME
+#: Keyring and a community build's `claude-desktop`.
+SYSTEMS: tuple[System, ...] = (
+    System(
+        "macos",
+        "darwin",
+        "macOS Keychain",
+        PurePosixPath("/Users/you"),
+        claude_found.Found(_PROGRAM, "/Applications/Claude.app"),
+    ),
+    System(
+        "windows",
+        "win32",
+        "Windows Credential Locker",
+        _WIN_HOME,
+        claude_found.Found(_PROGRAM, str(_WIN_HOME / "AppData" / "Local" / "Packages" / CLAUDE_MSIX)),
+        env={"APPDATA": str(_WIN_HOME / "AppData" / "Roaming"), "LOCALAPPDATA": str(_WIN_HOME / "AppData" / "Local")},
+        packages=(CLAUDE_MSIX,),
+    ),
+    System(
+        "linux",
+        "linux",
+        "Secret Service",
+        PurePosixPath("/home/you"),
+        claude_found.Found(_PROGRAM, "/usr/bin/claude-desktop"),
+        env={"XDG_CURRENT_DESKTOP": "GNOME"},
+    ),
+)
+#: The other pictures (not the setup pages') are made on this system.
+LINUX = SYSTEMS[2]
 ACCOUNT = "you@example.com"  # as the docs name it
 #: The second account of "two-accounts": an agency's service account for a client's site.
 AGENCY = "reports@client-shop.iam.gserviceaccount.com"
@@ -50,12 +124,11 @@ class _Keyring:
     A record given here is found as an earlier version's single sign-in, which the app moves to its
     own per-account record on start, as it does on a real machine."""
 
-    backend_name = "Secret Service"
-    place = "your system's keyring (GNOME Keyring)"
-
-    def __init__(self, record: Any = None) -> None:
+    def __init__(self, record: Any = None, system: System = LINUX) -> None:
         self.legacy = record
         self.records: dict[str, Any] = {}
+        self.backend_name = system.keyring
+        self.place = system.place
 
     def load(self, account: str) -> Any:
         return self.records.get(account.casefold())
@@ -111,13 +184,21 @@ class Scene:
     check: Any  # the real self-check's result on the demo
     made: list[Any]
 
-    def core(self, *, demo: bool = False, signed_in: bool = False, added: bool = False, checked: bool = False) -> Any:
+    def core(
+        self,
+        *,
+        demo: bool = False,
+        signed_in: bool = False,
+        added: bool = False,
+        checked: bool = False,
+        system: System = LINUX,
+    ) -> Any:
         from . import claude_config as cc
         from .core import Core
         from .keystore import SignInRecord
         from .settings import AppSettings
 
-        claude = cc.locate(env={}, home=self.home)  # ~/.config/Claude/claude_desktop_config.json on Linux
+        claude = self.claude_file()  # ~/.config/Claude/claude_desktop_config.json on Linux
         claude.parent.mkdir(parents=True, exist_ok=True)  # Claude Desktop is installed
         claude.unlink(missing_ok=True)
         exe = self.root / "app" / "searchdesk-server"
@@ -136,11 +217,11 @@ class Scene:
             demo=demo,
             settings_path=settings,
             claude_path=claude,
-            keystore=_Keyring(record),  # type: ignore[arg-type]
+            keystore=_Keyring(record, system),  # type: ignore[arg-type]
             socket_path=str(sockets / "agent.sock"),
             server=cc.ServerCommand(str(exe)),
             open_browser=lambda url: False,
-            find_claude=lambda **_: INSTALLED,  # the pictures show a computer with Claude Desktop on it
+            find_claude=lambda **_: system.installed,  # the pictures show a computer with Claude Desktop on it
         )
         core.start()
         self.made.append(core)
@@ -159,6 +240,31 @@ class Scene:
         window = MainWindow(core, has_tray=True)
         self.made.append(window)
         return window
+
+    def claude_file(self) -> Path:
+        """The Claude Desktop settings file the scene's cores write (this machine's place, in the scratch home)."""
+        return claude_config.locate(env={}, home=self.home)
+
+
+#: The app's rule for spelling a path, kept before `pictured_on` stands in for it.
+_DISPLAY_PATH = claude_config.display_path
+
+
+@contextlib.contextmanager
+def pictured_on(scene: Scene, system: System) -> Iterator[None]:
+    """While a window is made and drawn: the scene's Claude Desktop settings file is spelt as `system` finds and
+    spells its own (`System.claude_settings`, `System.shown`); every other path as the app spells it. The file
+    itself stays in the scratch home, so nothing is written outside it. Put back afterwards."""
+    real, claude = scene.claude_file(), system.shown(system.claude_settings)
+
+    def display_path(path: PurePath, home: PurePath | None = None, system: str | None = None) -> str:
+        return claude if path == real else _DISPLAY_PATH(path, home, system)
+
+    claude_config.display_path = display_path
+    try:
+        yield
+    finally:
+        claude_config.display_path = _DISPLAY_PATH
 
 
 def as_sent(
@@ -413,9 +519,17 @@ def notification_forms(scene: Scene) -> Any:
 
 
 def settings(scene: Scene) -> Any:
+    from PySide6.QtWidgets import QMessageBox
+
     from .settings_window import SettingsWindow
 
     window = SettingsWindow(scene.core(signed_in=True, added=True))
+
+    def discard(box: QMessageBox) -> QMessageBox.StandardButton:
+        box.deleteLater()
+        return QMessageBox.StandardButton.Discard
+
+    window.choose = discard  # closed after its picture: a picture's edits are thrown away, nobody is asked
     scene.made.append(window)
     return window
 
@@ -651,15 +765,25 @@ def _dispose(scene: Scene) -> None:
 
 #: The demo's "today" for the check in step 3, so the picture does not change run to run.
 STEPS_DAY = "2026-11-27"
-STEP_PICTURES = ("setup-step-1.png", "setup-step-2.png", "setup-step-3.png")
+STEPS = (1, 2, 3)
+
+
+def step_picture(step: int, system: System) -> str:
+    """The file name of one step's picture for one system's setup page (light scheme)."""
+    return f"setup-step-{step}-{system.page}.png"
+
+
+#: Every setup-page picture, by system then step: docs/setup-<page>.md shows its own three.
+STEP_PICTURES = tuple(step_picture(step, system) for system in SYSTEMS for step in STEPS)
 
 
 def render_steps(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
-    """The main window's three steps, each pictured done, for the setup pages (one per system).
+    """The main window's three steps, each pictured done, for each system's setup page.
 
     Signed in with a made-up account, added to Claude Desktop's settings file, and checked for real
     against the demo's server; each picture is that step's row only (step 3 with the check's result),
     so what a page says about its step is what the picture shows. A failing check is never pictured.
+    Each system's pictures carry that system's words (`pictured_on`, `System`).
     As ``render``: a throw-away home, nothing stored, the environment put back, light and dark.
     """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -689,18 +813,25 @@ def render_steps(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
                 if not _set_scheme(qapp, scheme):
                     continue  # the offscreen platform: light only (render() says so)
                 suffix = "" if scheme == "light" else f"-{scheme}"
-                window = scene.main_window(scene.core(signed_in=True, added=True, checked=True))
-                grab(qapp, window, root / "whole.png")
-                for name, row in zip(STEP_PICTURES, (window.step1, window.step2, window.step3), strict=True):
-                    area = QRect(row.mapTo(window, QPoint(0, 0)), row.size())
-                    path = out / name.replace(".png", f"{suffix}.png")
-                    window.grab(area.adjusted(-4, -4, 4, 4)).save(str(path))
-                    written.append(path)
-                _dispose(scene)
+                for system in SYSTEMS:
+                    with pictured_on(scene, system):
+                        window = step_window(scene, system)
+                        grab(qapp, window, root / "whole.png")
+                        for step, row in zip(STEPS, (window.step1, window.step2, window.step3), strict=True):
+                            area = QRect(row.mapTo(window, QPoint(0, 0)), row.size())
+                            path = out / step_picture(step, system).replace(".png", f"{suffix}.png")
+                            window.grab(area.adjusted(-4, -4, 4, 4)).save(str(path))
+                            written.append(path)
+                        _dispose(scene)
             return written
         finally:
             _dispose(scene)
             _set_scheme(qapp, "light")
+
+
+def step_window(scene: Scene, system: System) -> Any:
+    """The main window with its three steps done, as on `system` (inside `pictured_on` for step 2's path)."""
+    return scene.main_window(scene.core(signed_in=True, added=True, checked=True, system=system))
 
 
 def main(argv: list[str] | None = None) -> int:

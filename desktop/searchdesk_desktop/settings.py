@@ -56,6 +56,14 @@ class AppSettings:
     #: When a server Claude Desktop started last connected and said so (0.0: never), and its version.
     claude_seen_at: float = 0.0
     claude_seen_version: str = ""
+    #: The update check (update_check.py): off until the person turns it on; asked once at first start.
+    update_check: bool = False
+    update_check_asked: bool = False
+    #: When the last check was tried (0.0: never): at most one a day.
+    update_checked_at: float = 0.0
+    #: The newest version a signed manifest named, and its release page ("" until one was newer).
+    newer_version: str = ""
+    newer_url: str = ""
 
     def server_settings(self, *, demo: bool = False, agent_socket: str = "") -> ServerSettings:
         return ServerSettings(

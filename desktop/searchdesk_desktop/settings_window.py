@@ -9,18 +9,25 @@ The accounts Claude may use stay in the app (it answers the server for them), so
 at once, without restarting Claude Desktop. So does the record of changes: how long it is kept (saved
 with the rest) and Clear the record (at once, after a question that says what it does); the removals
 themselves are `keeping`'s, on the core's worker.
+
+The default property is picked from the properties the accounts listed at the last check (typing one
+still works), and one none of the accounts Claude may use could see is flagged with what to do. Close,
+Escape and the window's X ask before unsaved changes are lost; a message that appears is scrolled
+into view, and the outcome of Save stands outside what scrolls, so none is cut off on a small screen.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QCompleter,
     QDialog,
     QFormLayout,
     QFrame,
@@ -30,6 +37,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -39,7 +47,7 @@ from searchdesk_server.catalogue import GROUPS, TOOLS
 from searchdesk_server.properties import PropertyError, covers, normalise_property
 
 from . import claude_config as cc
-from . import keeping
+from . import keeping, update_check
 from .approval_dialog import plain_label
 from .core import Core
 from .titles import title
@@ -82,18 +90,53 @@ class Parsed:
     errors: dict[str, str] = field(default_factory=dict)
 
 
+#: What people put between properties where the allowed properties take a comma, named for the error.
+WRONG_SEPARATORS = {
+    ";": "a semicolon",
+    "|": "a vertical bar",
+    "\t": "a tab",
+    "\n": "a line break",
+    "\r": "a line break",
+}
+_PROPERTY_START = re.compile(r"^(https?://|sc-domain:|[^\s/:]+\.[^\s/:]+)", re.IGNORECASE)
+
+
+def wrong_separator(text: str, separators: dict[str, str] = WRONG_SEPARATORS) -> str:
+    """What stands between two properties in ``text`` where a comma belongs ("a semicolon"), or ''.
+
+    Only between things that each look like a property, so a URL with a ";" in its path is left to the
+    server's rules; spaces count when they part two such things.
+    """
+    for char, name in separators.items():
+        parts = [p for p in text.split(char) if p.strip()]
+        if len(parts) > 1 and sum(bool(_PROPERTY_START.match(p.strip())) for p in parts) > 1:
+            return name
+    words = text.split()
+    if len(words) > 1 and sum(bool(_PROPERTY_START.match(w)) for w in words) > 1:
+        return "a space"
+    return ""
+
+
 def parse_property(text: str) -> str:
     """'' for an empty field, else the server's spelling of the property (PropertyError if refused)."""
+    if wrong_separator(text, {",": "a comma", **WRONG_SEPARATORS}):
+        raise PropertyError(
+            "the default property is one property, not a list: choose one, and put the others under Allowed properties."
+        )
     return normalise_property(text) if text.strip() else ""
 
 
 def parse_properties(text: str) -> list[str]:
-    """A comma list; an error names the entry by its position (the server's message says what is wrong)."""
+    """A comma list; an error names the entry by its position (the server's message says what is wrong),
+    and a wrong separator by its name (the server would only say the entry has spaces in it)."""
     out: list[str] = []
     entries = [e.strip() for e in text.split(",")]
     for number, entry in enumerate(entries, start=1):
         if not entry:
             continue
+        separator = wrong_separator(entry)
+        if separator:
+            raise PropertyError(f"put a comma between properties, not {separator}.")
         try:
             out.append(normalise_property(entry))
         except PropertyError as exc:
@@ -127,6 +170,32 @@ def parse_form(site_text: str, allowed_text: str) -> Parsed:
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def ask_choice(box: QMessageBox) -> QMessageBox.StandardButton:
+    """A question with several answers, asked for real: the button chosen (the box is deleted after)."""
+    try:
+        return QMessageBox.StandardButton(box.exec())
+    finally:
+        box.deleteLater()
+
+
+#: A warning that reads the same in a light and a dark theme (the DEMO banner's pair of colours).
+WARNING_STYLE = "background:#fff3c4;color:#5c4400;padding:4px;border-radius:3px;"
+
+
+class ListCompleter(QCompleter):
+    """Completes the entry being typed in a comma list (the allowed properties), keeping the others."""
+
+    def splitPath(self, path: str) -> list[str]:
+        return [path.rsplit(",", 1)[-1].strip()]
+
+    def pathFromIndex(self, index: QModelIndex | QPersistentModelIndex) -> str:
+        chosen = super().pathFromIndex(index)
+        widget = self.widget()
+        text = widget.text() if isinstance(widget, QLineEdit) else ""
+        head = text.rsplit(",", 1)[0].strip() if "," in text else ""
+        return f"{head}, {chosen}" if head else chosen
 
 
 def ask_yes(box: QMessageBox) -> bool:
@@ -255,13 +324,43 @@ class SettingsWindow(QDialog):
         form = QFormLayout(props_box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
-        self.site = QLineEdit()
-        self.site.setPlaceholderText("https://www.example.com/ or sc-domain:example.com")
+        form.addRow(
+            plain_label(
+                "Properties are written as Search Console lists them: https://www.example.com/ for one "
+                "address and the pages under it, sc-domain:example.com for a whole domain (every address on it).",
+                selectable=False,
+            )
+        )
+        # The default is picked from the accounts' own properties (the last check's list), or typed.
+        self.site_choice = QComboBox()
+        self.site_choice.setObjectName("defaultProperty")
+        self.site_choice.setEditable(True)
+        self.site_choice.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.site_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.site_choice.setMinimumContentsLength(16)
+        line = self.site_choice.lineEdit()
+        assert line is not None  # an editable combo box has one
+        #: The default property as typed (the combo box's own line: picking from the list fills it too).
+        self.site = line
+        self.site.setPlaceholderText("Pick one of your properties, or type one")
         self.site_error = self._error_label()
-        site_hint = plain_label("Used when Claude names no property. Leave empty for none.", selectable=False)
-        form.addRow("Default property:", self._stack(self.site, site_hint, self.site_error))
+        #: A default none of the accounts Claude may use could see: said, with what to do (Save still works:
+        #: the property may be about to be added in Search Console).
+        self.site_warning = plain_label("")
+        self.site_warning.setObjectName("warning")
+        self.site_warning.setStyleSheet(WARNING_STYLE)
+        self.site_warning.setVisible(False)
+        self.site_hint = plain_label("", selectable=False)
+        form.addRow(
+            "Default property:",
+            self._stack(self.site_choice, self.site_hint, self.site_error, self.site_warning),
+        )
         self.allowed = QLineEdit()
         self.allowed.setPlaceholderText("sc-domain:example.com, https://shop.example.net/")
+        self.allowed_completer = ListCompleter([], self.allowed)
+        self.allowed_completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.allowed_completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.allowed.setCompleter(self.allowed_completer)
         self.allowed_error = self._error_label()
         allowed_hint = plain_label(
             "Separate them with commas. Claude is refused any other property. Leave empty to allow every "
@@ -271,13 +370,22 @@ class SettingsWindow(QDialog):
         form.addRow("Allowed properties:", self._stack(self.allowed, allowed_hint, self.allowed_error))
         layout.addWidget(props_box)
         layout.addWidget(self._record_box())
+        self.updates_box, self.update_switch = update_check.settings_box()
+        # The demo never asks GitHub; a build without the release key has nothing to believe.
+        self.updates_box.setVisible(not core.demo and core.updates_offered)
+        layout.addWidget(self.updates_box)
 
-        self.status = plain_label("")
-        layout.addWidget(self.status)
-        self.status_error = error_label()
-        layout.addWidget(self.status_error)
         layout.addStretch(1)
-        outer.addWidget(scrolling(content), 1)
+        self.page: QScrollArea = scrolling(content)
+        outer.addWidget(self.page, 1)
+        # What Save did stands outside what scrolls, just above the buttons: always in view.
+        self.status = plain_label("")
+        self.status_error = error_label()
+        said = QVBoxLayout()
+        said.setContentsMargins(9, 4, 9, 0)
+        said.addWidget(self.status)
+        said.addWidget(self.status_error)
+        outer.addLayout(said)
         buttons = FlowLayout(align_right=True)
         buttons.setContentsMargins(9, 0, 9, 9)
         self.save_button = QPushButton("Save")
@@ -297,9 +405,13 @@ class SettingsWindow(QDialog):
         self.save_button.clicked.connect(self.save)
         self.close_button.clicked.connect(self.close)
         core.accounts.changed.connect(self._show_accounts)
+        core.check_done.connect(self._check_done)
         self.clear_button.clicked.connect(self.clear_record)
         #: Asks the person a yes/no question (tests answer for them).
         self.ask: Callable[[QMessageBox], bool] = ask_yes
+        #: Asks a question with several answers (unsaved changes: Save, Discard, Keep editing).
+        self.choose: Callable[[QMessageBox], QMessageBox.StandardButton] = ask_choice
+        self._saved: dict[str, object] = {}
         self.load()
 
     def _record_box(self) -> QGroupBox:
@@ -370,10 +482,90 @@ class SettingsWindow(QDialog):
         self.site.setText(s.site_url)
         self.allowed.setText(", ".join(s.allowed_sites))
         self.kept_for.setCurrentIndex(max(0, self.kept_for.findData(keeping.kept_for(s.kept_for_days))))
+        self.update_switch.setChecked(s.update_check)
         set_error(self.record_error, self.core.record_problem)
+        self._offer_properties()
         self._show_accounts()
         self._say(self._where())
         self.validate()
+        self._saved = self._form()
+
+    def _offer_properties(self) -> None:
+        """The accounts' own properties, from the last check that listed them, to pick from."""
+        seen = self.core.seen_sites
+        sites = list(seen.sites) if seen is not None else []
+        typed = self.site.text()
+        self.site_choice.blockSignals(True)
+        self.site_choice.clear()
+        self.site_choice.addItems(sites)
+        self.site_choice.blockSignals(False)
+        self.site.setText(typed)  # filling the list must not change what the field holds
+        completer = self.site_choice.completer()
+        if completer is not None:  # type a part of a property's name, pick it from what matches
+            completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+            completer.setFilterMode(Qt.MatchFlag.MatchContains)
+            completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.allowed_completer.model().setStringList(sites)  # type: ignore[attr-defined]
+        if sites:
+            whose = "the demo's" if self.core.demo else "your"
+            hint = f"Used when Claude names no property. Pick one from the list ({whose} properties at the last check)"
+        else:
+            hint = (
+                "Used when Claude names no property. After Check it works (main window, step 3), your "
+                "properties are in this list to pick from"
+            )
+        self.site_hint.setText(hint + ", or leave it empty for none.")
+
+    def _check_done(self, _result: object) -> None:
+        """A check just listed the accounts' properties: offer them, and look at the default again."""
+        self._offer_properties()
+        self.validate()
+
+    def _form(self) -> dict[str, object]:
+        """What the form holds now, to tell unsaved changes from what was loaded or saved."""
+        return {
+            "read_only": self.read_only.isChecked(),
+            "groups": (self.all_tools.isChecked(), tuple(self.chosen_groups())),
+            "site": self.site.text().strip(),
+            "allowed": self.allowed.text().strip(),
+            "kept_for": self.chosen_kept_for(),
+            "updates": self.update_switch.isChecked(),
+            "accounts": tuple(sorted(self.claude_accounts().items())),
+        }
+
+    def has_unsaved_changes(self) -> bool:
+        return bool(self._saved) and self._form() != self._saved
+
+    def unsaved_box(self) -> QMessageBox:
+        """Before closing with changes not saved: Save (the default), Discard, or Keep editing (Escape)."""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            title(self.core.demo, "save your changes?"),
+            "You changed the settings but have not saved them. Save them now? If you discard them, "
+            "the settings stay as they were.",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.button(QMessageBox.StandardButton.Save).setText("Save")
+        box.button(QMessageBox.StandardButton.Discard).setText("Discard changes")
+        box.button(QMessageBox.StandardButton.Cancel).setText("Keep editing")
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        box.setEscapeButton(QMessageBox.StandardButton.Cancel)
+        return box
+
+    def reject(self) -> None:
+        """Close, Escape and the window's X all end here (QDialog's close event calls it): with unsaved
+        changes, ask first; Keep editing, or a Save that found mistakes, leaves the window open."""
+        if self.has_unsaved_changes():
+            answer = self.choose(self.unsaved_box())
+            if answer == QMessageBox.StandardButton.Save:
+                if not self.save() or self.status_error.isVisible():
+                    return  # the mistakes, or what went wrong, are in view beside the fields
+            elif answer == QMessageBox.StandardButton.Discard:
+                self.load()
+            else:
+                return
+        super().reject()
 
     def _show_accounts(self) -> None:
         """One box per account, ticked when Claude may use it; shown with two or more accounts (or when
@@ -395,6 +587,8 @@ class SettingsWindow(QDialog):
             self.account_column.addWidget(choice)
             self.account_boxes[row.email] = choice.box
         self.validate()
+        if self._saved:  # the accounts changed elsewhere: the boxes show what is saved now
+            self._saved["accounts"] = self._form()["accounts"]
 
     def claude_accounts(self) -> dict[str, bool]:
         """Each account's e-mail address, and whether it is ticked."""
@@ -419,15 +613,54 @@ class SettingsWindow(QDialog):
             parsed.errors["accounts"] = (
                 "Tick at least one account: with none, Claude could not read any of your Search Console data."
             )
+        appeared: list[QLabel] = []
         for key, label in (
             ("groups", self.groups_error),
             ("site", self.site_error),
             ("allowed", self.allowed_error),
             ("accounts", self.accounts_error),
         ):
-            set_error(label, parsed.errors.get(key, ""))
+            text = parsed.errors.get(key, "")
+            if text and text != label.text():
+                appeared.append(label)
+            set_error(label, text)
+        warning = self._unseen_warning(parsed)
+        if warning and warning != self.site_warning.text():
+            appeared.append(self.site_warning)
+        set_error(self.site_warning, warning)
+        if appeared:
+            self._bring_into_view(appeared[0])
         self.save_button.setEnabled(not parsed.errors)
         return parsed
+
+    def _unseen_warning(self, parsed: Parsed) -> str:
+        """The default property, when none of the accounts ticked here could see it at the last check."""
+        seen = self.core.seen_sites
+        ticked = [email for email, on in self.claude_accounts().items() if on]
+        if "site" in parsed.errors or not parsed.site_url or seen is None or not seen.unseen(parsed.site_url, ticked):
+            return ""
+        from searchdesk_server.selfcheck import shown
+
+        prop = shown(parsed.site_url)
+        if self.core.demo:
+            return (
+                f"The demo's made-up data does not include {prop}, so Claude could not use it as the "
+                "default. Pick one of the demo's properties from the list."
+            )
+        one = len(ticked) <= 1
+        who = "Your Google account could not see" if one else "None of the Google accounts ticked above could see"
+        return (
+            f"{who} {prop} in Search Console at the last check, so Claude could not use it as the default. "
+            "Pick one of your properties from the list; or, if this is your site, add it in Search Console "
+            f"with {'that account' if one else 'one of them'}, then run Check it works again (main window, step 3)."
+        )
+
+    def _bring_into_view(self, label: QLabel) -> None:
+        """Scroll a message that just appeared into view, once the layout has made room for it."""
+        if self.isVisible():
+            QTimer.singleShot(
+                0, self, lambda: self.page.ensureWidgetVisible(label, 0, 12) if label.isVisible() else None
+            )
 
     def errors(self) -> dict[str, str]:
         return self.validate().errors
@@ -468,6 +701,7 @@ class SettingsWindow(QDialog):
         else:
             self._record_said("Cleared. One line stays in the record, saying when you cleared it.")
         set_error(self.record_error, problem)
+        self._bring_into_view(self.record_error if problem else self.record_status)
 
     def _record_said(self, text: str) -> None:
         self.record_status.setText(text)
@@ -483,6 +717,11 @@ class SettingsWindow(QDialog):
                 self.core.set_claude_may_use(email, allowed)
         if self.chosen_kept_for() != keeping.kept_for(self.core.settings.kept_for_days):
             self.core.set_kept_for(self.chosen_kept_for())
+        if self.update_switch.isChecked() != self.core.settings.update_check and not self.core.demo:
+            self.core.settings.update_check = self.update_switch.isChecked()
+            self.core.settings.update_check_asked = True  # answered here: the main window asks no more
+            self.core.settings.save(self.core.settings_path)
+            self.core.changed.emit()  # the app's notice and its daily check follow
         try:
             change = self.core.apply_settings(
                 read_only=self.read_only.isChecked(),
@@ -492,6 +731,7 @@ class SettingsWindow(QDialog):
             )
         except cc.ClaudeConfigError as exc:
             self._say(f"Saved in SearchDesk, but Claude Desktop's settings were not changed: {exc}", error=True)
+            self._saved = self._form()
             return True
         # Show the server's spelling of what was saved (https://example.com -> https://example.com/).
         self.site.setText(parsed.site_url)
@@ -503,6 +743,7 @@ class SettingsWindow(QDialog):
                 "(step 1) so Google asks you for them."
             )
         self._say("\n".join(lines))
+        self._saved = self._form()
         return True
 
     def _where(self, *, updated: bool = False) -> str:

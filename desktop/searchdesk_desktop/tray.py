@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from .approval_dialog import ASKED_AGAIN, first_sentence
 from .autostart import Autostart
 from .core import Core
+from .help import HELP, open_help
 from .icons import tray_icon
 from .titles import app_name
 from .widgets import plural
@@ -42,7 +43,7 @@ class Tray(QSystemTrayIcon):
     ) -> None:
         super().__init__(tray_icon())
         self.core = core
-        self.autostart = autostart or Autostart()
+        self.autostart = autostart or Autostart(demo=core.demo)
         self._open_window = open_window
         self._review = review
         self._show_activity = show_activity
@@ -50,6 +51,8 @@ class Tray(QSystemTrayIcon):
         self._show_settings = show_settings or (lambda: None)
         self._change_my_mind = change_my_mind or (lambda fp: None)
         self._quit = quit_app
+        #: A newer SearchDesk (the app's update check sets this): the menu's line, and what it opens.
+        self.news: Callable[[], tuple[str, Callable[[], None]] | None] = lambda: None
         self.last_message: tuple[str, str] | None = None
         self._told_closed = False
         self.menu = QMenu()
@@ -94,12 +97,18 @@ class Tray(QSystemTrayIcon):
             again = QAction(label, menu)
             again.triggered.connect(lambda _checked=False, fp=entry.key: self._change_my_mind(fp))
             menu.addAction(again)
+        news = self.news()
+        if news is not None:
+            line = QAction(news[0], menu)
+            line.triggered.connect(news[1])
+            menu.addAction(line)
         menu.addSeparator()
         for label, slot in (
             ("Open SearchDesk" + (" (Demo)" if self.core.demo else ""), self._open_window),
             ("Settings", self._show_settings),
             ("Activity", self._show_activity),
             ("About SearchDesk", self._show_about),
+            (HELP, lambda: open_help("help")),
         ):
             action = QAction(label, menu)
             action.triggered.connect(slot)

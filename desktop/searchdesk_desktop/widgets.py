@@ -8,14 +8,19 @@ an error box), and each pair is readable on its own (the contrast test checks th
 from __future__ import annotations
 
 from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
+    QHBoxLayout,
     QLabel,
     QLayout,
     QLayoutItem,
     QMessageBox,
+    QPushButton,
     QScrollArea,
     QStyle,
+    QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -51,6 +56,68 @@ def set_error(label: QLabel, text: str) -> None:
     label.setVisible(bool(text))
 
 
+SUPPORT = "Details for support"
+"""The one name of what is for whoever helps the person (versions, the names of the parts that failed)."""
+
+
+class SupportDetails(QWidget):
+    """Technical facts a person can pass on to whoever helps them, collapsed under "Details for support".
+
+    Why collapsed: the person's own words come first (what went wrong, what to do); names of keyrings,
+    libraries and versions mean something only to support, so they wait behind one click, with a
+    button that copies them whole. Hidden altogether while there are none.
+    """
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self.setObjectName("support")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.toggle = QToolButton()
+        self.toggle.setObjectName("supportToggle")
+        self.toggle.setText(SUPPORT)
+        self.toggle.setCheckable(True)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.toggle.toggled.connect(self._expand)
+        self.body = QWidget()
+        inner = QHBoxLayout(self.body)
+        inner.setContentsMargins(16, 0, 0, 0)
+        self.text = plain_label("")
+        self.text.setObjectName("supportDetails")
+        self.copy_button = QPushButton("Copy details")
+        self.copy_button.setAutoDefault(False)
+        self.copy_button.clicked.connect(self.copy)
+        inner.addWidget(self.text, 1)
+        inner.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.body)
+        self.body.setVisible(False)
+        self.set_text(text)
+
+    @property
+    def expanded(self) -> bool:
+        return self.toggle.isChecked()
+
+    def set_text(self, text: str) -> None:
+        """The details (plain text); none hides the whole widget and folds it up again."""
+        if text != self.text.text():
+            self.copy_button.setText("Copy details")
+        self.text.setText(text)
+        if not text:
+            self.toggle.setChecked(False)
+        self.setVisible(bool(text))
+
+    def _expand(self, shown: bool) -> None:
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self.body.setVisible(shown)
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.text.text())
+        self.copy_button.setText("Copied")
+
+
 def bold(label: QLabel, scale: float = 1.0) -> QLabel:
     font = label.font()
     font.setBold(True)
@@ -67,6 +134,13 @@ def breakable(address: str) -> str:
     """An e-mail address that may wrap at its @ and its dots on a narrow screen (zero-width spaces: only
     for text that is shown and not selectable, since a copied address must be the address)."""
     return address.replace("@", f"{ZWSP}@{ZWSP}").replace(".", f"{ZWSP}.")
+
+
+def breakable_path(path: str) -> str:
+    """A file path that may wrap after each folder on a narrow screen: Claude Desktop's settings file on
+    Windows (inside its MSIX package, ~120 characters with no space) is wider than the window. The
+    same rule as `breakable`: only for text that is shown and not selectable."""
+    return path.replace("\\", f"\\{ZWSP}").replace("/", f"/{ZWSP}")
 
 
 def plural(n: int, one: str, many: str = "") -> str:

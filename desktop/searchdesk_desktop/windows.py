@@ -15,21 +15,22 @@ import csv
 import functools
 import io
 import platform
+import re
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from PySide6.QtCore import QEvent, QObject, QSize, QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, QStandardPaths, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
-    QFontDatabase,
+    QDesktopServices,
     QGuiApplication,
     QHideEvent,
     QKeySequence,
-    QPalette,
+    QResizeEvent,
     QShowEvent,
 )
 from PySide6.QtWidgets import (
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -67,6 +69,7 @@ from .approval_dialog import ASKED_AGAIN, first_sentence, late_yes_words, plain_
 from .approvals import Entry, State
 from .autostart import Autostart
 from .core import Account, CheckSubject, Core, check_verdict
+from .help import HelpButton, check_topic
 from .history import values_text
 from .keystore import KeystoreError
 from .settings_window import SettingsWindow
@@ -75,8 +78,10 @@ from .titles import app_name, title
 from .widgets import (
     ZWSP,
     FlowLayout,
+    SupportDetails,
     bold,
     breakable,
+    breakable_path,
     demo_banner,
     error_label,
     exec_yes,
@@ -97,6 +102,10 @@ NOT_FOUND = (
     "this step turns green once Claude Desktop is there."
 )
 ADD_ACCOUNT = "Add another Google account"
+#: What SearchDesk is, in one sentence (the main window's and About's).
+WHAT_IT_DOES = (
+    "SearchDesk lets Claude read your Google Search Console data, and asks you before anything that cannot be undone."
+)
 #: What the first step says once there are several accounts (docs/getting-started.md says the same).
 ROUTING = (
     "Claude uses the account that can see the property it asks about (the one with the most rights, if "
@@ -124,9 +133,11 @@ def start_folder() -> str:
 class StepRow(QFrame):
     """One numbered step: a title, a status with a mark, a detail, an error, extras and its buttons."""
 
-    def __init__(self, number: int, title: str) -> None:
+    def __init__(self, number: int, title: str, help_topic: str = "help") -> None:
+        """`help_topic`: the page its Help button opens while it shows a problem (`help.TOPICS`)."""
         super().__init__()
         self.number = number
+        self.help_topic = help_topic
         self.setObjectName(f"step{number}")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         outer = QHBoxLayout(self)
@@ -144,14 +155,29 @@ class StepRow(QFrame):
         self.buttons = FlowLayout(align_right=True)
         for item in (self.title, self.status, self.detail, self.error):
             body.addWidget(item)
+        #: Under a problem: the technical words, collapsed, and Help (the page about this problem).
+        self.support = SupportDetails()
+        self.help = HelpButton(help_topic)
+        self.help.setVisible(False)
+        trouble = QHBoxLayout()
+        trouble.addWidget(self.support, 1)
+        trouble.addWidget(self.help, 0, Qt.AlignmentFlag.AlignTop)
+        body.addLayout(trouble)
         body.addLayout(self.extras)
         body.addLayout(self.buttons)
         outer.addLayout(body, 1)
         self.button_widgets: dict[str, QPushButton] = {}
         self.state = TODO
 
-    def show_state(self, state: str, status: str, detail: str = "", error: str = "") -> None:
+    def show_state(
+        self, state: str, status: str, detail: str = "", error: str = "", *, topic: str = "", support: str = ""
+    ) -> None:
+        """`topic`: the help page about this state (default: the step's own, shown only for a problem or an error);
+        `support`: technical details, shown only under "Details for support"."""
         self.state = state
+        self.help.set_topic(topic or self.help_topic)
+        self.help.setVisible(bool(topic) or state == PROBLEM or bool(error))
+        self.support.set_text(support)
         self.badge.setText(str(self.number) if state == TODO else MARKS[state])
         self.badge.setStyleSheet(
             f"background:{COLOURS[state]};color:white;border-radius:16px;font-weight:bold;font-size:15px;"
@@ -159,6 +185,10 @@ class StepRow(QFrame):
         self.status.setText(status)
         self.detail.setText(detail)
         self.detail.setVisible(bool(detail))
+        # A path made to wrap (breakable_path) would be copied with its invisible breaks: not selectable then.
+        self.detail.setTextInteractionFlags(
+            Qt.TextInteractionFlag.NoTextInteraction if ZWSP in detail else Qt.TextInteractionFlag.TextSelectableByMouse
+        )
         set_error(self.error, error)
 
     def set_buttons(self, buttons: list[tuple[str, Callable[[], None]]], primary: str = "") -> None:
@@ -231,73 +261,169 @@ class SignInLink(QWidget):
         self.copy_button.setText("Copied")
 
 
-def check_table_text(report: Any) -> str:
-    """The check's answers as plain-text tables (monospace), from its structured result."""
-    out: list[str] = []
-    for table in getattr(report, "tables", []):
-        rows = [tuple(table.columns), *table.rows]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(table.columns))]
-        numeric = [all(_numeric(row[i]) for row in table.rows) and bool(table.rows) for i in range(len(widths))]
+def plain_properties(text: str) -> str:
+    """Every Domain property in `text` as a site owner names it ("the domain example.com"), not in the
+    "sc-domain:" spelling Google's programs use (the server's own wording, `selfcheck.shown`)."""
+    from searchdesk_server.selfcheck import shown
 
-        def line(row: tuple[str, ...], widths: list[int] = widths, numeric: list[bool] = numeric) -> str:
-            cells = [c.rjust(w) if n else c.ljust(w) for c, w, n in zip(row, widths, numeric, strict=True)]
-            return "  ".join(cells).rstrip()
+    return DOMAIN_PROPERTY.sub(lambda m: shown(m.group(0)), text)
 
-        out.append(table.title)
-        if any(table.columns):
-            out += [line(tuple(table.columns)), "  ".join("-" * w for w in widths)]
-        out += [line(row) for row in table.rows]
-        if table.more:
-            out.append(f"… and {table.more} more")
-        out.append("")
-    error = getattr(report, "error", "")
-    if error:
-        out += ["What the server said:", error]
-    return "\n".join(out).rstrip()
+
+DOMAIN_PROPERTY = re.compile(r"sc-domain:[^\s),;]+")
+
+
+@functools.cache
+def hostile_rows() -> dict[str, str]:
+    """The demo's deliberately hostile searches and pages, as the check shows them (cleaned and cut as the
+    server's tables cut every cell), each with what it tests; the demo's own constants are the one list."""
+    from searchdesk_server.demo import vocab
+    from searchdesk_server.selfcheck import CELL_CHARS
+    from searchdesk_server.text import flatten
+
+    tests = {
+        vocab.HOSTILE_INJECTION: "it tries to give Claude an order. Claude gets it as data, never as an "
+        "instruction, and removing a property always asks you first.",
+        vocab.HOSTILE_BIDI: "it hid a character that turns text backwards. SearchDesk removed it, so the words "
+        "read as they are.",
+        vocab.HOSTILE_ZERO_WIDTH: "it hid invisible characters between its words. SearchDesk removed them.",
+        vocab.HOSTILE_PIPE: "it would break the layout of a table. SearchDesk keeps it in one cell.",
+        vocab.HOSTILE_LONG: "it is very long. SearchDesk shortens it, and the … shows where.",
+        vocab.HOSTILE_PAGE: "its address hid a character that changes a terminal's colours. SearchDesk removed it.",
+    }
+    return {flatten(text, CELL_CHARS): f"{HOSTILE} {why}" for text, why in tests.items()}
+
+
+HOSTILE = "A test of SearchDesk's protections: the demo made this up on purpose, because"
+
+#: What URL Inspection's verdict means for the page, in the words of Google's reference
+#: (IndexStatusInspectionResult.verdict: PASS is "Valid", FAIL "Error", NEUTRAL "Excluded" in Search
+#: Console), keyed by the word the check shows (`selfcheck.INSPECTION_WORDS`, the one translation).
+VERDICT_MEANINGS = {
+    "PASS": "Google has this page in its index: it can appear in search results.",
+    "FAIL": "Google cannot index this page: the lines below say what stopped it.",
+    "NEUTRAL": "This page is not in Google's index, usually on purpose: for example it redirects to "
+    "another page, carries a 'noindex' rule, or is a copy of a page Google shows instead. The Coverage line "
+    "says which. Nothing needs doing unless you want this very address in search results.",
+}
+
+
+def _verdict_row() -> str:
+    from searchdesk_server.selfcheck import INSPECTION_FIELDS
+
+    return dict(INSPECTION_FIELDS)["verdict"]
+
+
+VERDICT_ROW = _verdict_row()
+"""The label of URL Inspection's verdict row in the check's table ("Verdict")."""
+
+
+def verdict_meaning(shown: str) -> str:
+    """The plain meaning of the verdict the check shows ("Excluded"), or "" for one Google sent as is."""
+    from searchdesk_server.selfcheck import INSPECTION_WORDS
+
+    code = next((c for c, word in INSPECTION_WORDS["verdict"].items() if word == shown), "")
+    return VERDICT_MEANINGS.get(code, "")
+
+
+def check_summary(report: Any, demo: bool) -> str:
+    """The report's first words: one or two sentences on what the check did and what it means."""
+    if not getattr(report, "ok", False):
+        return "SearchDesk tried to read your Search Console data the way Claude will, and could not."
+    text = "SearchDesk read your Search Console data the way Claude will; below is a sample of what Claude would get."
+    if demo:
+        text += " It is the demo's made-up data, and a few searches in it are hostile on purpose to test SearchDesk's "
+        text += "protections (each is marked)."
+    return text
 
 
 def _numeric(text: str) -> bool:
     return bool(text) and text.replace(",", "").replace(".", "", 1).replace("-", "", 1).isdigit()
 
 
-class TextTable(QScrollArea):
-    """Plain text in a fixed-width font, selectable; as tall as its lines, scrolling sideways only."""
+class ReportTable(QFrame):
+    """One answer of the check as a small grid of plain, selectable labels in the window's own font: a
+    title, the column names, the rows (which scroll sideways on a narrow screen rather than widen the
+    window); a row with something to explain gets a note under the grid, naming the row."""
 
-    def __init__(self) -> None:
+    def __init__(self, table: Any, notes: Callable[[tuple[str, ...]], str]) -> None:
         super().__init__()
-        self.label = plain_label("", wrap=False)
-        self.label.setObjectName("checkTable")
-        self.label.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        self.label.setMargin(6)
-        self.label.setBackgroundRole(QPalette.ColorRole.Base)
-        self.label.setForegroundRole(QPalette.ColorRole.Text)
-        self.label.setAutoFillBackground(True)
-        self.setWidget(self.label)
+        self.setObjectName("reportTable")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 6, 0, 0)
+        self.title = bold(plain_label(plain_properties(table.title)))
+        layout.addWidget(self.title)
+        self.inner = QWidget()
+        grid = QGridLayout(self.inner)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(16)
+        grid.setVerticalSpacing(2)
+        columns = tuple(table.columns)
+        numeric = [bool(table.rows) and all(_numeric(row[i]) for row in table.rows) for i in range(len(columns))]
+        line = 0
+        if any(columns):
+            for c, name in enumerate(columns):
+                grid.addWidget(bold(plain_label(name, wrap=False, selectable=False)), line, c, self._align(numeric[c]))
+            line += 1
+        #: Each row's cells as shown, and its note ("" when none): the tests read these.
+        self.rows: list[tuple[tuple[str, ...], str]] = []
+        self.note_labels: list[QLabel] = []
+        for row in table.rows:
+            cells = tuple(plain_properties(cell) for cell in row)
+            for c, cell in enumerate(cells):
+                grid.addWidget(plain_label(cell, wrap=False), line, c, self._align(numeric[c]))
+            line += 1
+            note = notes(tuple(row))
+            self.rows.append((cells, note))
+            if note:
+                label = plain_label(note)
+                label.setObjectName("rowNote")
+                italic = label.font()
+                italic.setItalic(True)
+                label.setFont(italic)
+                self.note_labels.append(label)
+        grid.setColumnStretch(len(columns), 1)  # room to spare goes right of the last column
+        self.area = SidewaysScroll(self.inner)
+        layout.addWidget(self.area)
+        for label in self.note_labels:
+            layout.addWidget(label)
+        if table.more:
+            layout.addWidget(plain_label(f"… and {table.more} more", selectable=False))
+
+    @staticmethod
+    def _align(numeric: bool) -> Qt.AlignmentFlag:
+        side = Qt.AlignmentFlag.AlignRight if numeric else Qt.AlignmentFlag.AlignLeft
+        return side | Qt.AlignmentFlag.AlignTop
+
+
+class SidewaysScroll(QScrollArea):
+    """Content as tall as it is, scrolling sideways only when the window is narrower than it."""
+
+    def __init__(self, content: QWidget) -> None:
+        super().__init__()
+        self.setWidget(content)
         self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
-    def set_text(self, text: str) -> None:
-        self.label.setText(text)
-        self.updateGeometry()
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.FontChange:
-            self.updateGeometry()
-
     def sizeHint(self) -> QSize:
-        hint = self.label.sizeHint()
-        room = 2 * self.frameWidth() + self.horizontalScrollBar().sizeHint().height()
-        return QSize(min(hint.width(), 600), hint.height() + room)
+        widget = self.widget()
+        content = widget.sizeHint() if widget is not None else QSize()
+        room = self.horizontalScrollBar().sizeHint().height() if content.width() > self.viewport().width() else 0
+        return QSize(content.width(), content.height() + room)
 
     def minimumSizeHint(self) -> QSize:
         return QSize(120, self.sizeHint().height())
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.updateGeometry()  # the scroll bar comes or goes with the width: the height follows
+
 
 class CheckResult(QFrame):
-    """The check as a result: "What Claude would see", the verdict first, then the rows as a table."""
+    """The check as a result: "What Claude would see", a plain summary first, the verdict, then each answer
+    as a small table; what the server said when it failed only under "Details for support"."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -305,18 +431,42 @@ class CheckResult(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
         self.heading = bold(plain_label("What Claude would see", selectable=False), 1.1)
+        self.summary = plain_label("")
+        self.summary.setObjectName("checkSummary")
         self.verdict = bold(plain_label(""))
         self.subject = plain_label("")
-        self.table = TextTable()
-        for widget in (self.heading, self.verdict, self.subject, self.table):
+        self.tables_box = QVBoxLayout()
+        self.tables: list[ReportTable] = []
+        self.support = SupportDetails()  # what the server said, when the check failed: for support only
+        for widget in (self.heading, self.summary, self.verdict, self.subject):
             layout.addWidget(widget)
+        layout.addLayout(self.tables_box)
+        layout.addWidget(self.support)
 
-    def show_report(self, verdict: str, subject: CheckSubject, report: Any) -> None:
-        self.verdict.setText(verdict)
+    def show_report(self, verdict: str, subject: CheckSubject, report: Any, *, demo: bool = False) -> None:
+        self.summary.setText(check_summary(report, demo))
+        self.verdict.setText(plain_properties(verdict))
         self.subject.setText(f"Checked for {subject.account}, with {subject.entry}.")
-        text = check_table_text(report)
-        self.table.set_text(text)
-        self.table.setVisible(bool(text))
+        for table in self.tables:
+            table.hide()
+            table.deleteLater()
+        self.tables = [ReportTable(t, self._notes(demo)) for t in getattr(report, "tables", [])]
+        for table in self.tables:
+            self.tables_box.addWidget(table)
+        self.support.set_text(str(getattr(report, "error", "") or ""))
+
+    @staticmethod
+    def _notes(demo: bool) -> Callable[[tuple[str, ...]], str]:
+        """What a row needs said under it: the demo's hostile rows, and URL Inspection's verdict."""
+        hostile = hostile_rows() if demo else {}
+
+        def note(row: tuple[str, ...]) -> str:
+            if len(row) == 2 and row[0] == VERDICT_ROW:
+                meaning = verdict_meaning(row[1])
+                return f"{row[1]}: {meaning}" if meaning else ""
+            return next((f"“{cell}”: {hostile[cell]}" for cell in row if cell in hostile), "")
+
+        return note
 
 
 class ApprovalsSection(QFrame):
@@ -395,7 +545,7 @@ class MainWindow(QMainWindow):
     def __init__(self, core: Core, *, autostart: Autostart | None = None, has_tray: bool = False) -> None:
         super().__init__()
         self.core = core
-        self.autostart = autostart or Autostart()
+        self.autostart = autostart or Autostart(demo=core.demo)
         self.has_tray = has_tray
         self.quitting = False  # set before the app quits: Qt 6 aborts a quit when a window refuses to close
         self.activity_window: ActivityWindow | None = None
@@ -421,16 +571,13 @@ class MainWindow(QMainWindow):
         if core.demo:
             layout.addWidget(demo_banner())
         layout.addWidget(bold(plain_label("Set up SearchDesk in three steps", selectable=False), 1.5))
-        layout.addWidget(
-            plain_label(
-                "SearchDesk lets Claude read your Google Search Console data, and asks you before anything "
-                "that cannot be undone.",
-                selectable=False,
-            )
-        )
-        self.step1 = StepRow(1, "Sign in with Google")
-        self.step2 = StepRow(2, "Add to Claude Desktop")
-        self.step3 = StepRow(3, "Check it works")
+        layout.addWidget(plain_label(WHAT_IT_DOES, selectable=False))
+        #: Notes to see as the window opens (the first start's record of changes): above the steps.
+        self.notices = QVBoxLayout()
+        layout.addLayout(self.notices)
+        self.step1 = StepRow(1, "Sign in with Google", "sign-in")
+        self.step2 = StepRow(2, "Add to Claude Desktop", "claude")
+        self.step3 = StepRow(3, "Check it works", "check")
         self.signin_link = SignInLink()
         self.step1.extras.addWidget(self.signin_link)
         #: Two or more accounts: one card each (with one, step 1 stays as it always was).
@@ -450,6 +597,13 @@ class MainWindow(QMainWindow):
         layout.addLayout(self.sections)
         self.status_line = plain_label("")
         layout.addWidget(self.status_line)
+        #: Approval questions cannot reach this app (its listener did not start): what, and Help.
+        self.listener_problem = error_label()
+        self.listener_help = HelpButton("approvals")
+        problem_row = QHBoxLayout()
+        problem_row.addWidget(self.listener_problem, 1)
+        problem_row.addWidget(self.listener_help, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(problem_row)
         # Claude asked again after the person said no: one line each, with "Change my mind".
         self.asked_again_box = self.approvals.asked_again
         layout.addStretch(1)
@@ -492,6 +646,11 @@ class MainWindow(QMainWindow):
         """Add one part of the window below the steps (each is a widget of its own)."""
         self.sections.addWidget(section)
 
+    def add_notice(self, notice: QWidget) -> None:
+        """Add a note the person must see when the window opens: above the steps, since below them a small
+        screen (1024×600) shows it only to someone who scrolls down."""
+        self.notices.addWidget(notice)
+
     # --- state ------------------------------------------------------------------------------
     def refresh(self) -> None:
         self._show_signin()
@@ -503,8 +662,9 @@ class MainWindow(QMainWindow):
         line = f"{account.short} · {claude.short}"
         if self._several():
             line = f"{len(self.core.accounts.rows)} Google accounts (default: {account.account}) · {claude.short}"
-        if self.core.listener_error:
-            line += "\nApproval questions cannot reach this app: " + self.core.listener_error
+        listener = self.core.listener_error
+        set_error(self.listener_problem, f"Approval questions cannot reach this app: {listener}" if listener else "")
+        self.listener_help.setVisible(bool(listener))
         if self.notice:
             line += "\n" + self.notice
         if self.lock_notice:
@@ -609,12 +769,13 @@ class MainWindow(QMainWindow):
             return
         if account.state is Account.SIGNED_IN:
             detail = "\n".join(x for x in (account.detail, account.warning) if x)
-            step.show_state(PROBLEM if account.warning_due else OK, account.short, detail, error)
+            due = account.warning_due
+            step.show_state(PROBLEM if due else OK, account.short, detail, error, topic="testing" if due else "")
             step.set_buttons([("Sign in again", self.sign_in_again), ("Sign out", self.sign_out)])
             self._add_account_button()
             return
         if account.state is Account.EXPIRED:
-            step.show_state(PROBLEM, account.short, account.detail, error)
+            step.show_state(PROBLEM, account.short, account.detail, error, topic="expired")
             step.set_buttons([("Sign in again", self.sign_in_again), ("Sign out", self.sign_out)], "Sign in again")
             self._add_account_button()
             return
@@ -624,17 +785,24 @@ class MainWindow(QMainWindow):
             self._add_account_button()
             return
         if account.state is Account.KEYRING and account.damaged:
-            step.show_state(PROBLEM, "Your saved sign-in is damaged", account.detail, error)
+            step.show_state(PROBLEM, "Your saved sign-in is damaged", account.detail, error, topic="damaged")
             step.set_buttons([("Sign out", self.sign_out)], "Sign out")
             return
         if account.state is Account.KEYRING:
-            step.show_state(PROBLEM, "Your keyring is not available", account.detail, error)
+            step.show_state(
+                PROBLEM,
+                "Your keyring is not available",
+                account.detail,
+                error,
+                topic="keyring",
+                support=account.details,  # which keyrings were tried, and why not
+            )
             step.set_buttons([("Try again", core.refresh_account)])
             return
         try:
             core.oauth_client()
         except NoOAuthClient as exc:
-            step.show_state(PROBLEM if error else TODO, account.short, str(exc), error)
+            step.show_state(PROBLEM if error else TODO, account.short, str(exc), error, topic="no-client")
             step.set_buttons(
                 [
                     ("Try the demo", self.try_demo),
@@ -679,10 +847,11 @@ class MainWindow(QMainWindow):
         claude = core.claude_status()
         status = claude.check
         error = self.step_errors.get(2, "")
-        where = f"Settings file: {cc.display_path(status.path)}"
+        where = f"Settings file: {breakable_path(cc.display_path(status.path))}"
         state = status.state
         if state is cc.EntryState.INVALID_FILE:
-            step.show_state(PROBLEM, "Claude Desktop's settings file cannot be read", status.detail, error)
+            problem = "Claude Desktop's settings file cannot be read"
+            step.show_state(PROBLEM, problem, status.detail, error, topic="claude-unreadable")
             step.set_buttons([("Try again", core.changed.emit)])
         elif state is not cc.EntryState.ABSENT and claude.extension is not None:
             step.show_state(
@@ -691,12 +860,19 @@ class MainWindow(QMainWindow):
                 "It is installed as an extension and also listed in the settings file, so Claude sees every "
                 "tool twice. Remove the settings-file entry.\n" + where,
                 error,
+                topic="claude-twice",
             )
             step.set_buttons([("Remove from the settings file", self.remove_from_claude)])
         elif state is cc.EntryState.OK:
             label = "Added to Claude Desktop" + (" (the demo)" if status.demo else "")
             if core.claude_evidence() is None:  # the entry is ready, but nothing shows Claude Desktop is here
-                step.show_state(TODO, f"{label}, but Claude Desktop was not found", f"{NOT_FOUND}\n{where}", error)
+                step.show_state(
+                    TODO,
+                    f"{label}, but Claude Desktop was not found",
+                    f"{NOT_FOUND}\n{where}",
+                    error,
+                    topic="claude-not-found",
+                )
             else:
                 step.show_state(OK, label, f"{RESTART}\n{where}", error)
             step.set_buttons([("Remove from Claude Desktop", self.remove_from_claude)])
@@ -709,12 +885,13 @@ class MainWindow(QMainWindow):
                 "SearchDesk's entry in Claude Desktop carries Google credentials of its own, so Claude would "
                 "not use the account you set up here. SearchDesk can replace the entry with its own.\n" + where,
                 error,
+                topic="claude-credentials",
             )
             step.set_buttons(
                 [("Use SearchDesk's sign-in instead", self.switch_claude)], "Use SearchDesk's sign-in instead"
             )
         elif state in (cc.EntryState.BROKEN, cc.EntryState.OTHER_COPY):
-            step.show_state(PROBLEM, f"Needs repair: {status.detail}", where, error)
+            step.show_state(PROBLEM, f"Needs repair: {status.detail}", where, error, topic="claude-repair")
             step.set_buttons(
                 [("Repair", self.repair_claude), ("Remove from Claude Desktop", self.remove_from_claude)],
                 primary="Repair",
@@ -726,7 +903,7 @@ class MainWindow(QMainWindow):
                 "Claude Desktop should be showing SearchDesk's install dialog: click Install there, then "
                 "come back. Nothing appeared? Add SearchDesk through the settings file instead."
             )
-            step.show_state(TODO, "Opened in Claude Desktop", detail, error)
+            step.show_state(TODO, "Opened in Claude Desktop", detail, error, topic="claude-opened")
             step.set_buttons(
                 [("Open it again", self.add_to_claude), ("Use the settings file instead", self.add_via_settings_file)]
             )
@@ -755,7 +932,7 @@ class MainWindow(QMainWindow):
                 "for it. Switch it to the demo, or quit the demo and start SearchDesk normally."
             )
             label = "Switch Claude Desktop to the demo"
-        self.step2.show_state(PROBLEM, status, f"{detail}\n{where}", error)
+        self.step2.show_state(PROBLEM, status, f"{detail}\n{where}", error, topic="claude-demo")
         self.step2.set_buttons([(label, self.switch_claude)], primary=label)
 
     def _show_extension(self, claude: Any, error: str) -> None:
@@ -778,6 +955,7 @@ class MainWindow(QMainWindow):
                 f"Claude Desktop has version {version}; this app is {__version__}. Update it: Claude Desktop shows "
                 "its install dialog, click Install there.",
                 error,
+                topic="claude-extension",
             )
             step.set_buttons([("Update the extension", self.add_to_claude)], primary="Update the extension")
         else:
@@ -796,16 +974,18 @@ class MainWindow(QMainWindow):
             return
         if result is None:
             step.show_state(
-                TODO, "Not checked yet", "Starts SearchDesk's server exactly as Claude Desktop would, and asks it."
+                TODO,
+                "Not checked yet",
+                "Starts SearchDesk exactly as Claude Desktop would, and reads your Search Console data through it.",
             )
             step.set_buttons([("Check it works", self.run_check)], primary="Check it works")
             return
         if result == BUSY:
-            step.show_state(BUSY, "Checking…", "Starting SearchDesk's server as Claude Desktop would.")
+            step.show_state(BUSY, "Checking…", "Starting SearchDesk as Claude Desktop would.")
             step.set_buttons([])
             return
         if isinstance(result, str):
-            step.show_state(PROBLEM, "The check could not run", "", result)
+            step.show_state(PROBLEM, "The check could not run", "", result, topic="check-could-not-run")
         else:
             claude = core.claude_status()
             added = claude.check.entry is not None or claude.extension is not None
@@ -829,12 +1009,15 @@ class MainWindow(QMainWindow):
                     f"{time.strftime('%H:%M on %d %B', time.localtime(at))} and it answered{says}."
                 )
             elif result.ok:
-                state, status = TODO, "The server works; Claude Desktop does not have it yet"
-                verdict = f"{result.verdict} Once you add SearchDesk to Claude Desktop (step 2), Claude can use it."
+                state, status = TODO, "SearchDesk works; Claude Desktop does not have it yet"
+                then = "Once you add SearchDesk to Claude Desktop (step 2), Claude can use it."
+                if core.claude_evidence() is None:  # adding it alone would not let Claude use it
+                    then = "Claude Desktop was not found: install it from claude.ai/download, then add SearchDesk."
+                verdict = f"{result.verdict} {then}"
             else:
                 state, status, verdict = PROBLEM, "The check found a problem", check_verdict(result)
-            step.show_state(state, status)
-            self.check_result.show_report(verdict, core.check_subject(), result)
+            step.show_state(state, status, topic="" if result.ok else check_topic(str(result.kind)))
+            self.check_result.show_report(verdict, core.check_subject(), result, demo=core.demo)
             self.check_result.setVisible(True)
         step.set_buttons([("Check again", self.run_check)])
 
@@ -1080,7 +1263,7 @@ class MainWindow(QMainWindow):
     def show_settings(self) -> None:
         if self.settings_window is None:
             self.settings_window = SettingsWindow(self.core)
-        else:
+        elif not self.settings_window.isVisible():  # open already: its unsaved edits stay
             self.settings_window.load()
         self.settings_window.show()
         self.settings_window.raise_()
@@ -1414,6 +1597,20 @@ def accounts_text(core: Core) -> str:
 
 
 def versions(core: Core) -> list[tuple[str, str]]:
+    """What About says first, for the person: this version, the accounts, where the sign-in is kept."""
+    try:
+        store = core.keystore.place
+    except Exception:
+        store = "no keyring SearchDesk can use"
+    return [
+        ("Version", __version__ + (" (demo)" if core.demo else "")),
+        ("Google accounts" if len(core.accounts.rows) > 1 else "Google account", accounts_text(core)),
+        *([] if core.demo else [("Sign-in kept in", store)]),
+    ]
+
+
+def support_versions(core: Core) -> list[tuple[str, str]]:
+    """What About keeps under "Details for support": the parts' versions and the log folder."""
     import PySide6
     from PySide6 import QtCore
 
@@ -1422,34 +1619,54 @@ def versions(core: Core) -> list[tuple[str, str]]:
     from .logs import log_dir
 
     try:
-        store = core.keystore.place
+        keyring = core.keystore.backend_name
     except Exception:
-        store = "no keyring SearchDesk can use"
+        keyring = "none"
     return [
-        ("SearchDesk app", __version__ + (" (demo)" if core.demo else "")),
         ("SearchDesk server", searchdesk_server.__version__),
         ("Qt / PySide6", f"{QtCore.qVersion()} / {PySide6.__version__}"),
         ("Python", f"{platform.python_version()} on {sys.platform}"),
-        ("Google accounts" if len(core.accounts.rows) > 1 else "Google account", accounts_text(core)),
-        ("Sign-in kept in", store),
+        ("Keyring", keyring),
         ("Log files", cc.display_path(log_dir())),
     ]
 
 
+def open_log_folder() -> None:
+    """Show the log folder in the system's file manager (made first: before the first log line it may not
+    exist). A path in text would not do: on a Mac and on Windows the folder is hidden (Library, AppData)."""
+    from .logs import log_dir
+
+    folder = log_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+
 class AboutDialog(QDialog):
+    """This version and who is signed in first; the technical versions under "Details for support"."""
+
     def __init__(self, core: Core) -> None:
         super().__init__()
         self.setWindowTitle(title(core.demo, "About"))
         layout = QVBoxLayout(self)
         layout.addWidget(bold(plain_label(app_name(core.demo), selectable=False), 1.4))
-        self.rows = versions(core)
-        for name, value in self.rows:
-            layout.addWidget(plain_label(f"{name}: {value}"))
+        first = versions(core)
+        support = support_versions(core)
+        self.rows = first + support
+        self.summary = plain_label("\n".join(f"{name}: {value}" for name, value in first))
+        self.summary.setObjectName("aboutSummary")
+        layout.addWidget(self.summary)
+        layout.addWidget(plain_label(WHAT_IT_DOES, selectable=False))
+        self.support = SupportDetails("\n".join(f"{name}: {value}" for name, value in support))
+        layout.addWidget(self.support)
+        buttons = FlowLayout(align_right=True)
+        self.log_button = QPushButton("Open the log folder")
+        self.log_button.setAutoDefault(False)
+        self.log_button.clicked.connect(open_log_folder)
+        self.help = HelpButton("about")
         close = QPushButton("Close")
         close.clicked.connect(self.close)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(close)
+        for button in (self.log_button, self.help, close):
+            buttons.addWidget(button)
         layout.addStretch(1)
-        layout.addLayout(row)
+        layout.addLayout(buttons)
         fit_to_screen(self, 620, 320)

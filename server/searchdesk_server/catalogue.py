@@ -397,8 +397,9 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "write",
         (SCOPE_INDEXING,),
         "Request indexing",
-        "Notify Google's Indexing API of an updated or deleted URL. Google acts on it only for "
-        "job-posting and livestream pages; 200 a day; needs Owner.",
+        "Notify Google's Indexing API of an updated URL (URL_UPDATED: crawl it again) or a deleted one "
+        "(URL_DELETED: remove the page from Google's results; only for a page that is gone). Google acts on it "
+        "only for job-posting and livestream pages; 200 a day; needs Owner.",
         {"url": URL, "type": {"enum": ["URL_UPDATED", "URL_DELETED"]}},
         ("url",),
         route="url",

@@ -63,6 +63,9 @@ class CheckReport:
     accounts: list[CheckedAccount] = field(default_factory=list)
     #: The property the check read performance and a page of (the default when the accounts see it).
     checked: str = ""
+    #: Every property the accounts listed (the server's spelling, within the allowed properties): the
+    #: app's Settings offers them to pick from.
+    sites: list[str] = field(default_factory=list)
     #: A passing check with something to fix: the default property is one no account can see.
     warning: str = ""
 
@@ -283,6 +286,7 @@ async def _exercise(client: Any, report: CheckReport, default: str = "") -> None
         listed = _dicts(data.get("sites"))
         props = [str(s["site"]) for s in listed if isinstance(s.get("site"), str)]
         report.properties = len(props)
+        report.sites = props
         report.tables.append(sites_table(data))
         failed = _accounts(report, (sites.structured_content or {}).get("accounts"))
         if not props and failed:

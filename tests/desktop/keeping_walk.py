@@ -15,6 +15,7 @@ from searchdesk_desktop.widgets import set_error
 from searchdesk_desktop.windows import MainWindow
 from tests.desktop import ui_walk
 from tests.desktop.ui_walk import Scene, dispose, settle
+from tests.desktop.uicheck import out_of_view
 
 FAILED = (
     "SearchDesk could not write its record of changes at ~/.local/share/searchdesk/journal.sqlite3: the disk is full."
@@ -26,9 +27,13 @@ def record_states(qapp: QApplication, scene: Scene, reports: dict[str, Any]) -> 
         core = scene.core(demo=False, account=account)
         scene.entry("real entry")
         window = MainWindow(core, has_tray=True)
-        window.add_section(RecordNotice(core))
+        notice = RecordNotice(core)
+        window.add_notice(notice)  # where the app puts it
         window.show()
         settle(qapp)
+        hidden = out_of_view(notice)
+        if hidden:  # a note nobody scrolls down to is a note nobody reads
+            raise RuntimeError(f"main window ({account}): the record's note is below the fold: {hidden}")
         yield f"main window ({account}, the record's note)", window
         window.close()
         dispose(window, core)

@@ -12,6 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.conftest import X_DISPLAY
 from tests.desktop.helpers import app_env
 from tests.desktop.xdisplay import Xvfb, require
 
@@ -24,6 +27,7 @@ def searchdesk_command() -> list[str]:
     return [sys.executable, "-m", "searchdesk_desktop"]
 
 
+@pytest.mark.linux_only(X_DISPLAY)
 def test_demo_starts_on_a_real_display_and_quits(tmp_path: Path) -> None:
     server = Xvfb(require("Xvfb", "xvfb xauth"))
     env = app_env(tmp_path, DISPLAY=server.display, QT_QPA_PLATFORM="xcb")

@@ -38,6 +38,14 @@ QUOTE_THE_SERVER = {"docs/troubleshooting-claude-answers.md", "docs/asking-a-per
 #: Words of other programs' windows that the pages quote, and whose they are.
 OTHER_PROGRAMS = {
     "Advanced": "Google's unverified-app warning",
+    "Google hasn't verified this app": "Google's unverified-app warning",
+    "Back to safety": "Google's unverified-app warning",
+    "Go to … (unsafe)": "Google's unverified-app warning, after Advanced",
+    '"SearchDesk" Not Opened': "macOS, for an app Apple has not notarised",
+    "Done": "macOS, for an app Apple has not notarised",
+    "Privacy & Security": "macOS System Settings",
+    "Open Anyway": "macOS System Settings › Privacy & Security, and its confirmation",
+    "Run anyway": "Windows SmartScreen, after More info",
     "Continue": "Google's consent page",
     "Open": "macOS, for an app downloaded from the Internet",
     "Allow": "macOS, asking about notifications",
@@ -228,3 +236,39 @@ def test_the_page_says_how_to_undo_each_change_in_activitys_words() -> None:
     section = page.split("## If you approved by mistake", 1)[1].split("\n## ", 1)[0]
     assert [line for line in section.splitlines() if line.startswith("- ")] == page_lines()
     assert "**Activity** shows *How to undo this*" in section
+
+
+DOCS = REPO / "docs"
+HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
+
+
+def anchors(page: str) -> set[str]:
+    """The anchors GitHub makes of a page's headings (outside code blocks)."""
+    from searchdesk_desktop.help import github_anchor
+
+    text = FENCE.sub("", (DOCS / page).read_text(encoding="utf-8"))
+    return {github_anchor(heading) for heading in HEADING.findall(text)}
+
+
+def test_every_help_link_opens_a_page_and_heading_that_exist() -> None:
+    """Each Help in the app (`help.TOPICS`) names a page in docs/ and, if any, an anchor of one of its
+    headings: a heading reworded or a page moved fails here, not on a person's click."""
+    from searchdesk_desktop.help import TOPICS
+
+    wrong = [
+        f"{topic}: {page}#{anchor}"
+        for topic, (page, anchor) in TOPICS.items()
+        if not (DOCS / page).is_file() or (anchor and anchor not in anchors(page))
+    ]
+    assert wrong == []
+
+
+def test_anchors_follow_githubs_rules() -> None:
+    from searchdesk_desktop.help import github_anchor
+
+    assert github_anchor('"Needs repair: …"') == "needs-repair-"
+    assert github_anchor('"Claude Desktop\'s settings file cannot be read"') == (
+        "claude-desktops-settings-file-cannot-be-read"
+    )
+    assert github_anchor("Step 1: Sign in with Google") == "step-1-sign-in-with-google"
+    assert github_anchor('"This copy … (a development build)"') == "this-copy--a-development-build"

@@ -34,7 +34,7 @@ from searchdesk_server.journal.paths import journal_path
 from searchdesk_server.journal.store import Entry, Journal, Kind, Result, Row, Target
 from tests.desktop.conftest import KeyringSession
 from tests.desktop.helpers import core_args, finish, make_core
-from tests.desktop.uicheck import layout_problems
+from tests.desktop.uicheck import layout_problems, out_of_view
 from tests.desktop.xdisplay import Xvfb, require
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -277,6 +277,20 @@ def test_the_first_start_says_once_that_a_record_is_kept(
     again = start_app(qapp, new_core(place), place)
     assert again.record_notice is None  # the second start says nothing
     stop_app(again)
+
+
+def test_the_record_note_is_in_view_as_the_window_opens_on_a_small_screen(
+    qtbot: QtBot, qapp: QApplication, place: dict, data_home: Path
+) -> None:
+    """At 1024×600 the main window opens 760×560 (fit_to_screen): the note the app adds on the first start
+    is there without scrolling, above the three steps (below them, only someone who scrolls would see it)."""
+    app = start_app(qapp, new_core(place), place)
+    notice = app.record_notice
+    assert notice is not None
+    app.window.resize(760, 560)
+    qtbot.wait(200)  # the window's layout settles
+    assert notice.height() > 0 and not out_of_view(notice), out_of_view(notice)
+    stop_app(app)
 
 
 def test_the_demo_app_says_nothing_about_the_real_record(

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from searchdesk_desktop import qt_libraries
+from tests.desktop.xdisplay import Xvfb, require
 
 ROOT = Path(__file__).parents[2]
 SCRIPT = ROOT / "scripts" / "system-packages.sh"
@@ -51,6 +52,29 @@ def test_a_library_the_linker_cannot_find_is_reported_for_real(tmp_path: Path) -
     broken = tmp_path / "plugins" / "platforms" / "libqxcb.so"
     broken.write_bytes(data.replace(b"libxcb-icccm.so.4", b"libxcb-iccXm.so.4"))
     assert qt_libraries.missing_libraries(broken) == ["libxcb-iccXm.so.4"]
+
+
+def test_a_display_nobody_answers_is_named_before_qt_starts(tmp_path: Path) -> None:
+    # Qt's own words for a display it cannot open blame a library that is there ("xcb-cursor0 or
+    # libxcb-cursor0 is needed") and say reinstalling may help. The real app, the real libxcb: it says
+    # which display did not answer instead, and exits 1 before Qt tries.
+    nobody = next(f":{n}" for n in range(917, 1017) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    code = "import sys; from searchdesk_desktop.__main__ import main; sys.exit(main(['--demo']))\n"
+    env = {**os.environ, "QT_QPA_PLATFORM": "xcb", "DISPLAY": nobody, "HOME": str(tmp_path)}
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")  # the log the app writes it to, too
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 1, done.stderr
+    assert f"it was given the display {nobody}, and no X server there lets it in" in done.stderr, done.stderr
+    assert "Reinstalling SearchDesk will not help." in done.stderr
+    assert "Could not load the Qt platform plugin" not in done.stderr
+    server = Xvfb(require("Xvfb", "xvfb xauth"))  # a display that answers is no problem
+    try:
+        assert qt_libraries.display_answers(server.display) is True
+        assert qt_libraries.check({"QT_QPA_PLATFORM": "xcb", "DISPLAY": server.display}) is None
+    finally:
+        server.stop()
 
 
 def test_only_x11_on_linux_is_checked() -> None:

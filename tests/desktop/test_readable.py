@@ -27,6 +27,7 @@ import pytest
 from searchdesk_desktop import claude_config as cc
 from searchdesk_server.selfcheck import run_check
 from tests.desktop.conftest import KeyringSession
+from tests.desktop.ui_walk import DEFAULT_SITE
 from tests.desktop.xdisplay import Xvfb, require
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,15 +38,18 @@ pytestmark = pytest.mark.xdist_group("readable")
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real self-check, passing (the demo) and failing (no Google account anywhere)."""
+    """The real self-check, passing (the demo) and failing (no Google account anywhere); and passing with a
+    warning (the walk's default property, which the demo's account cannot see)."""
     home = tmp_path_factory.mktemp("check-home")
     base = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "XDG_RUNTIME_DIR": str(home)}
     command = cc.server_command().argv()
     passed = asyncio.run(run_check(command, {**base, "SEARCHDESK_DEMO": "true"}))
     failed = asyncio.run(run_check(command, {**base, "SEARCHDESK_AGENT_SOCKET": str(home / "nobody-here.sock")}))
     assert passed.ok and not failed.ok, (passed.render(), failed.render())
+    warned = asyncio.run(run_check(command, {**base, "SEARCHDESK_DEMO": "true", "GSC_SITE_URL": DEFAULT_SITE}))
+    assert warned.ok and warned.warning and not passed.warning, warned.render()
     path = home / "reports.pickle"
-    path.write_bytes(pickle.dumps({"passed": passed, "failed": failed}))
+    path.write_bytes(pickle.dumps({"passed": passed, "failed": failed, "warned": warned}))
     return path
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-STEP_PICTURES = ["setup-step-1.png", "setup-step-2.png", "setup-step-3.png"]
+from searchdesk_desktop.screenshots import STEP_PICTURES, SYSTEMS, step_picture
 
 
 def test_render_steps_writes_one_picture_per_step(tmp_path: Path, qtbot: QtBot) -> None:
@@ -18,13 +18,15 @@ def test_render_steps_writes_one_picture_per_step(tmp_path: Path, qtbot: QtBot) 
 
     before = {k: os.environ.get(k) for k in ("HOME", "SEARCHDESK_OAUTH_CLIENT_FILE")}
     paths = render_steps(tmp_path)
-    assert [p.name for p in paths] == STEP_PICTURES
+    assert [p.name for p in paths] == list(STEP_PICTURES)  # each system's three, in its own words
     assert {k: os.environ.get(k) for k in before} == before  # the environment is put back
     sizes = {p.name: QImage(str(p)).size() for p in paths}
     for name, size in sizes.items():
         assert size.width() > 500 and size.height() > 50, name
     # Step 3 holds the check's output under the step, so it is the tallest: a row grabbed alone would not be.
-    assert sizes["setup-step-3.png"].height() > 1.5 * sizes["setup-step-1.png"].height()
+    for system in SYSTEMS:
+        step1, step3 = sizes[step_picture(1, system)], sizes[step_picture(3, system)]
+        assert step3.height() > 1.5 * step1.height(), system.page
 
 
 def test_render_steps_refuses_to_picture_a_failing_check(
@@ -36,4 +38,4 @@ def test_render_steps_refuses_to_picture_a_failing_check(
     monkeypatch.setattr(screenshots, "STEPS_DAY", "not-a-date")
     with pytest.raises(RuntimeError, match="step 3 cannot be pictured"):
         screenshots.render_steps(tmp_path)
-    assert not (tmp_path / "setup-step-3.png").exists()
+    assert not any(tmp_path.glob("setup-step-3*.png"))

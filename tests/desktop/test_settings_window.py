@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QCheckBox
+from PySide6.QtWidgets import QCheckBox, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import claude_config as cc
@@ -24,8 +24,14 @@ from searchdesk_server.catalogue import GROUPS, SCOPE_WM_RO
 from tests.desktop.helpers import finish, make_core, plant_sign_in
 
 
+def discard(box: QMessageBox) -> QMessageBox.StandardButton:
+    box.deleteLater()
+    return QMessageBox.StandardButton.Discard
+
+
 def open_settings(qtbot: QtBot, core: Core) -> SettingsWindow:
     window = SettingsWindow(core)
+    window.choose = discard  # closed with edits at the test's end: a person who discards them
     qtbot.addWidget(window)
     window.show()
     return window

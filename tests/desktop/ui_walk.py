@@ -24,6 +24,7 @@ Prints a JSON list of problems (empty: every state passed) on stdout.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import faulthandler
 import functools
@@ -34,6 +35,7 @@ import pickle
 import sqlite3
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -41,22 +43,23 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 
 from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop import claude_found
 from searchdesk_desktop.account_store import AccountStore
 from searchdesk_desktop.approval_dialog import ApprovalDialog, fit_height
 from searchdesk_desktop.approvals import ApprovalBook, State
+from searchdesk_desktop.autostart import Autostart
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.screenshots import as_sent
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.settings_window import SettingsWindow
-from searchdesk_desktop.windows import AboutDialog, ActivityWindow, MainWindow
+from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog, ActivityWindow, MainWindow
 from searchdesk_server.agent.protocol import ApprovalRequest
 from searchdesk_server.approval import question as server_question
-from searchdesk_server.selfcheck import CheckedAccount, CheckReport
+from searchdesk_server.selfcheck import CHECK_CLIENT, CheckedAccount, CheckReport, shown
 from tests.desktop.uicheck import contrast_problems, layout_problems
 
 ACCOUNT = "alex.morgan@example-garden-supplies.com"
@@ -68,6 +71,10 @@ LONG_SA_EMAIL = "searchdesk-reporting-reader-2026@client-analytics-project-4821.
 #: end, and a service account), and two with long addresses.
 ACCOUNTS = ("signed out", "signed in", "service account", "two accounts", "two long accounts", "no OAuth client")
 CLIENT_ID = "123456789012-release.apps.googleusercontent.com"
+#: The walk's default property: not one the demo's account can see (the self-check warns about it).
+DEFAULT_SITE = "sc-domain:example-garden-supplies.com"
+#: The self-check's results every main-window state is shown with (`--reports` holds one more, "warned").
+CHECKS = ("passed", "failed")
 
 Check = Callable[[QWidget, str], list[str]]
 NEVER = 600_000  # an arming delay no walk outlasts
@@ -113,16 +120,17 @@ class Scene:
         path.write_text(json.dumps({"type": "service_account", "client_email": email, "private_key": key}))
         return path
 
-    def core(self, *, demo: bool, account: str) -> Core:
+    def core(self, *, demo: bool, account: str, **core_kw: Any) -> Core:
         """The app's core with its accounts: none ("signed out"), one Google sign-in ("signed in": its
         record in the real keyring, its line in the settings file), one service-account key file, or
         both ("two accounts": the sign-in is the default, made with the person's own OAuth client six
         days ago, so its 7-day "Testing" end is near; "two long accounts": the same with long
-        addresses). With two, a check has counted each account's properties."""
+        addresses). With two, a check has counted each account's properties. `core_kw`: the Core's own
+        arguments a state sets otherwise (a computer without Claude Desktop: `without_claude`)."""
         self._count += 1
         path = self.root / f"settings-{self._count}.json"
         settings = AppSettings(
-            site_url="sc-domain:example-garden-supplies.com",
+            site_url=DEFAULT_SITE,
             allowed_sites=["sc-domain:example-garden-supplies.com", "https://shop.example-garden-supplies.com/"],
             first_run_done=True,
         )
@@ -146,21 +154,31 @@ class Scene:
             store.add_sign_in(store.save_sign_in(record))
         if account == "service account" or two:
             store.add_key_file(self.long_key_file if account == "two long accounts" else self.key_file)
+        places = {"claude_path": self.claude, "find_claude": self.find_claude, **core_kw}
         core = Core(
             demo=demo,
             settings_path=path,
-            claude_path=self.claude,
             keystore=keystore,
             socket_path=str(self.sockets / f"a{self._count}.sock"),
             server=self.server,
             open_browser=lambda url: False,
-            find_claude=self.find_claude,
+            **places,
         )
         core.start()
         if two:  # a check has counted each account's properties
             core.last_check = CheckReport(accounts=[CheckedAccount(r.email, r.kind, 7) for r in core.accounts.rows])
             core.last_check = None
         return core
+
+    def without_claude(self) -> dict[str, Any]:
+        """A computer without Claude Desktop (the Core's arguments): no program where its installer puts
+        it, and no settings folder of its own (the one SearchDesk makes when it adds itself is no evidence)."""
+        bare = self.root / f"no-claude-{self._count}"
+        places = {"XDG_DATA_HOME": str(bare / "share"), "XDG_DATA_DIRS": str(bare / "no-system"), "PATH": ""}
+        return {
+            "claude_path": bare / "Claude" / cc.CONFIG_NAME,
+            "find_claude": functools.partial(claude_found.on_this_computer, home=bare, env=places),
+        }
 
     def entry(self, kind: str) -> None:
         """Claude Desktop's settings file: no entry, the demo's entry, the real one's, or not JSON."""
@@ -252,7 +270,8 @@ def main_window_states(qapp: QApplication, scene: Scene, reports: dict[str, Any]
                 mode = "demo" if demo else "real"
                 for entry in ENTRIES:
                     scene.entry(entry)
-                    for check, result in (("not checked", None), ("checking", "busy"), *reports.items()):
+                    shown_checks = (("not checked", None), ("checking", "busy"), *((c, reports[c]) for c in CHECKS))
+                    for check, result in shown_checks:
                         core.last_check = result
                         window.refresh()
                         settle(qapp)
@@ -345,6 +364,7 @@ def settings_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWi
             edit(window)
             settle(qapp)
             yield f"settings ({mode}, {name})", window
+        yield from _close_with_edits_states(qapp, window, mode)
         window.load()
         scene.entry("broken file")
         window.save()
@@ -369,8 +389,62 @@ def _settings_accounts_states(qapp: QApplication, scene: Scene) -> Iterator[tupl
         if "accounts" not in window.errors():
             raise RuntimeError("Settings let every account be unticked without saying what that means")
         yield f"settings ({account}, none ticked)", window
+        window.load()  # back to what is saved (Close would ask about the edits)
         window.close()
         dispose(window, core)
+
+
+def _close_with_edits_states(qapp: QApplication, window: SettingsWindow, mode: str) -> Iterator[tuple[str, QWidget]]:
+    """Settings Close with edits asks (issue 26): Save, Discard changes or Keep editing; kept editing,
+    the window stays open with the edit."""
+    window.load()
+    window.read_only.setChecked(not window.read_only.isChecked())
+    asked: list[QMessageBox] = []
+
+    def keep_editing(box: QMessageBox) -> QMessageBox.StandardButton:
+        asked.append(box)
+        return QMessageBox.StandardButton.Cancel
+
+    window.choose = keep_editing
+    window.close()
+    if not asked or not window.isVisible() or not window.has_unsaved_changes():
+        raise RuntimeError("Settings closed with unsaved changes without asking")
+    box = asked[0]
+    box.show()
+    settle(qapp)
+    yield f"settings ({mode}, Close with edits asks)", box
+    box.close()
+    dispose(box)
+    window.load()
+
+
+def autostart_demo_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWidget]]:
+    """Autostart in the demo (issue 26): ticked in the demo's main window, the entry starts the demo
+    (``--demo``), and the real app does not count it as its own. Home is the scene's meanwhile."""
+    saved = {name: os.environ.get(name) for name in ("HOME", "XDG_CONFIG_HOME")}
+    os.environ["HOME"] = str(scene.root / "login")
+    os.environ["XDG_CONFIG_HOME"] = str(scene.root / "login" / ".config")
+    try:
+        core = scene.core(demo=True, account="demo")
+        window = MainWindow(core, has_tray=True)  # its start at login as the app makes it
+        window.show()
+        window.autostart_box.setChecked(True)
+        settle(qapp)
+        started = window.autostart.entry_args() or []
+        if "--demo" not in started or not window.autostart_box.isChecked():
+            raise RuntimeError(f"Start at login, ticked in the demo, does not start the demo: {started}")
+        if Autostart().is_enabled():
+            raise RuntimeError("the demo's start at login counts as the real app's")
+        yield "main window (demo, starts at login)", window
+        window.autostart_box.setChecked(False)
+        window.close()
+        dispose(window, core)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _no_group(window: SettingsWindow) -> None:
@@ -543,9 +617,147 @@ def about_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWidge
         dispose(dialog, core)
 
 
+# --- ticks only on evidence (issue 26) --------------------------------------------------------------
+
+#: What the main window may say only once Claude Desktop has started SearchDesk (and the check passed).
+CLAIMS = ("Claude can see", "Claude can use", "It works", "Claude Desktop started SearchDesk")
+
+
+def shown_text(window: QWidget) -> str:
+    """Every label a person sees in `window`, as one text."""
+    return " ".join(label.text() for label in window.findChildren(QLabel) if label.isVisibleTo(window))
+
+
+def true_or_stop(holds: bool, state: str, window: MainWindow) -> None:
+    """A step that says what is not so stops the walk, with what the window said (a layout problem is
+    reported with the rest; an untrue tick is a failure of its own)."""
+    if not holds:
+        steps = [(s.state, s.status.text()) for s in (window.step1, window.step2, window.step3)]
+        raise RuntimeError(f"untrue in {state}: steps {steps}; the window says: {shown_text(window)}")
+
+
+def never_claims(window: MainWindow, state: str) -> None:
+    """Step 2 not green, step 3 not green, and nothing says Claude can use SearchDesk."""
+    said = [claim for claim in CLAIMS if claim in shown_text(window)]
+    true_or_stop(window.step2.state != OK and window.step3.state != OK and not said, state, window)
+
+
+def no_claude_states(qapp: QApplication, scene: Scene, reports: dict[str, Any]) -> Iterator[tuple[str, QWidget]]:
+    """A computer without Claude Desktop, demo and real: before step 2, after "Add (the demo) to Claude
+    Desktop" (the button, answered yes) and after "Check it works" passed, step 2 is never green and step 3
+    never says Claude can use SearchDesk."""
+    for demo, account in ((True, "demo"), (False, "signed in")):
+        mode = "demo" if demo else "real"
+        core = scene.core(demo=demo, account=account, **scene.without_claude())
+        window = MainWindow(core, has_tray=True)
+        window.ask = lambda box: True  # yes, add the demo
+        window.show()
+        core.last_check = reports["passed"]
+        window.refresh()
+        settle(qapp)
+        never_claims(window, f"{mode}, no Claude Desktop, checked before step 2")
+        yield f"main window ({mode}, no Claude Desktop, checked before step 2)", window
+        core.last_check = None
+        window.refresh()
+        window.step2.button_widgets["Add the demo to Claude Desktop" if demo else "Add to Claude Desktop"].click()
+        settle(qapp)
+        true_or_stop(core.claude_path.is_file(), f"{mode}: the entry was not written", window)
+        never_claims(window, f"{mode}, no Claude Desktop, added")
+        yield f"main window ({mode}, no Claude Desktop, added)", window
+        core.last_check = reports["passed"]
+        window.refresh()
+        settle(qapp)
+        never_claims(window, f"{mode}, no Claude Desktop, added and checked")
+        yield f"main window ({mode}, no Claude Desktop, added and checked)", window
+        window.close()
+        dispose(window, core)
+
+
+async def _says_who_started_it(socket: str, name: str, version: str) -> None:
+    """What a server does once its MCP client has said who it is (runtime.announce_soon): the server's own
+    agent client says hello with `client`, over the app's real socket. (The real stdio server sending it
+    after tools/list: tests/security/test_started_by.py.)"""
+    from searchdesk_server.agent.client import AgentClient
+    from searchdesk_server.agent.protocol import ClientInfo
+
+    async with AgentClient(socket) as client:
+        await client.announce(ClientInfo(name=name, version=version))
+
+
+def started_by(qapp: QApplication, core: Core, name: str, version: str) -> None:
+    """A server started by a client called `name` connects to the app and says so (the additive `client`
+    of hello), from a thread of its own; the Qt loop runs here meanwhile, as the app's does."""
+    heard = threading.Event()
+
+    def note(who: str, _version: str) -> None:
+        if who == name:
+            heard.set()
+
+    core.listener.started_by.connect(note)
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(_says_who_started_it(core.listener.path or "", name, version))
+        except BaseException as exc:  # shown below, on the walk's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name=f"started-by-{name}", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        qapp.processEvents()
+        time.sleep(0.01)
+    core.listener.started_by.disconnect(note)
+    if failed or not heard.is_set():
+        raise RuntimeError(f"a server started by {name} never said so to the app: {failed!r}")
+
+
+def claude_connects_states(qapp: QApplication, scene: Scene, reports: dict[str, Any]) -> Iterator[tuple[str, QWidget]]:
+    """The demo with Claude Desktop installed and the check passed: a server the self-check starts says so
+    and does not count; then one Claude Desktop started ("claude-ai") says so, and step 3 names it, with
+    the time and the version it says it is. A default property the account cannot see stays a warning."""
+    core = scene.core(demo=True, account="demo")
+    scene.entry("demo entry")
+    window = MainWindow(core, has_tray=True)
+    window.show()
+    core.last_check = reports["passed"]
+    started_by(qapp, core, CHECK_CLIENT, "1.0")
+    window.refresh()
+    settle(qapp)
+    state = "demo, checked, a server the self-check started connected"
+    true_or_stop(core.claude_seen() is None and window.step2.state == OK, state, window)
+    true_or_stop(window.step3.state == TODO and "Claude Desktop started" not in shown_text(window), state, window)
+    yield f"main window ({state})", window
+    started_by(qapp, core, claude_found.CLAUDE_DESKTOP_CLIENT, "0.14.10")
+    window.refresh()
+    settle(qapp)
+    state = "demo, checked, Claude Desktop started SearchDesk"
+    seen = core.claude_seen()
+    true_or_stop(seen is not None and window.step3.state == OK, state, window)
+    at = time.strftime("%H:%M", time.localtime(seen[0] if seen else 0))
+    said = shown_text(window)
+    true_or_stop(f"Claude Desktop started SearchDesk at {at}" in said, state, window)
+    true_or_stop("and it answered (it says it is version 0.14.10)." in said, state, window)
+    yield f"main window ({state})", window
+    warned = reports["warned"]
+    core.last_check = warned
+    window.refresh()
+    settle(qapp)
+    state = "demo, the default property not the account's"
+    said = shown_text(window)
+    true_or_stop(window.step3.state == PROBLEM and "It works" not in said, state, window)
+    true_or_stop(shown(DEFAULT_SITE) in said and f"it checked {shown(warned.checked)}" in said, state, window)
+    yield f"main window ({state})", window
+    window.close()
+    dispose(window, core)
+
+
 def walk(qapp: QApplication, scene: Scene, reports: dict[str, Any]) -> Iterator[tuple[str, QWidget]]:
     yield from main_window_states(qapp, scene, reports)
+    yield from no_claude_states(qapp, scene, reports)
+    yield from claude_connects_states(qapp, scene, reports)
     yield from settings_states(qapp, scene)
+    yield from autostart_demo_states(qapp, scene)
     yield from activity_states(qapp, scene)
     yield from approval_states(qapp)
     yield from about_states(qapp, scene)

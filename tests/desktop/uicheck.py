@@ -198,6 +198,21 @@ def layout_problems(top: QWidget, state: str) -> list[str]:
     return problems
 
 
+def out_of_view(w: QWidget) -> str:
+    """What of `w` a person does not see without scrolling its window's page (the scroll area it is in,
+    as it stands: at the top when the window opens); "" when all of it is in view."""
+    view = w.parentWidget()
+    while view is not None and not _scroll_viewport(view):
+        view = view.parentWidget()
+    if view is None:
+        return ""
+    top = w.mapTo(view, QPoint(0, 0)).y()
+    bottom = top + w.height()
+    if top < 0 or bottom > view.height():
+        return f"{_name(w)} is out of view (at {top}..{bottom}, view 0..{view.height()})"
+    return ""
+
+
 #: The smallest screen height (logical pixels) at which every value line must be in view without scrolling.
 SMALLEST_SCREEN_HEIGHT = 600
 

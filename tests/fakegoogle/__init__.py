@@ -98,6 +98,7 @@ class FakeGoogle:
             ),
         )
         self._today = today
+        self._default_api = api is None
         self.backend.api = api or default_api(today, self.backend.scopes_for_token)
         self._stop = threading.Event()
         self._tls = TLSServer(self.backend, self.pki.cert_pem, self.pki.key_pem, self._stop)
@@ -199,6 +200,29 @@ class FakeGoogle:
     def clear_faults(self) -> None:
         with self.backend._lock:
             self.backend.faults.clear()
+
+    def reset(self) -> None:
+        """Back to how a new fake starts, except the access tokens it issued for its own account, so that
+        a server shared by several tests (one per module) keeps its token while each test meets a fresh
+        Search Console (the demo's data as at first), no faults, no added accounts (their tokens go with
+        them), the default sign-in settings and empty logs. A fake made with its own ``api`` keeps it."""
+        with self.backend._lock:
+            if self._default_api:
+                self.backend.api = default_api(self._today, self.backend.scopes_for_token)
+            self.backend.faults.clear()
+            self.backend.log.clear()
+            self.backend.token_requests.clear()
+            self.backend.accounts.clear()
+            for token in self.backend.token_accounts:
+                self.backend.tokens.pop(token, None)
+            self.backend.token_accounts.clear()
+            self.backend.service_account_keys.clear()
+            self.backend.disabled_services.clear()
+            self.backend.token_lifetime = 3600
+            oauth = self.backend.oauth
+            self.backend.oauth = OAuthClient(oauth.client_id, oauth.client_secret, oauth.refresh_token)
+        with self._proxy.lock:
+            self._proxy.connects.clear()
 
     def mint_token(self, scopes: Iterable[str] = ALL_SCOPES, account: str | None = None) -> str:
         """An access token the fake accepts for ``scopes`` (what the desktop app would hand out), for

@@ -446,9 +446,12 @@ async def test_next_steps_for_the_other_account_followed_literally_act_as_it(
             token = await served.client.call_tool("get_verification_token", {"site": CLIENT, "account": DEMO})
             steps = followed(text_of(setup)) + followed(text_of(token))
             assert [tool for tool, _ in steps] == ["add_site", "verify_site", "verify_site"], [text_of(setup)]
+            assert [args.get("site") for _, args in steps] == [new, new, CLIENT], steps
             for tool, args in steps:
                 assert args.get("account") == DEMO, (tool, args)  # named in the same sentence
                 await served.client.call_tool(tool, args)
-    # The default account is the agency's: followed literally, every step went as the demo account.
+    # The default account is the agency's: followed literally, every step went as the demo account, and the
+    # verification used the token Google issued to the demo account.
     assert to_google(two, "PUT", site_path(new)) == [DEMO]
+    assert to_google(two, "POST", "/siteVerification/v1/token") == [DEMO, DEMO]  # setup_site's, and the other
     assert to_google(two, "POST", "/siteVerification/v1/webResource") == [DEMO, DEMO]

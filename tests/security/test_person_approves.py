@@ -72,8 +72,19 @@ def reference(folder: Path, script: Script | None = None) -> Iterator[AgentThrea
         agent.stop()
 
 
+#: The app's wait where every question a test asks is left open by design (the answer is "pending"): the
+#: least the server accepts (1–55 s). What those tests check — the words sent, that the app was asked, that
+#: no yes was collected or used — does not depend on how long the app held the question open.
+OPEN_WAIT = "1"
+
+
 def sa_env(planted: Planted, fake: FakeGoogle, **extra: str) -> dict[str, str]:
     return {**planted.service_account_env(fake), "SEARCHDESK_APPROVAL_WAIT": "2", **extra}
+
+
+def open_env(planted: Planted, fake: FakeGoogle) -> dict[str, str]:
+    """`sa_env` for a test whose every question is left open by design (`OPEN_WAIT`)."""
+    return sa_env(planted, fake, SEARCHDESK_APPROVAL_WAIT=OPEN_WAIT)
 
 
 def destructive(fake: FakeGoogle) -> list[Any]:
@@ -180,7 +191,7 @@ async def test_a_listener_that_does_not_serve_gets_a_refusal_not_a_token(
     path = str(folder / "agent.sock")
     server = await _misbehaving_listener(path, how)
     try:
-        async with serve(fake, witness, folder / "home", sa_env(planted, fake), socket=path) as served:
+        async with serve(fake, witness, folder / "home", open_env(planted, fake), socket=path) as served:
             result = await served.client.call_tool("delete_sitemap", TARGET)
     finally:
         server.close()
@@ -208,7 +219,7 @@ async def test_a_token_is_not_used_once_the_app_is_there_to_ask(
     fake: FakeGoogle, witness: Witness, planted: Planted, folder: Path
 ) -> None:
     path = str(folder / "agent.sock")
-    async with serve(fake, witness, folder / "home", sa_env(planted, fake), socket=path) as served:
+    async with serve(fake, witness, folder / "home", open_env(planted, fake), socket=path) as served:
         token = structured(await served.client.call_tool("delete_sitemap", TARGET))["confirm_token"]
         with reference(folder) as agent:  # the app starts: a person can be asked now
             second = await served.client.call_tool("delete_sitemap", {**TARGET, "confirm_token": token})
@@ -295,7 +306,7 @@ async def test_a_question_too_long_for_the_clients_dialog_goes_to_the_app(
             fake,
             witness,
             folder / "home",
-            sa_env(planted, fake),
+            open_env(planted, fake),
             socket=str(folder / "agent.sock"),
             elicitation_callback=elicit,
         ) as served:
@@ -391,7 +402,11 @@ async def test_format_characters_in_owner_addresses_from_claude_and_from_google_
     google_owners(fake, [DEMO_USER, *from_google])
     with reference(folder) as agent:
         async with serve(
-            fake, witness, folder / "home", sa_env(planted, fake), socket=str(folder / "agent.sock")
+            fake,
+            witness,
+            folder / "home",
+            open_env(planted, fake),
+            socket=str(folder / "agent.sock"),
         ) as served:
             result = await served.client.call_tool(
                 "update_site_owners", {"site": WWW, "owners": [DEMO_USER, *from_claude]}
@@ -416,7 +431,11 @@ async def test_an_added_address_that_reads_like_a_removed_one_is_escaped_and_fla
     google_owners(fake, [DEMO_USER, "alice@example.com"])
     with reference(folder) as agent:
         async with serve(
-            fake, witness, folder / "home", sa_env(planted, fake), socket=str(folder / "agent.sock")
+            fake,
+            witness,
+            folder / "home",
+            open_env(planted, fake),
+            socket=str(folder / "agent.sock"),
         ) as served:
             await served.client.call_tool("update_site_owners", {"site": WWW, "owners": [DEMO_USER, lookalike]})
         question = asked(agent)[0]
@@ -434,7 +453,11 @@ async def test_two_long_sitemaps_that_differ_late_never_read_the_same(
     one, two = f"{stem}sitemap-one.xml", f"{stem}sitemap-two.xml"
     with reference(folder) as agent:
         async with serve(
-            fake, witness, folder / "home", sa_env(planted, fake), socket=str(folder / "agent.sock")
+            fake,
+            witness,
+            folder / "home",
+            open_env(planted, fake),
+            socket=str(folder / "agent.sock"),
         ) as served:
             for feed in (one, two):
                 await served.client.call_tool("delete_sitemap", {"site": WWW, "feedpath": feed})
@@ -454,11 +477,11 @@ async def test_a_yes_given_to_one_server_is_not_collected_by_another(
 ) -> None:
     path = str(folder / "agent.sock")
     with reference(folder) as agent:
-        async with serve(fake, witness, folder / "a", sa_env(planted, fake), socket=path) as first:
+        async with serve(fake, witness, folder / "a", open_env(planted, fake), socket=path) as first:
             pending = await first.client.call_tool("delete_sitemap", TARGET)
             assert structured(pending)["decision"] == "pending"
             assert agent.answer(asked(agent)[0]["fingerprint"], "approve")
-            async with serve(fake, witness, folder / "b", sa_env(planted, fake), socket=path) as second:
+            async with serve(fake, witness, folder / "b", open_env(planted, fake), socket=path) as second:
                 other = await second.client.call_tool("delete_sitemap", TARGET)
             assert structured(other)["decision"] == "pending", text_of(other)  # asked its own question
             assert destructive(fake) == []
@@ -474,7 +497,7 @@ async def test_a_yes_for_one_google_account_is_not_used_for_another(
     tokens = TokenScript(access_token=fake.mint_token(), account="first@example.com", expires_in=61)
     with reference(folder, Script(token=tokens)) as agent:
         async with serve(
-            fake, witness, folder / "home", {"SEARCHDESK_APPROVAL_WAIT": "2"}, socket=str(folder / "agent.sock")
+            fake, witness, folder / "home", {"SEARCHDESK_APPROVAL_WAIT": OPEN_WAIT}, socket=str(folder / "agent.sock")
         ) as served:
             first = await served.client.call_tool("delete_sitemap", TARGET)
             assert structured(first)["decision"] == "pending", text_of(first)
@@ -503,7 +526,11 @@ async def test_owners_changed_at_google_after_the_question_are_asked_about_again
     args = {"site": WWW, "owners": wanted}
     with reference(folder) as agent:
         async with serve(
-            fake, witness, folder / "home", sa_env(planted, fake), socket=str(folder / "agent.sock")
+            fake,
+            witness,
+            folder / "home",
+            open_env(planted, fake),
+            socket=str(folder / "agent.sock"),
         ) as served:
             assert structured(await served.client.call_tool("update_site_owners", args))["decision"] == "pending"
             google_owners(fake, [DEMO_USER, "old.agency@example.net", "late.joiner@example.com"])

@@ -6,13 +6,23 @@ actions (a test fails when the page and this table differ). The guarded actions 
 question gives them (`question.ACTIONS`: the dialog, the notification and Activity name them one way);
 the other write tools are named here.
 
-The advice follows Google's Search Console Help: a removed sitemap can be submitted again ("Manage your
-sitemaps using the Sitemaps report"); a removed property can be added back, and needs no new
-verification while another verified owner remains ("Add a website property", "Manage owners, users,
-and permissions"); a verified owner's ownership rests on a verification token on the site, so an owner
-removed, or your own ownership ended, comes back only by verifying with a token again — adding someone
-back under Users and permissions makes them a delegated owner, not a verified one ("Manage owners,
-users, and permissions": "Delegated owners"). No tool name, code or API name appears in these words.
+The advice follows Google's documentation:
+
+- a removed sitemap can be submitted again ("Manage your sitemaps using the Sitemaps report");
+- a removed property can be added back with no new verification while it still has a verified owner
+  (answer 7687465, "Removing a property"); a verified owner who kept their token can "regain access to the
+  property by simply adding the same property in Search Console and clicking Verify" (answer 9357768,
+  "Remove a property from your own list");
+- a verified owner is one "who verified ownership of the property using a token", and "to add or remove a
+  verified owner, you must add or remove a token on the site"; a delegated owner is granted ownership
+  "without the use of a verification token" under Users and permissions (answer 7687615). So an owner
+  removed, or your own ownership ended, is a verified owner again only by verifying, their token on the
+  site; added back under Users and permissions they are delegated owners only. Google's API removes a
+  verified owner only once their tokens are gone (Site Verification API, webResource.update and delete);
+- a page reported as deleted is one Google removes from its index (Indexing API quickstart, "Remove a
+  URL"); an update notice asks Google to crawl it again ("Update a URL").
+
+No tool name, code or API name appears in these words.
 """
 
 from __future__ import annotations
@@ -33,16 +43,19 @@ NAMES: dict[str, str] = {
 #: The guarded four are also the list in docs/asking-a-person.md, word for word.
 UNDO: dict[str, str] = {
     "delete_sitemap": "Submit it again.",
-    "delete_site": "Add it back (verify again if no other verified owner remains).",
-    "unverify_site": "Verify again with a token on the site.",
+    "delete_site": "Add it back. If no other verified owner remains, click Verify, your token on the site.",
+    "unverify_site": "Put your token back on the site if it was removed, then click Verify in Search Console.",
     "update_site_owners": (
-        "Removed verified owners must verify again with a token on the site; re-added under Users and "
-        "permissions, they are delegated owners only."
+        "A removed verified owner must click Verify again, their token on the site; added back under Users "
+        "and permissions, they are only delegated owners."
     ),
     "add_site": "Remove the property again (SearchDesk asks you first).",
     "submit_sitemap": "Remove the sitemap in Search Console's Sitemaps report.",
     "submit_sitemaps": "Remove the sitemaps in Search Console's Sitemaps report.",
-    "request_indexing": "Nothing to undo: it asked Google to recrawl the page, or to drop it.",
+    "request_indexing": (
+        "A recrawl needs no undoing. If you asked Google to remove a page that still exists, ask it to "
+        "recrawl the page."
+    ),
     "verify_site": "End verified ownership again (SearchDesk asks you first).",
 }
 

@@ -15,6 +15,15 @@ from ..runtime import Call
 PUBLISH = "v3/urlNotifications:publish"
 METADATA = "v3/urlNotifications/metadata"
 NOTE = "Google acts on Indexing API notifications only for job-posting and livestream pages."
+#: What each notice asks of Google, said plainly (Indexing API quickstart: "Update a URL" asks Google to crawl
+#: it; "Remove a URL" is for a page deleted from the server, so that Google removes it from its index).
+RECORDED = {
+    "URL_UPDATED": "Google's Indexing API recorded {url} as updated: Google is asked to crawl it again.",
+    "URL_DELETED": (
+        "Google's Indexing API recorded {url} as deleted: Google is asked to remove the page from its results. "
+        "If the page still exists, ask again with URL_UPDATED so Google crawls it."
+    ),
+}
 NOTIFY_FIELDS = (("type", "type", sh.text), ("time", "notifyTime", sh.text), ("url", "url", sh.text))
 
 
@@ -59,8 +68,7 @@ async def request_indexing(call: Call) -> Output:
         raise
     left = quota.remaining(spends, who)
     data = _notifications(raw)
-    verb = "updated" if kind == "URL_UPDATED" else "deleted"
-    text = f"Google's Indexing API recorded {url} as {verb}. {NOTE} Quota left today: {left} of {quota.limit(spends)}."
+    text = f"{RECORDED[kind].format(url=url)} {NOTE} Quota left today: {left} of {quota.limit(spends)}."
     return Output(text, {"url": url, "type": kind, "notification": data, "quota_left": left})
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,7 +91,7 @@ async def serve(
     fake: FakeGoogle,
     socket: str,
     mode: str,
-    elicitor: Elicitor | None = None,
+    elicitor: Callable[[Any, Any], Awaitable[Any]] | None = None,
     extra: dict[str, str] | None = None,
 ) -> AsyncIterator[Client]:
     params = StdioServerParameters(

@@ -1,12 +1,29 @@
 """The approval chain over a real stdio subprocess, in both protocol revisions, for every
-guarded tool: the destructive request reaches Google exactly once per yes and never otherwise."""
+guarded tool: the destructive request reaches Google exactly once per yes and never otherwise.
+
+The tests that only answer the client's dialog (accept, decline, what the question shows, a tampered
+request state) share one server per protocol revision for the module (`dialogs`): nothing ever listens
+at its socket, so the server never reaches the app and keeps no state that one of them reads; the fake
+Google is reset before each (a fresh Search Console, empty request log) and each test gives the dialog
+its own Elicitor. Every test whose server must be its own — the app at the socket, another environment
+(ELICITATION, the wait), no dialog capability (the token), a restart, a count of token requests — starts
+one, as before.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 import pytest
+from mcp import Client
 from mcp_types import ElicitResult
 
 from tests.agentref.harness import AgentThread
@@ -18,31 +35,84 @@ from .conftest import GUARDED, TARGETS, Elicitor, acted, script, serve
 pytestmark = pytest.mark.anyio
 
 
+@dataclass
+class Dialog:
+    """The client's dialog of a shared server: the questions go to the running test's own Elicitor."""
+
+    elicitor: Elicitor = field(default_factory=Elicitor)
+
+    async def __call__(self, ctx: Any, params: Any) -> Any:
+        return await self.elicitor(ctx, params)
+
+
+@dataclass
+class Dialogs:
+    """One running server per protocol revision, its client declaring the form capability, and the fake
+    Google it reaches (reset for each test)."""
+
+    fake: FakeGoogle
+    clients: dict[str, tuple[Client, Dialog]]
+
+    def client(self, mode: str, elicitor: Elicitor) -> Client:
+        """The `mode` server's client, its dialog answered by `elicitor` from now on."""
+        client, dialog = self.clients[mode]
+        dialog.elicitor = elicitor
+        return client
+
+
+@pytest.fixture(scope="module")
+def shared_fake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeGoogle]:
+    fake = FakeGoogle(tmp_path_factory.mktemp("fake-google"))
+    try:
+        yield fake
+    finally:
+        fake.close()
+
+
+@pytest.fixture(scope="module")
+async def dialog_servers(shared_fake: FakeGoogle) -> AsyncIterator[dict[str, tuple[Client, Dialog]]]:
+    """Started once per module (per worker): a server start is most of such a test's time."""
+    folder = tempfile.mkdtemp(prefix="sd-")  # ours, 0700, short (as agent_folder); nothing listens here
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            clients: dict[str, tuple[Client, Dialog]] = {}
+            for mode in MODES:
+                dialog = Dialog()
+                socket = os.path.join(folder, "agent.sock")
+                clients[mode] = (await stack.enter_async_context(serve(shared_fake, socket, mode, dialog)), dialog)
+            yield clients
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def dialogs(dialog_servers: dict[str, tuple[Client, Dialog]], shared_fake: FakeGoogle) -> Dialogs:
+    """The shared servers, the fake as new (its issued tokens kept: the servers hold one) for this test."""
+    shared_fake.reset()
+    return Dialogs(shared_fake, dialog_servers)
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("tool", GUARDED)
-async def test_accept_acts_exactly_once(fake: FakeGoogle, agent_socket: str, tool: str, mode: str) -> None:
+async def test_accept_acts_exactly_once(dialogs: Dialogs, tool: str, mode: str) -> None:
     elicitor = Elicitor()
-    async with serve(fake, agent_socket, mode, elicitor) as client:
-        result = await client.call_tool(tool, TARGETS[tool])
+    result = await dialogs.client(mode, elicitor).call_tool(tool, TARGETS[tool])
     assert not result.is_error, text_of(result)
     assert len(elicitor.seen) == 1
-    assert acted(fake, tool) == 1
+    assert acted(dialogs.fake, tool) == 1
 
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(("action", "content"), [("decline", None), ("accept", {"confirm": False}), ("accept", {})])
-async def test_decline_or_unticked_does_nothing(
-    fake: FakeGoogle, agent_socket: str, mode: str, action: str, content: dict | None
-) -> None:
+async def test_decline_or_unticked_does_nothing(dialogs: Dialogs, mode: str, action: str, content: dict | None) -> None:
     elicitor = Elicitor(action=action, content=content)
-    async with serve(fake, agent_socket, mode, elicitor) as client:
-        result = await client.call_tool("delete_sitemap", TARGETS["delete_sitemap"])
+    result = await dialogs.client(mode, elicitor).call_tool("delete_sitemap", TARGETS["delete_sitemap"])
     assert result.is_error and result.structured_content["decision"] == "declined"
     if action == "decline":
         assert text_of(result) == "The user declined; delete_sitemap did nothing."
     else:  # an accept that is not a clear yes is not the user declining either
         assert text_of(result) == "The answer was not a clear yes; delete_sitemap did nothing."
-    assert acted(fake, "delete_sitemap") == 0
+    assert acted(dialogs.fake, "delete_sitemap") == 0
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -174,35 +244,34 @@ async def test_elicitation_false_without_app_names_the_setting(fake: FakeGoogle,
     assert acted(fake, "delete_sitemap") == 0
 
 
-async def test_tampered_or_foreign_state_gets_a_fresh_question(fake: FakeGoogle, agent_socket: str) -> None:
+async def test_tampered_or_foreign_state_gets_a_fresh_question(dialogs: Dialogs) -> None:
     args = TARGETS["delete_sitemap"]
     other_args = {**args, "feedpath": "https://www.example.com/news-sitemap.xml"}
     yes = {"searchdesk_confirm": ElicitResult(action="accept", content={"confirm": True})}
-    async with serve(fake, agent_socket, "2026-07-28", Elicitor()) as client:
-        session = client.session
-        first = await session.call_tool("delete_sitemap", args, allow_input_required=True)
-        assert first.result_type == "input_required"
-        state = first.request_state
-        message = first.input_requests["searchdesk_confirm"].params.message
-        for bad in (state[:-4] + "AAAA", "sd1.e30.x", "", "v1.forged"):
-            again = await session.call_tool(
-                "delete_sitemap", args, input_responses=yes, request_state=bad, allow_input_required=True
-            )
-            assert again.result_type == "input_required"
-            assert again.input_requests["searchdesk_confirm"].params.message == message  # byte-identical
-        replay = await session.call_tool(
-            "delete_sitemap", other_args, input_responses=yes, request_state=state, allow_input_required=True
+    session = dialogs.client("2026-07-28", Elicitor()).session
+    first = await session.call_tool("delete_sitemap", args, allow_input_required=True)
+    assert first.result_type == "input_required"
+    state = first.request_state
+    message = first.input_requests["searchdesk_confirm"].params.message
+    for bad in (state[:-4] + "AAAA", "sd1.e30.x", "", "v1.forged"):
+        again = await session.call_tool(
+            "delete_sitemap", args, input_responses=yes, request_state=bad, allow_input_required=True
         )
-        assert replay.result_type == "input_required"
-        assert acted(fake, "delete_sitemap") == 0
-        ok = await session.call_tool("delete_sitemap", args, input_responses=yes, request_state=state)
-        assert not ok.is_error
-        # one-shot: the same state cannot approve a second action
-        twice = await session.call_tool(
-            "delete_sitemap", args, input_responses=yes, request_state=state, allow_input_required=True
-        )
-        assert twice.result_type == "input_required"
-    assert acted(fake, "delete_sitemap") == 1
+        assert again.result_type == "input_required"
+        assert again.input_requests["searchdesk_confirm"].params.message == message  # byte-identical
+    replay = await session.call_tool(
+        "delete_sitemap", other_args, input_responses=yes, request_state=state, allow_input_required=True
+    )
+    assert replay.result_type == "input_required"
+    assert acted(dialogs.fake, "delete_sitemap") == 0
+    ok = await session.call_tool("delete_sitemap", args, input_responses=yes, request_state=state)
+    assert not ok.is_error
+    # one-shot: the same state cannot approve a second action
+    twice = await session.call_tool(
+        "delete_sitemap", args, input_responses=yes, request_state=state, allow_input_required=True
+    )
+    assert twice.result_type == "input_required"
+    assert acted(dialogs.fake, "delete_sitemap") == 1
 
 
 async def test_state_from_before_a_restart_does_not_open(fake: FakeGoogle, agent_socket: str) -> None:
@@ -218,17 +287,16 @@ async def test_state_from_before_a_restart_does_not_open(fake: FakeGoogle, agent
     assert acted(fake, "delete_sitemap") == 0
 
 
-async def test_owner_question_shows_the_change(fake: FakeGoogle, agent_socket: str) -> None:
+async def test_owner_question_shows_the_change(dialogs: Dialogs) -> None:
     elicitor = Elicitor(action="decline")
     args = {"site": "https://www.example.com/", "owners": ["someone.new@example.com"]}
-    async with serve(fake, agent_socket, "legacy", elicitor) as client:
-        await client.call_tool("update_site_owners", args)
+    await dialogs.client("legacy", elicitor).call_tool("update_site_owners", args)
     question = elicitor.seen[0]
     assert "removed, 1 added, 1 in total afterwards" in question
     assert "Added: someone.new@example.com" in question
     assert "Removed: " in question
     assert len(question.encode()) <= 4096
-    assert acted(fake, "update_site_owners") == 0
+    assert acted(dialogs.fake, "update_site_owners") == 0
 
 
 HOSTILE = [
@@ -239,10 +307,10 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("feed", HOSTILE)
-async def test_hostile_values_stay_below_the_heading(fake: FakeGoogle, agent_socket: str, feed: str) -> None:
+async def test_hostile_values_stay_below_the_heading(dialogs: Dialogs, feed: str) -> None:
     elicitor = Elicitor(action="decline")
-    async with serve(fake, agent_socket, "legacy", elicitor) as client:
-        result = await client.call_tool("delete_sitemap", {"site": "https://www.example.com/", "feedpath": feed})
+    client = dialogs.client("legacy", elicitor)
+    result = await client.call_tool("delete_sitemap", {"site": "https://www.example.com/", "feedpath": feed})
     if not elicitor.seen:  # refused as an argument before any question: also fine, nothing acted
         assert result.is_error
     else:
@@ -252,7 +320,7 @@ async def test_hostile_values_stay_below_the_heading(fake: FakeGoogle, agent_soc
         assert not any(c in question for c in "\u202e\u200b")
         assert len(question.encode()) <= 4096
         assert all(len(line) <= 250 for line in values.splitlines())
-    assert acted(fake, "delete_sitemap") == 0
+    assert acted(dialogs.fake, "delete_sitemap") == 0
     json.dumps(result.structured_content)
 
 

@@ -1,0 +1,70 @@
+"""What each release build says about its own signature, for the release notes to repeat.
+
+Why a file: the build script is the only one that knows whether it signed with a real identity, signed ad
+hoc, or not at all, and a release built without the signing secrets must still be labelled as such. Each
+build writes dist/signing-<system>.json beside its files; packaging/release.py reads them all into the
+draft release's notes, so no workflow step has to guess.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from buildlib import DIST, Runner
+
+DEVELOPER_ID = "Developer ID"  # macOS: signed with a Developer ID Application certificate
+AD_HOC = "ad hoc"  # macOS: `codesign --sign -`, no identity, never notarised
+ARTIFACT_SIGNING = "Azure Artifact Signing"  # Windows
+CERTIFICATE = "code-signing certificate"  # Windows: a .pfx or a certificate in the store
+UNSIGNED = "unsigned"
+
+SYSTEMS = {"darwin": "macOS", "win32": "Windows", "linux": "Linux"}
+
+
+@dataclass(frozen=True)
+class Status:
+    system: str  # darwin / win32 / linux
+    signature: str  # one of the constants above
+    notarised: bool  # macOS only: Apple's notary service accepted it and the ticket is stapled
+    files: list[str]  # file names in dist/
+
+    def label(self) -> str:
+        """One line for a person reading the release page."""
+        name = SYSTEMS[self.system]
+        if self.system == "darwin":
+            if self.notarised:
+                return f"{name}: signed with a Developer ID and notarised by Apple."
+            return f"{name}: signed ad hoc, not notarised (macOS asks you to allow it in Privacy & Security)."
+        if self.signature == UNSIGNED:
+            return (
+                f"{name}: unsigned (Windows shows \u201cUnknown publisher\u201d)."
+                if self.system == "win32"
+                else (f"{name}: no signature (Linux packages here carry none; check SHA256SUMS).")
+            )
+        return f"{name}: signed ({self.signature})."
+
+
+def path_for(system: str, dist: Path = DIST) -> Path:
+    return dist / f"signing-{system}.json"
+
+
+def record(run: Runner, system: str, *, signature: str, notarised: bool, files: list[Path]) -> Status:
+    """Write this build's status (not in a dry run) and say it."""
+    status = Status(system, signature, notarised, [f.name for f in files])
+    run.say(f"signing: {status.label()}")
+    if not run.dry_run:
+        path = path_for(system)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(asdict(status), indent=2) + "\n", encoding="utf-8")
+    return status
+
+
+def load_all(folder: Path) -> list[Status]:
+    """Every status file under `folder` (the release job downloads each system's files into one tree)."""
+    found = []
+    for path in sorted(folder.rglob("signing-*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        found.append(Status(str(data["system"]), str(data["signature"]), bool(data["notarised"]), list(data["files"])))
+    return found
