@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from . import screen_lock
 from .approval_dialog import ARM_DELAY_MS, ApprovalQueue
+from .archive_view import ArchiveQuestion
 from .autostart import Autostart, app_command
 from .core import Core
 from .icons import app_icon
@@ -156,6 +157,9 @@ class DesktopApp(QObject):
         self.core.start_keeping()  # the record of changes: what is older than Kept for goes, now and daily
         self.record_notice = self._tell_about_the_record()
         self._ask_about_updates()
+        self.archive_question: ArchiveQuestion | None = None
+        self._ask_about_the_archive()
+        self.core.changed.connect(self._ask_about_the_archive)  # after a sign-in
         self._show_update()
         self.updates.start()
         if self.tray is not None:
@@ -196,6 +200,21 @@ class DesktopApp(QObject):
         self.update_question = UpdateQuestion()
         self.update_question.answered.connect(self.updates.set_on)
         self.window.add_notice(self.update_question)
+
+    def _ask_about_the_archive(self) -> None:
+        """After a sign-in, once: "Keep your history beyond 16 months on this computer?" in the main window.
+        Nothing is copied, or asked of Google for it, before a yes (here or in Settings)."""
+        question = self.archive_question
+        if question is not None:
+            if not self.core.archive.should_ask:
+                question.hide()  # answered in Settings
+            return
+        if not self.core.archive.should_ask:
+            return
+        self.archive_question = question = ArchiveQuestion()
+        question.answered.connect(self.core.archive.set_on)
+        question.answered.connect(lambda _yes: self.core.changed.emit())
+        self.window.add_notice(question)
 
     def _show_update(self) -> None:
         """The notice as the settings are now (Settings' switch may have been turned off or on)."""

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 import webbrowser
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
@@ -37,6 +37,7 @@ from .account_list import Account as Account  # the windows read it from here
 from .account_list import AccountRow, AccountsModel
 from .account_store import AccountRef, AccountStore
 from .approvals import ApprovalBook, State
+from .archive_sync import ArchiveKeeper, Scope
 from .keystore import CorruptRecord, KeyStore, KeystoreError, SignInRecord
 from .listener import AgentListener, SignedOut
 from .settings import AppSettings, settings_file
@@ -205,6 +206,7 @@ class Core(QObject):
         bundle: Path | None = None,
         open_file: Callable[[Path], bool] = extension.open_with_system,
         find_claude: Callable[..., claude_found.Found | None] = claude_found.on_this_computer,
+        archive_options: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
         #: Where Claude Desktop is looked for (claude_found.py; a test's computer passes its own home).
@@ -263,6 +265,18 @@ class Core(QObject):
         self._kept_on: tuple[date, int] | None = None  # the day and setting of the last removal
         #: What went wrong the last time the record was shortened or cleared ('' when nothing did).
         self.record_problem = ""
+        #: The archive (archive_sync.py): its copier is made only after the person's yes, and is told the
+        #: accounts Claude may use each time they change (refresh_account). ``archive_options``: tests'.
+        self.archive = ArchiveKeeper(
+            self.settings,
+            lambda: self.settings.save(self.settings_path),
+            self._archive_token,
+            self._archive_scope,
+            demo=demo,
+            accounts=lambda: [ref.email for ref in self.store.refs],
+            on_copied=lambda: self._later(self.changed.emit),
+            **dict(archive_options or {}),
+        )
 
     # --- lifetime ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -273,6 +287,7 @@ class Core(QObject):
             self.listener_error = str(exc)
             log.warning("agent socket unavailable: %s", type(exc).__name__)
         self.refresh_account()
+        self.archive.start()  # only if the person said yes
 
     def stop(self, *, wait: bool = False) -> None:
         """Stop listening and cancel what has not started. With ``wait``, also wait for the work already
@@ -284,6 +299,7 @@ class Core(QObject):
         self._pool.shutdown(wait=wait, cancel_futures=True)
         self._record_timer.stop()
         self._record_pool.shutdown(wait=wait, cancel_futures=True)
+        self.archive.stop(5.0 if wait else None)
 
     @Slot(object)
     def _run_main(self, fn: Callable[[], None]) -> None:
@@ -364,7 +380,18 @@ class Core(QObject):
                 )
         self.accounts.set_rows([] if self.demo else [self._row(ref) for ref in self.store.refs])
         self._account = self._compute_account()
+        self.archive.refresh()  # a withheld or removed account is not copied for from its next request on
         self.changed.emit()
+
+    def _archive_scope(self) -> Scope:
+        """On the Qt thread: what the copier may copy now (the accounts Claude may use, the allowed
+        properties)."""
+        accounts = tuple(info.account for info in self.usable())  # as the listener lists them to servers
+        return Scope(accounts=accounts, allowed_sites=tuple(self.settings.allowed_sites))
+
+    def _archive_token(self, account: str, scopes: Sequence[str], force_refresh: bool) -> str:
+        """On the copier's worker thread: an access token, from the same providers a server's come from."""
+        return self.provider(account).access_token(scopes, force_refresh=force_refresh).token
 
     def _row(self, ref: AccountRef) -> AccountRow:
         default = self.store.default

@@ -64,6 +64,11 @@ class AppSettings:
     #: The newest version a signed manifest named, and its release page ("" until one was newer).
     newer_version: str = ""
     newer_url: str = ""
+    #: The archive (archive_sync.py): off until the person says yes, asked once after sign-in and in Settings.
+    archive_on: bool = False
+    archive_asked: bool = False
+    #: Properties whose copy the person paused (what is kept stays; nothing new is asked of Google for them).
+    archive_paused: list[str] = field(default_factory=list)
 
     def server_settings(self, *, demo: bool = False, agent_socket: str = "") -> ServerSettings:
         return ServerSettings(

@@ -49,6 +49,7 @@ from searchdesk_server.properties import PropertyError, covers, normalise_proper
 from . import claude_config as cc
 from . import keeping, update_check
 from .approval_dialog import plain_label
+from .archive_view import ArchiveBox
 from .core import Core
 from .titles import title
 from .widgets import FlowLayout, bold, breakable, demo_banner, error_label, fit_to_screen, scrolling, set_error
@@ -370,6 +371,9 @@ class SettingsWindow(QDialog):
         form.addRow("Allowed properties:", self._stack(self.allowed, allowed_hint, self.allowed_error))
         layout.addWidget(props_box)
         layout.addWidget(self._record_box())
+        self.archive_box = ArchiveBox(core)  # its controls act at once (archive_view.py)
+        self.archive_box.setVisible(not core.demo)  # the demo's server has an archive of its own
+        layout.addWidget(self.archive_box)
         self.updates_box, self.update_switch = update_check.settings_box()
         # The demo never asks GitHub; a build without the release key has nothing to believe.
         self.updates_box.setVisible(not core.demo and core.updates_offered)

@@ -46,6 +46,9 @@ async def run_tool(call: Call, *, note: str = "") -> types.CallToolResult:
             "Try again, or report it with the server's log.",
             kind="internal",
         )
+    if call.sources is not None and call.sources.used:  # archive/reader.py: which days came from where
+        out.text = f"{out.text}\n\n{call.sources.sentence()}"
+        out.data["sources"] = call.sources.data()
     if note:
         out.text = f"{out.text}\n\n{note}"
         out.data["approval"] = "confirm_token"

@@ -234,6 +234,9 @@ class Call:
     approved_by: Approval | None = None
     #: An outcome could not be recorded after a change was sent: the result says the record is incomplete.
     record_incomplete: bool = False
+    #: Which days of its Search Analytics answers came from SearchDesk's copy and which from Google
+    #: (`archive.reader.Sources`, set by `archive.reader.fetch`; None: no such request).
+    sources: Any = None
 
     async def route(self) -> None:
         """Fix the account this call acts as (accounts.py); a call is routed once. Raises ToolFailure

@@ -24,6 +24,9 @@ COLD_START_RATIO = 1.15
 MENU_PER_TOOL = 500
 MENU_ESSENTIAL = 2_500
 CPU_BUDGET_S = 0.25
+#: Issue 28: the same whole-process figure, which stood at LIVE_BEFORE_S when the issue was written.
+LIVE_CPU_S = 0.12
+LIVE_BEFORE_S = 0.27
 BATCH_WALL_S = 2.5
 INSPECTION_PER_MINUTE = 600
 APPROVAL_S = 0.100
@@ -182,6 +185,15 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
     )
     out.append(
         _target(
+            f"25,000-row answer: ≤ {LIVE_CPU_S} s of our CPU (whole server process; issue 28)",
+            a["cpu_s"]["median"],
+            LIVE_CPU_S,
+            lambda v: f"{v:.2f} s ({v / LIVE_BEFORE_S:.2f} × the {LIVE_BEFORE_S} s the issue started from)",
+            lambda v, lim: f"{abs(lim - v):.2f} s {'under' if v <= lim else 'over'} ({v / lim:.1f} × the budget)",
+        )
+    )
+    out.append(
+        _target(
             f"25,000-row answer: ≤ {CPU_BUDGET_S} s for parse, validate, budget (the tool alone, in-process)",
             a["in_process"]["tool_s"]["median"],
             CPU_BUDGET_S,
@@ -288,8 +300,18 @@ def render(r: dict[str, Any]) -> str:
         *_batch(r),
         *_approval(r),
         *_bundle(r),
+        *_archive(r),
     ]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _archive(r: dict[str, Any]) -> list[str]:
+    """The archive's section (tests/bench/archive.py renders it from its own figures)."""
+    if not r.get("archive"):
+        return []
+    from tests.bench.archive import markdown
+
+    return ["", *markdown(r["archive"]).splitlines()]
 
 
 def _why_missed(r: dict[str, Any]) -> list[str]:

@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # run as a script (`python tests/bench/run.py`): make `tests` importable
     sys.path.insert(0, str(REPO))
 
+from tests.bench import archive as archive_bench  # noqa: E402
 from tests.bench import peers as peer_install  # noqa: E402
 from tests.bench import report, scenarios  # noqa: E402
 from tests.bench.stdio import ServerFailed, cold_start  # noqa: E402
@@ -454,6 +455,8 @@ def assemble(
         "analytics": analytics_out,
         "batch": batch_out,
         "approval": approval_out,
+        # The archive's figures (issue 28): its 20-million-row fixture is built once and kept, so not in a smoke run.
+        "archive": None if bench.smoke else archive_bench.measure(max(bench.runs, 5), log),
     }
     out["targets"] = report.targets(out)
     return out

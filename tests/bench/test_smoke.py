@@ -109,6 +109,7 @@ def _figures() -> list[tuple[tuple[str, ...], float, str]]:
         (("menu", "SearchDesk, all tools", "per_tool_avg"), report.MENU_PER_TOOL, "Menu: ≤"),
         (("menu", "SearchDesk, essential preset", "total"), report.MENU_ESSENTIAL, "Menu: essential"),
         (("analytics", "cpu_s", "median"), report.CPU_BUDGET_S, "25,000-row answer: ≤ 0.25 s of our CPU"),
+        (("analytics", "cpu_s", "median"), report.LIVE_CPU_S, "25,000-row answer: ≤ 0.12 s of our CPU"),
         (("analytics", "in_process", "tool_s", "median"), report.CPU_BUDGET_S, "25,000-row answer: ≤ 0.25 s for"),
         (("batch", "wall_s", "median"), report.BATCH_WALL_S, "inspect_urls × 20"),
         (("batch", "peak_per_minute"), report.INSPECTION_PER_MINUTE, "inspect_urls: ≤"),

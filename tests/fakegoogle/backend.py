@@ -21,11 +21,13 @@ from typing import Any, Literal
 import httpx
 
 from tests.fakegoogle import bodies
+from tests.fakegoogle.quotas import Quotas
 from tests.fakegoogle.scopes import ALL_SCOPES, required_scopes
 
 TOKEN_URL = "https://oauth2.googleapis.com/token"
 TOKEN_HOST = "oauth2.googleapis.com"
 Framing = Literal["length", "chunked", "close"]
+_ANALYTICS = re.compile(r"/webmasters/v3/sites/([^/]+)/searchAnalytics/query")
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,8 @@ class Backend:
     #: Further service accounts the token endpoint accepts: key id -> (client_email, public key PEM).
     service_account_keys: dict[str, tuple[str, str]] = field(default_factory=dict)
     disabled_services: set[str] = field(default_factory=set)
+    #: Google's Search Analytics quotas, when a test turns them on (FakeGoogle.enforce_quotas).
+    quotas: Quotas | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _api_lock: threading.Lock = field(default_factory=threading.Lock)  # the demo is not thread-safe
     _counter: Iterator[int] = field(default_factory=itertools.count)
@@ -251,6 +255,13 @@ class Backend:
                 return FakeResponse.json(403, bodies.scope_insufficient(service))
         url = f"https://{request.host}{request.path}" + (f"?{request.query}" if request.query else "")
         account = self.account_of(token)
+        quotas = self.quotas
+        match = _ANALYTICS.fullmatch(request.path)
+        if quotas is not None and match is not None and request.method == "POST":
+            exceeded = quotas.check(urllib.parse.unquote(match[1]), account or "")
+            if exceeded is not None:
+                retry = [("retry-after", str(quotas.retry_after))]
+                return FakeResponse.json(429, bodies.analytics_quota(exceeded), retry)
         api = self.accounts[account] if account is not None else self.api  # each account its own Search Console
         upstream = api(httpx.Request(request.method, url, headers=dict(request.headers), content=request.body))
         body = upstream.read()

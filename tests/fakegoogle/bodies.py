@@ -89,6 +89,16 @@ def quota(retry_delay: str | None = None) -> dict[str, Any]:
     return google_error(429, "Quota exceeded for quota metric 'Queries'.", reason="rateLimitExceeded", details=details)
 
 
+def analytics_quota(which: str) -> dict[str, Any]:
+    """Search Analytics' 429s as Google words them: the per-minute quotas, and the short-term load."""
+    if which == "load":
+        message = "Search Analytics load quota exceeded. Please try again later."
+    else:
+        limit = "per site" if which == "site" else "per user"
+        message = f"Quota exceeded for quota metric 'Queries' and limit 'Queries per minute {limit}'."
+    return google_error(429, message, reason="rateLimitExceeded")
+
+
 def not_owner() -> dict[str, Any]:
     return google_error(403, "Permission denied. Failed to verify the URL ownership.", reason="forbidden")
 

@@ -28,6 +28,7 @@ import anyio
 import httpx
 
 from searchdesk_server import __version__
+from searchdesk_server.gcpause import collection_paused
 from searchdesk_server.google.errors import (
     ErrorKind,
     GoogleError,
@@ -471,7 +472,8 @@ def _decode_json(answer: Answer, known: Iterable[str]) -> Any:
     if not text:
         return {}
     try:
-        return json.loads(text)
+        with collection_paused():  # a 25,000-row answer is 50,000 containers, all kept (gcpause.py)
+            return json.loads(text)
     except (ValueError, RecursionError):
         pass
     raise GoogleError(

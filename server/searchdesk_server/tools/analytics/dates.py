@@ -75,7 +75,7 @@ def date_range(args: Mapping[str, Any], today: dt.date) -> tuple[dt.date, dt.dat
             raise ToolFailure("start_date is after end_date; swap them.")
         if end > today:
             raise ToolFailure(f"end_date is in the future (today is {today.isoformat()} in Google's time zone).")
-        if start < months_back(today, 16) - dt.timedelta(days=31):
-            raise ToolFailure("Search Console keeps about 16 months of data; choose a later start_date.")
+        # Days before Google's 16 months are answered from SearchDesk's copy, or refused there
+        # (archive/reader.py) when it has none.
         return start, end
     return resolve_period(args.get("period", "last28days"), today)

@@ -14,10 +14,8 @@ from typing import Any, Final
 
 import anyio
 
-from ...google.http import Api, Limit
 from ...runtime import Call
 from .concurrency import Job, together
-from .query import QUERY
 from .rows import first_incomplete
 
 PAGE_ROWS: Final = 25_000  # Google's most rows per request
@@ -52,16 +50,10 @@ class Reader:
 
     async def request(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """One Search Analytics request, counted and held to the call's window (retried: it is a read)."""
+        from ...archive.reader import search_analytics
+
         async with self._limiter:
-            raw = await self.call.google(
-                Api.SEARCHCONSOLE,
-                "POST",
-                QUERY,
-                path_params={"siteUrl": self.site},
-                body=dict(body),
-                limit=Limit.ANALYTICS,
-                retry=True,
-            )
+            raw = await search_analytics(self.call, self.site, body)
         self.requests += 1
         return raw if isinstance(raw, dict) else {}
 

@@ -11,9 +11,11 @@ import datetime as dt
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+from ...gcpause import collection_paused
 from ...google import shapes as sh
 
 MAX_AMOUNT: Final = 1e15  # far above any real count; a larger one is an odd row and is dropped
+_MAX_WHOLE: Final = 10**15  # MAX_AMOUNT as an int: a whole count is compared without a float
 
 #: (key, clicks, impressions, position × impressions, impressions with a position)
 Entry = tuple[Any, float, float, float, float]
@@ -50,39 +52,68 @@ def entries(rows: object, dims: int) -> Iterator[Entry]:
 
     The key is the cleaned dimension value (a tuple for several). A row that is not an object, lacks
     its keys or has a negative or non-numeric count is dropped, as elsewhere in SearchDesk. This runs
-    once per row of up to 200,000, so the common case takes the short paths.
+    once per row of up to 200,000, so the common case takes the short paths (`checked`).
+    """
+    return iter(checked(rows, dims))
+
+
+def checked(rows: object, dims: int) -> list[Entry]:
+    """`entries` as a list: every row checked in one synchronous pass with collection held off.
+
+    The common row — printable text keys, whole-number counts, a float position — is checked inline
+    (one lookup and a type test per field); anything else goes through the same `_word`,
+    `_words` and `_amount` as before, so an odd value is cleaned or dropped exactly as it always
+    was (tests/server/tools/test_live_path.py holds the earlier code and compares).
     """
     if not isinstance(rows, list):
-        return
-    for raw in rows:
-        if not isinstance(raw, dict):
-            continue
-        key: Any = ()
-        if dims:
-            keys = raw.get("keys")
-            if not isinstance(keys, list) or len(keys) < dims:
+        return []
+    out: list[Entry] = []
+    keep = out.append
+    with collection_paused():  # every entry is kept: a collection mid-way would free nothing
+        for raw in rows:
+            if not isinstance(raw, dict):
                 continue
-            if dims == 1:
-                key = _word(keys[0])
-                if key is None:
+            key: Any = ()
+            if dims:
+                keys = raw.get("keys")
+                if not isinstance(keys, list) or len(keys) < dims:
                     continue
-            else:
-                key = tuple(keys[:dims])
-                for word in key:  # the common case, every value printable text, is kept as it is
-                    if type(word) is not str or not word.isprintable():
+                if dims == 1:
+                    key = _word(keys[0])
+                    if key is None:
+                        continue
+                else:
+                    key = tuple(keys) if len(keys) == dims else tuple(keys[:dims])
+                    if not _printable(key):  # the common case, every value printable text, is kept as it is
                         key = _words(key)
-                        break
-                if key is None:
+                        if key is None:
+                            continue
+            clicks = raw.get("clicks")
+            if type(clicks) is not int or not 0 <= clicks < _MAX_WHOLE:
+                clicks = _amount(clicks)
+                if clicks is None:
                     continue
-        clicks = _amount(raw.get("clicks"))
-        impressions = _amount(raw.get("impressions"))
-        if clicks is None or impressions is None:
-            continue
-        pos = _amount(raw.get("position"))
-        if not pos:
-            yield key, clicks, impressions, 0.0, 0.0
-        else:
-            yield key, clicks, impressions, pos * impressions, float(impressions)
+            impressions = raw.get("impressions")
+            if type(impressions) is not int or not 0 <= impressions < _MAX_WHOLE:
+                impressions = _amount(impressions)
+                if impressions is None:
+                    continue
+            pos = raw.get("position")
+            if type(pos) is not float or not 0.0 < pos < MAX_AMOUNT:
+                pos = _amount(pos)
+            if not pos:
+                keep((key, clicks, impressions, 0.0, 0.0))
+            else:
+                keep((key, clicks, impressions, pos * impressions, float(impressions)))
+    return out
+
+
+def _printable(words: tuple[Any, ...]) -> bool:
+    """Every value a printable str (a str subclass too: `_word` would keep it as it is)."""
+    try:
+        return all(map(str.isprintable, words))
+    except TypeError:  # a value that is not text
+        return False
 
 
 def first_incomplete(raw: Mapping[str, Any]) -> str | None:

@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...google import shapes as sh
-from ...google.http import Api, Limit
 from ...result import Output, ToolFailure
 from ...runtime import Call, plural
 from .._listing import listing
@@ -22,7 +21,7 @@ from .export import export_rows
 from .lazy_rows import LazyRows
 from .metrics import ctr, position, summed, totals, totals_sentence
 from .paging import ROW_CAP
-from .query import QUERY, build_query
+from .query import build_query
 from .rows import Entry, entries
 
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:T[0-9:.+\-Z]{2,30})?")
@@ -83,15 +82,9 @@ async def query_search_analytics(call: Call) -> Output:
             )
         return await export_rows(call, build_query(call))
     q = build_query(call)
-    raw = await call.google(
-        Api.SEARCHCONSOLE,
-        "POST",
-        QUERY,
-        path_params={"siteUrl": q.site},
-        body=q.body,
-        limit=Limit.ANALYTICS,
-        retry=True,
-    )
+    from ...archive.reader import search_analytics
+
+    raw = await search_analytics(call, q.site, q.body)
     raw_rows = raw.get("rows") if isinstance(raw, dict) else None
     google_rows: list[Any] = raw_rows if isinstance(raw_rows, list) else []
     kept = list(entries(google_rows, len(q.dimensions)))

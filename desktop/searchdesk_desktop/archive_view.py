@@ -1,0 +1,130 @@
+"""What the person sees of the archive: the question (once, after sign-in) and Settings' box.
+
+The box's controls act at once, as the record's Clear does: the switch turns the copy on or off, each
+kept property has its line ("Kept since <date> · <size> on this computer · last copied <time>"), Pause
+(nothing new is asked of Google for it; what is kept stays) and Delete. A property of an account Claude
+may no longer use stays listed until the person deletes it: it is never copied for again, and never read.
+The lines are read from the store with a reader's connection of their own (archive_sync.Archives.kept),
+a few milliseconds, so the window never waits on the copier.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QCheckBox, QFrame, QGroupBox, QHBoxLayout, QMessageBox, QPushButton, QVBoxLayout, QWidget
+
+from .approval_dialog import plain_label
+from .archive_sync import EXPLAINED, QUESTION, PropertyLine
+from .widgets import FlowLayout, bold
+
+if TYPE_CHECKING:
+    from .core import Core
+
+SWITCH = "Keep my history beyond 16 months on this computer"
+
+
+class ArchiveQuestion(QFrame):
+    """The question, once, in the main window after a sign-in; it stays until answered."""
+
+    answered = Signal(bool)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("archiveQuestion")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        layout.addWidget(bold(plain_label(QUESTION, selectable=False), 1.1))
+        layout.addWidget(plain_label(EXPLAINED))
+        buttons = FlowLayout(align_right=True)
+        self.yes_button = QPushButton("Yes, keep it")
+        self.no_button = QPushButton("No, thanks")
+        for button, answer in ((self.yes_button, True), (self.no_button, False)):
+            button.setAutoDefault(False)
+            button.clicked.connect(lambda _checked=False, a=answer: self._answer(a))
+            buttons.addWidget(button)
+        layout.addLayout(buttons)
+
+    def _answer(self, yes: bool) -> None:
+        self.hide()
+        self.answered.emit(yes)
+
+
+class ArchiveBox(QGroupBox):
+    """Settings' box: the one switch, then a line per kept property with Pause and Delete."""
+
+    def __init__(self, core: Core) -> None:
+        super().__init__("Your history beyond 16 months")
+        self.setObjectName("archive")
+        self.core = core
+        column = QVBoxLayout(self)
+        self.switch = QCheckBox(SWITCH)
+        self.switch.setObjectName("archiveSwitch")
+        self.switch.setChecked(core.archive.on)
+        self.switch.toggled.connect(self._switched)
+        column.addWidget(self.switch)
+        column.addWidget(
+            plain_label(
+                "The copy holds each property's clicks, impressions, pages, countries, devices and the searches "
+                "people made, in your data folder. It stays on this computer; delete it here at any time.",
+                selectable=False,
+            )
+        )
+        self.rows = QVBoxLayout()
+        column.addLayout(self.rows)
+        self.lines: list[PropertyLine] = []
+        self.refresh()
+
+    def _switched(self, on: bool) -> None:
+        if on != self.core.archive.on:
+            self.core.archive.set_on(on)
+            self.core.changed.emit()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """The lines as the store has them now."""
+        while self.rows.count():
+            item = self.rows.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self.lines = [] if self.core.demo else self.core.archive.lines()
+        for line in self.lines:
+            self.rows.addWidget(self._row(line))
+
+    def _row(self, line: PropertyLine) -> QWidget:
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        words = f"{line.site} ({line.account})\n{line.text}"
+        if line.paused:
+            words += " · paused"
+        elif not line.copied:
+            words += " · not being copied"
+        layout.addWidget(plain_label(words), 1)
+        pause = QPushButton("Resume" if line.paused else "Pause")
+        pause.setAutoDefault(False)
+        pause.clicked.connect(lambda _c=False, ln=line: self._pause(ln))
+        delete = QPushButton("Delete")
+        delete.setAutoDefault(False)
+        delete.clicked.connect(lambda _c=False, ln=line: self._delete(ln))
+        layout.addWidget(pause)
+        layout.addWidget(delete)
+        return row
+
+    def _pause(self, line: PropertyLine) -> None:
+        self.core.archive.pause(line.site, not line.paused)
+        self.refresh()
+
+    def _delete(self, line: PropertyLine) -> None:
+        answer = QMessageBox.question(
+            self,
+            "Delete the copy",
+            f"Delete SearchDesk's copy of {line.site}'s history on this computer? Days Google no longer has "
+            "cannot be copied again.",
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        self.core.archive.pause(line.site, True)  # so the copier does not start it again at once
+        self.core.archive.delete(line.account, line.site, done=lambda: self.core._later(self.refresh))

@@ -1,0 +1,303 @@
+"""The server's read path: Search Analytics days Google no longer keeps, answered from SearchDesk's copy.
+
+Every Search Analytics request of `query_search_analytics` and the reports goes through `fetch`. A
+range Google still has goes to Google as before. A range reaching past Google's 16 months is split:
+the old days from the archive of the account this call was routed to (the same routing as a live
+call, so a withheld or removed account's archive is never opened), the rest from Google. Google is
+always asked for at least one day, so the archive answers only for a property the account sees now.
+Archived rows are Google's rows: they come back in Google's shape and go through the same cleaning
+(`rows.entries`) and marking as a live answer. What came from where is gathered on the call
+(`Call.sources`) and said by `handlers.run_tool` in a field and a sentence of the server's own.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..result import ToolFailure
+from .store import Answer, Archive, ArchiveDamaged, CannotAnswer, gap_ranges, path_for
+
+if TYPE_CHECKING:
+    from ..runtime import Call
+
+Send = Callable[[dict[str, Any]], Awaitable[Any]]
+
+
+class Kept(Protocol):
+    """What answers from a copy: the store (`store.Archive`) or the demo's (`demo_archive`)."""
+
+    def query(
+        self,
+        site: str,
+        start: dt.date,
+        end: dt.date,
+        dimensions: Sequence[str] = (),
+        search_type: str = "web",
+        filters: Sequence[Mapping[str, str]] = (),
+        row_limit: int = 1000,
+        start_row: int = 0,
+    ) -> Answer: ...
+
+    def close(self) -> None: ...
+
+
+def google_first_day(today: dt.date) -> dt.date:
+    """The oldest day Google still has (one definition of its 16 months, the demo's too)."""
+    from ..demo.facts import first_data_day
+
+    return first_data_day(today)
+
+
+@dataclass
+class Sources:
+    """Which days of a call's answers came from SearchDesk's copy (and when each was copied), which
+    from Google, and which neither had."""
+
+    google: list[tuple[dt.date, dt.date]] = field(default_factory=list)
+    copied: dict[dt.date, dt.datetime] = field(default_factory=dict)
+    gaps: set[dt.date] = field(default_factory=set)
+    truncated: set[dt.date] = field(default_factory=set)
+    unreadable: bool = False
+    #: Properties Google answered for in this call (the account sees them now): no second probe.
+    seen: set[str] = field(default_factory=set)
+
+    @property
+    def used(self) -> bool:
+        return bool(self.copied or self.gaps or self.unreadable)
+
+    def data(self) -> dict[str, Any]:
+        """The structured field: ranges of days per source, each archived range with its copy times."""
+        archive = []
+        for first, last in gap_ranges(self.copied):
+            stamps = [self.copied[first + dt.timedelta(days=i)] for i in range((last - first).days + 1)]
+            archive.append(
+                {
+                    "start": first.isoformat(),
+                    "end": last.isoformat(),
+                    "copied_from": min(stamps).isoformat(timespec="seconds"),
+                    "copied_to": max(stamps).isoformat(timespec="seconds"),
+                }
+            )
+        return {
+            "google": [{"start": a.isoformat(), "end": b.isoformat()} for a, b in _merged(self.google)],
+            "searchdesk_copy": archive,
+            "copied_at": {d.isoformat(): t.isoformat(timespec="seconds") for d, t in sorted(self.copied.items())},
+            "gaps": [{"start": a.isoformat(), "end": b.isoformat()} for a, b in gap_ranges(self.gaps)],
+            "cut_at_row_limit": [d.isoformat() for d in sorted(self.truncated)],
+            "copy_unreadable": self.unreadable,
+        }
+
+    def _copied_span(self, a: dt.date, b: dt.date) -> str:
+        stamps = [self.copied[a + dt.timedelta(days=i)] for i in range((b - a).days + 1)]
+        first, last = _when(min(stamps)), _when(max(stamps))
+        return f"{_span(a, b)} (copied {first}" + ("" if first == last else f" to {last}") + ")"
+
+    def sentence(self) -> str:
+        """The server's own words: dates only, nothing from Google."""
+        parts = []
+        if self.copied:
+            spans = "; ".join(self._copied_span(a, b) for a, b in gap_ranges(self.copied))
+            parts.append(f"Days Google no longer keeps came from SearchDesk's copy on this computer: {spans}.")
+        google = _merged(self.google)
+        if google:
+            parts.append("Days from Google: " + "; ".join(_span(a, b) for a, b in google) + ".")
+        if self.gaps:
+            parts.append(
+                "SearchDesk's copy has a gap — no data for "
+                + "; ".join(_span(a, b) for a, b in gap_ranges(self.gaps))
+                + " (Google no longer keeps these days and they were never copied); the numbers leave them out."
+            )
+        if self.unreadable:
+            parts.append("SearchDesk's copy could not be read (the app sets a damaged copy aside and recovers it).")
+        if self.truncated:
+            parts.append(
+                f"On {len(self.truncated)} archived day(s) Google had cut the rows at its limit of 50,000 a day, "
+                "so small pages or queries may be missing there."
+            )
+        return " ".join(parts)
+
+
+def _span(a: dt.date, b: dt.date) -> str:
+    return a.isoformat() if a == b else f"{a.isoformat()} to {b.isoformat()}"
+
+
+def _when(t: dt.datetime) -> str:
+    return t.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _merged(ranges: Sequence[tuple[dt.date, dt.date]]) -> list[tuple[dt.date, dt.date]]:
+    out: list[tuple[dt.date, dt.date]] = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1] + dt.timedelta(days=1):
+            out[-1] = (out[-1][0], max(b, out[-1][1]))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _filters(body: Mapping[str, Any]) -> list[dict[str, str]]:
+    flat: list[dict[str, str]] = []
+    for group in body.get("dimensionFilterGroups") or []:
+        for f in group.get("filters") or []:
+            flat.append(
+                {"dimension": f["dimension"], "operator": f.get("operator", "equals"), "expression": f["expression"]}
+            )
+    return flat
+
+
+def _open(demo: bool, today: dt.date, account: str | None) -> Kept | None:
+    """The archive of this call's routed account (the demo's own in the demo); None: none kept."""
+    if demo:
+        from .demo_archive import DemoArchive
+
+        return DemoArchive(google_first_day(today))
+    return Archive.open_readonly(path_for(account))
+
+
+def _today(call: Call) -> dt.date:
+    from ..tools.analytics.dates import google_today
+
+    return google_today(call.config.today)
+
+
+async def fetch(call: Call, site: str, body: Mapping[str, Any], send: Send) -> Any:
+    """Google's answer to a Search Analytics request, with the days before Google's 16 months from
+    the archive. The merged answer has Google's shape (`rows` with keys, clicks, impressions, ctr,
+    position), so it is cleaned and marked as any answer from Google."""
+    import anyio
+
+    sources = call.sources if isinstance(call.sources, Sources) else Sources()
+    call.sources = sources
+    start = dt.date.fromisoformat(str(body["startDate"]))
+    end = dt.date.fromisoformat(str(body["endDate"]))
+    first = google_first_day(_today(call))
+    if start >= first:
+        raw = await send(dict(body))
+        sources.google.append((start, end))
+        sources.seen.add(site)
+        return raw
+    dims = [str(d) for d in body.get("dimensions") or []]
+    old_end = min(end, first - dt.timedelta(days=1))
+    row_limit = int(body.get("rowLimit", 1000))
+    start_row = int(body.get("startRow", 0))
+    # Google is asked for its part, or for one row of its first day: either way the account must see
+    # the property now, or Google refuses as it would a live call.
+    recent = {**body, "startDate": max(start, first).isoformat(), "endDate": max(end, first).isoformat()}
+    if end < first:
+        recent = {**body, "startDate": first.isoformat(), "endDate": first.isoformat(), "rowLimit": 1, "startRow": 0}
+    raw = {} if end < first and site in sources.seen else await send(recent)
+    sources.seen.add(site)
+    account = await call.account_name()
+    try:
+        demo = call.config.demo
+        today = _today(call)
+        search_type = str(body.get("type", "web"))
+
+        def read() -> Answer | None:
+            # In a worker thread: the event loop keeps answering while SQLite reads.
+            archive = _open(demo, today, account)
+            if archive is None:
+                return None
+            try:
+                return archive.query(site, start, old_end, dims, search_type, _filters(body), row_limit, start_row)
+            finally:
+                archive.close()
+
+        answer = await anyio.to_thread.run_sync(read)
+    except CannotAnswer as exc:
+        raise ToolFailure(
+            f"Search Console keeps about 16 months of data (from {first.isoformat()}), and {exc} "
+            "Choose a later start_date, or other dimensions."
+        ) from None
+    except ArchiveDamaged:
+        answer = None
+        sources.unreadable = True
+    if answer is None or not answer.copied:
+        if end < first:
+            raise ToolFailure(
+                f"Search Console keeps about 16 months of data (from {first.isoformat()}), and SearchDesk has no "
+                f"copy of {_span(start, old_end)} for this property on this computer; choose a later start_date."
+            )
+        sources.gaps.update(_days(start, old_end))
+        sources.google.append((first, end))
+        return raw
+    sources.copied.update(answer.copied)
+    sources.gaps.update(answer.gaps)
+    sources.truncated.update(answer.truncated)
+    if end < first:
+        return {"rows": answer.rows, "responseAggregationType": "byPage" if "page" in dims else "byProperty"}
+    sources.google.append((first, end))
+    return _merge(raw, answer.rows, dims, row_limit)
+
+
+def _days(start: dt.date, end: dt.date) -> list[dt.date]:
+    return [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
+
+
+def merge_rows(rows: Sequence[Any], dims: Sequence[str]) -> list[Any]:
+    """Rows of Google's shape with the same keys summed (position weighted by impressions, as Google
+    weighs it), sorted by clicks; odd rows (no keys, counts that are not numbers) follow untouched,
+    for the same cleaning as Google's to drop."""
+    merged: dict[tuple[str, ...], list[float]] = {}
+    odd: list[Any] = []
+    for row in rows:
+        keys = row.get("keys", []) if isinstance(row, dict) else None
+        if not isinstance(row, dict) or not isinstance(keys, list):
+            odd.append(row)
+            continue
+        clicks, impressions, pos = row.get("clicks"), row.get("impressions"), row.get("position")
+        if not isinstance(clicks, int | float) or not isinstance(impressions, int | float):
+            odd.append(row)
+            continue
+        sums = merged.setdefault(tuple(str(k) for k in keys), [0.0, 0.0, 0.0])
+        sums[0] += clicks
+        sums[1] += impressions
+        sums[2] += (pos if isinstance(pos, int | float) else 0.0) * impressions
+    out: list[Any] = []
+    for key, (clicks, impressions, weighted) in merged.items():
+        entry: dict[str, Any] = {"keys": list(key)} if dims else {}
+        entry.update(
+            clicks=_whole(clicks),
+            impressions=_whole(impressions),
+            ctr=clicks / impressions if impressions else 0.0,
+            position=weighted / impressions if impressions else 0.0,
+        )
+        out.append(entry)
+    out.sort(key=lambda r: (-r["clicks"], -r["impressions"]))
+    return [*out, *odd]
+
+
+def _whole(value: float) -> float | int:
+    return int(value) if value.is_integer() else value
+
+
+def _merge(raw: Any, old: list[dict[str, Any]], dims: Sequence[str], row_limit: int) -> dict[str, Any]:
+    """Google's answer and the archive's rows as one answer of Google's shape."""
+    doc = dict(raw) if isinstance(raw, dict) else {}
+    google_rows = doc.get("rows") if isinstance(doc.get("rows"), list) else []
+    merged = merge_rows([*old, *(google_rows or [])], dims)
+    doc["rows"] = merged[:row_limit] + [r for r in merged[row_limit:] if not isinstance(r, dict) or "clicks" not in r]
+    return doc
+
+
+async def search_analytics(call: Call, site: str, body: Mapping[str, Any]) -> Any:
+    """One Search Analytics request as every analytics tool and report sends it (retried: a read),
+    with the days Google no longer keeps from the archive (`fetch`)."""
+    from ..google.http import Api, Limit
+    from ..tools.analytics.query import QUERY
+
+    async def send(request: dict[str, Any]) -> Any:
+        return await call.google(
+            Api.SEARCHCONSOLE,
+            "POST",
+            QUERY,
+            path_params={"siteUrl": site},
+            body=request,
+            limit=Limit.ANALYTICS,
+            retry=True,
+        )
+
+    return await fetch(call, site, body, send)
