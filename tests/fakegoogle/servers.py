@@ -22,6 +22,13 @@ from tests.fakegoogle.certs import GOOGLE_HOSTS
 _QUIET_ERRORS = (OSError, ssl.SSLError, ValueError)
 
 
+def _no_delay(sock: socket.socket) -> None:
+    """Send each write at once. Without it, a response's headers and body (two writes) met the client's
+    delayed ACK: 40 ms a request, which a 16-month copy (some 3,000 requests) could not afford."""
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 def _reset(sock: socket.socket) -> None:
     """Close with a TCP RST (SO_LINGER 0), as a crashing server or a cut line would."""
     with contextlib.suppress(OSError):
@@ -124,6 +131,7 @@ class TLSServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _GoogleHandler)
 
     def finish_request(self, request: Any, client_address: Any) -> None:
+        _no_delay(request)
         try:
             tls = self.context.wrap_socket(request, server_side=True)
         except _QUIET_ERRORS:  # e.g. the client did not trust our CA: that is its answer
@@ -171,6 +179,8 @@ class _ProxyHandler(socketserver.StreamRequestHandler):
             self.wfile.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
             return
         upstream = socket.create_connection(("127.0.0.1", self.server.tls_port))
+        _no_delay(upstream)
+        _no_delay(self.connection)
         self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
         _pipe(self.connection, upstream, self.server.stop)
 

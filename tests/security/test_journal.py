@@ -340,7 +340,11 @@ async def test_a_server_killed_while_google_is_asked_leaves_a_change_the_check_l
     fake: FakeGoogle, witness: Witness, planted: Planted, folder: Path, since: Since
 ) -> None:
     home = folder / "home"
-    fake.fail(r"/sitemaps/.*slow\.xml", method="PUT", status=200, body=" " * 50, chunk_size=1, delay=0.2)
+    # Announced (content_length), so the fake streams it a byte every 0.2 s instead of joining it into one write:
+    # Google is still answering when the server is killed, however quickly the sockets carry it.
+    fake.fail(
+        r"/sitemaps/.*slow\.xml", method="PUT", status=200, body=" " * 50, content_length=50, chunk_size=1, delay=0.2
+    )
     async with serve(fake, witness, home, key_file_env(planted, fake)) as served, anyio.create_task_group() as tg:
 
         async def submit() -> None:
