@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 from .account_list import Account, AccountRow
 from .approval_dialog import plain_label
 from .claude_config import display_path
+from .help import HelpButton
 from .widgets import FlowLayout, bold, breakable, error_label, plural
 
 MAKE_DEFAULT, SIGN_IN_AGAIN, REMOVE = "Make default", "Sign in again", "Remove"
@@ -48,6 +49,10 @@ def health(row: AccountRow) -> tuple[str, bool]:
     return row.detail, not row.ok
 
 
+#: The help page for an account that needs the person (any other problem: the sign-in page).
+HEALTH_TOPICS = {Account.EXPIRED: "expired", Account.KEYRING: "keyring"}
+
+
 class AccountCard(QFrame):
     """One account: its address, the facts line, its health, and its buttons."""
 
@@ -65,7 +70,14 @@ class AccountCard(QFrame):
         self.health: QLabel = error_label(text) if problem else plain_label(text)
         for widget in (self.email, self.facts, self.health):
             layout.addWidget(widget)
+        #: Beside a problem: the page about it (help.TOPICS), as every error in the app has.
+        self.help = HelpButton(HEALTH_TOPICS.get(row.state, "sign-in"))
+        self.help.setAccessibleName(f"Help: {row.email}")
         self.buttons = FlowLayout(align_right=True)
+        if problem:
+            self.buttons.addWidget(self.help)
+        else:
+            self.help.hide()
         self.button_widgets: dict[str, QPushButton] = {}
         actions = []
         if not row.default:

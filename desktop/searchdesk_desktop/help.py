@@ -24,6 +24,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     # the tray menu and About
     "help": ("every-day.md", ""),
     "about": ("every-day.md", "about"),
+    "settings": ("every-day.md", "choose-what-claude-may-do"),
     "log": ("troubleshooting.md", "nothing-here-helps"),
     # step 1: signing in
     "sign-in": ("troubleshooting-sign-in.md", ""),

@@ -51,6 +51,7 @@ from . import keeping, update_check
 from .approval_dialog import plain_label
 from .archive_view import ArchiveBox
 from .core import Core
+from .help import HelpButton
 from .titles import title
 from .widgets import FlowLayout, bold, breakable, demo_banner, error_label, fit_to_screen, scrolling, set_error
 
@@ -396,6 +397,9 @@ class SettingsWindow(QDialog):
         self.save_button.setDefault(True)
         self.close_button = QPushButton("Close")
         self.close_button.setAutoDefault(False)
+        #: What each setting does and what its messages mean: the settings' help page.
+        self.help_button = HelpButton("settings")
+        buttons.addWidget(self.help_button)
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.close_button)
         outer.addLayout(buttons)

@@ -159,10 +159,15 @@ class StepRow(QFrame):
         self.support = SupportDetails()
         self.help = HelpButton(help_topic)
         self.help.setVisible(False)
-        trouble = QHBoxLayout()
+        # In a widget of its own, hidden with nothing to show: a box layout whose items are all hidden
+        # reports a maximum width of 0, and the step's text column then shrinks to its minimum width.
+        self.trouble = QWidget()
+        trouble = QHBoxLayout(self.trouble)
+        trouble.setContentsMargins(0, 0, 0, 0)
         trouble.addWidget(self.support, 1)
         trouble.addWidget(self.help, 0, Qt.AlignmentFlag.AlignTop)
-        body.addLayout(trouble)
+        self.trouble.setVisible(False)
+        body.addWidget(self.trouble)
         body.addLayout(self.extras)
         body.addLayout(self.buttons)
         outer.addLayout(body, 1)
@@ -176,8 +181,10 @@ class StepRow(QFrame):
         `support`: technical details, shown only under "Details for support"."""
         self.state = state
         self.help.set_topic(topic or self.help_topic)
-        self.help.setVisible(bool(topic) or state == PROBLEM or bool(error))
+        helps = bool(topic) or state == PROBLEM or bool(error)
+        self.help.setVisible(helps)
         self.support.set_text(support)
+        self.trouble.setVisible(helps or bool(support))
         self.badge.setText(str(self.number) if state == TODO else MARKS[state])
         self.badge.setStyleSheet(
             f"background:{COLOURS[state]};color:white;border-radius:16px;font-weight:bold;font-size:15px;"
@@ -606,12 +613,14 @@ class MainWindow(QMainWindow):
         layout.addLayout(problem_row)
         # Claude asked again after the person said no: one line each, with "Change my mind".
         self.asked_again_box = self.approvals.asked_again
+        self._waiting_shown = 0  # questions waiting when the section was last shown
         layout.addStretch(1)
 
         central = QWidget()
         outer = QVBoxLayout(central)
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scrolling(content), 1)
+        self.scroll_area = scrolling(content)
+        outer.addWidget(self.scroll_area, 1)
         bottom = QVBoxLayout()
         bottom.setContentsMargins(9, 0, 9, 9)
         self.autostart_box = QCheckBox("Start SearchDesk when I log in")
@@ -681,7 +690,13 @@ class MainWindow(QMainWindow):
         self._show_approvals()  # a late answer's 5 minutes end
 
     def _show_approvals(self) -> None:
-        self.approvals.show_state(self.core.pending_count(), self.core.book.late_answers())
+        waiting = self.core.pending_count()
+        self.approvals.show_state(waiting, self.core.book.late_answers())
+        if waiting > self._waiting_shown:
+            # A new question waits: its Review button in view, even when notes above the steps and the
+            # steps themselves fill a small screen (the person is in a hurry; Claude waits under a minute).
+            QTimer.singleShot(0, lambda: self.scroll_area.ensureWidgetVisible(self.approvals))
+        self._waiting_shown = waiting
 
     def _show_asked_again(self) -> None:
         """One line per deny that Claude asked about again, each with "Change my mind"."""

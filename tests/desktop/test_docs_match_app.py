@@ -272,3 +272,15 @@ def test_anchors_follow_githubs_rules() -> None:
     )
     assert github_anchor("Step 1: Sign in with Google") == "step-1-sign-in-with-google"
     assert github_anchor('"This copy … (a development build)"') == "this-copy--a-development-build"
+
+
+def test_the_pages_link_the_project_where_the_app_does() -> None:
+    """One address for the project (project.py): a page that names another would send people elsewhere."""
+    import re
+
+    from searchdesk_desktop.project import REPOSITORY
+
+    pages = [*DOCS.glob("*.md"), DOCS.parent / "README.md", DOCS.parent / "CHANGELOG.md"]
+    links = [(p.name, m) for p in pages for m in re.findall(r"https://github\.com/searchdesk[\w./#-]*", p.read_text())]
+    assert links, "the pages link the project's release page and issue list"
+    assert all(link.startswith(REPOSITORY + "/") or link == REPOSITORY for _, link in links), links

@@ -230,3 +230,29 @@ def test_every_error_the_window_shows_has_help(
     assert "troubleshooting-check.md" in seen[2]
     assert seen[3].endswith("asking-a-person.md#when-nobody-can-be-asked")
     finish(core)
+
+
+def test_settings_and_an_account_in_trouble_have_help(qtbot: QtBot, place: dict, opened: list[QUrl]) -> None:
+    """The Settings window's messages and an account card's problem each sit beside Help to their page."""
+    from searchdesk_desktop.account_list import Account, AccountRow
+    from searchdesk_desktop.account_view import AccountCard, AccountsList
+    from searchdesk_desktop.settings_window import SettingsWindow
+
+    core = make_core(place)
+    settings = SettingsWindow(core)
+    qtbot.addWidget(settings)
+    settings.show()
+    (button,) = help_buttons(settings)
+    assert assert_opens_a_help_page(qtbot, button, opened).endswith("every-day.md#choose-what-claude-may-do")
+    owner = AccountsList()
+    qtbot.addWidget(owner)
+    expired = AccountCard(AccountRow("a@example.com", "oauth", Account.EXPIRED, detail="Sign in again."), owner)
+    fine = AccountCard(AccountRow("b@example.com", "oauth", Account.SIGNED_IN), owner)
+    for card in (expired, fine):
+        qtbot.addWidget(card)
+        card.show()
+    assert not help_buttons(fine)  # nothing wrong: no Help to distract
+    (button,) = help_buttons(expired)
+    assert "troubleshooting-sign-in.md#sign-in-expired" in assert_opens_a_help_page(qtbot, button, opened)
+    settings.close()
+    finish(core)

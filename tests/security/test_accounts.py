@@ -440,18 +440,22 @@ async def test_next_steps_for_the_other_account_followed_literally_act_as_it(
     two: FakeGoogle, witness: Witness, folder: Path
 ) -> None:
     new = "https://fresh-shop.example.org/"  # in no list and no verified domain: add it, then verify it
+    domain_site = "sc-domain:fresh-shop.example.org"
     with running("desktop", folder, accounts(two)):
         async with server(two, witness, folder) as served:
             setup = await served.client.call_tool("setup_site", {"site": new, "account": DEMO})
             token = await served.client.call_tool("get_verification_token", {"site": CLIENT, "account": DEMO})
-            steps = followed(text_of(setup)) + followed(text_of(token))
-            assert [tool for tool, _ in steps] == ["add_site", "verify_site", "verify_site"], [text_of(setup)]
-            assert [args.get("site") for _, args in steps] == [new, new, CLIENT], steps
+            # A domain is verified by DNS: the step names verify_site's own "DNS", not Google's "DNS_TXT".
+            domain = await served.client.call_tool("get_verification_token", {"site": domain_site, "account": DEMO})
+            steps = followed(text_of(setup)) + followed(text_of(token)) + followed(text_of(domain))
+            assert [tool for tool, _ in steps] == ["add_site", "verify_site", "verify_site", "verify_site"], steps
+            assert [args.get("site") for _, args in steps] == [new, new, CLIENT, domain_site], steps
+            assert steps[-1][1].get("method") == "DNS", steps[-1]
             for tool, args in steps:
                 assert args.get("account") == DEMO, (tool, args)  # named in the same sentence
-                await served.client.call_tool(tool, args)
+                await served.client.call_tool(tool, args)  # each reaches Google (counted below): callable as written
     # The default account is the agency's: followed literally, every step went as the demo account, and the
     # verification used the token Google issued to the demo account.
     assert to_google(two, "PUT", site_path(new)) == [DEMO]
-    assert to_google(two, "POST", "/siteVerification/v1/token") == [DEMO, DEMO]  # setup_site's, and the other
-    assert to_google(two, "POST", "/siteVerification/v1/webResource") == [DEMO, DEMO]
+    assert to_google(two, "POST", "/siteVerification/v1/token") == [DEMO, DEMO, DEMO]  # setup_site's, the others
+    assert to_google(two, "POST", "/siteVerification/v1/webResource") == [DEMO, DEMO, DEMO]

@@ -15,7 +15,7 @@ from ..properties import covers
 from ..result import Output
 from ..runtime import Call
 from .sites import fetch_sites
-from .verification import fetch_token, method_for, placement
+from .verification import fetch_token, method_for, method_name, placement
 
 
 def state_of(prop: str, sites: list[dict[str, str]]) -> str:
@@ -57,7 +57,9 @@ async def setup_site(call: Call) -> Output:
             else:
                 data.update(method=got["method"], token=got["token"])
                 steps.append("Verify ownership: " + placement(prop, got["method"], got["token"]))
-                steps.append(f"Then call verify_site with site {prop}, method {got['method']}{call.and_account()}.")
+                steps.append(
+                    f"Then call verify_site with site {prop}, method {method_name(got['method'])}{call.and_account()}."
+                )
     lines += [f"{i}. {s}" for i, s in enumerate(steps, 1)]
     data["steps"] = steps
     return Output("\n".join(lines), data)

@@ -103,7 +103,14 @@ async def fetch_token(call: Call, prop: str, method: str) -> dict[str, str]:
     token = sh.text(raw.get("token"))
     if not token:
         raise ToolFailure("Google answered without a verification token; try again later.")
-    return {"method": sh.text(raw.get("method")) or method, "token": token}
+    # The method is the one asked for: Google's echo of it is its text, and would land in our own next step.
+    return {"method": method, "token": token}
+
+
+def method_name(method: str) -> str:
+    """verify_site's own name for a Site Verification method ("DNS_TXT" is "DNS"): a next step must be
+    callable exactly as written."""
+    return next(name for name, value in METHODS.items() if value == method)
 
 
 def placement(prop: str, method: str, token: str) -> str:
@@ -122,7 +129,7 @@ async def get_verification_token(call: Call) -> Output:
     got = await fetch_token(call, prop, method)
     text = (
         placement(prop, got["method"], got["token"])
-        + f"\nThen call verify_site with site {prop}, method {got['method']}{call.and_account()}."
+        + f"\nThen call verify_site with site {prop}, method {method_name(got['method'])}{call.and_account()}."
     )
     return Output(text, {"site": prop, **got})
 
