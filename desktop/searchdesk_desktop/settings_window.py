@@ -278,7 +278,7 @@ class SettingsWindow(QDialog):
         layout.addWidget(bold(plain_label("What Claude can do with SearchDesk", selectable=False), 1.25))
         layout.addWidget(
             plain_label(
-                "These settings reach the SearchDesk server through Claude Desktop. After saving, quit "
+                "These settings reach SearchDesk through Claude Desktop. After saving, quit "
                 "Claude Desktop fully and open it again.",
                 selectable=False,
             )

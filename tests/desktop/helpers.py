@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.account_store import AccountStore
@@ -16,6 +16,8 @@ from searchdesk_desktop.approval_dialog import ApprovalDialog
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.settings import AppSettings
+from searchdesk_desktop.settings_window import SettingsWindow
+from searchdesk_desktop.tray import Tray
 from searchdesk_desktop.windows import MainWindow
 from searchdesk_server.agent.protocol import (
     ApprovalRequest,
@@ -141,3 +143,32 @@ def finish(core: Core) -> None:
     core.stop()
     core.listener.deleteLater()
     core.deleteLater()
+
+
+def discard(box: QMessageBox) -> QMessageBox.StandardButton:
+    """Settings' "save your changes?" answered as a person who throws the edits away."""
+    box.deleteLater()
+    return QMessageBox.StandardButton.Discard
+
+
+def open_settings(qtbot: QtBot, core: Core) -> SettingsWindow:
+    """The Settings window, shown; closed with edits at the test's end, its question is answered Discard."""
+    window = SettingsWindow(core)
+    window.choose = discard
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def make_tray(core: Core, place: dict[str, object]) -> Tray:
+    """The tray icon with its menu, every window it opens stood in for by nothing."""
+    return Tray(
+        core,
+        open_window=lambda: None,
+        review=lambda: None,
+        show_activity=lambda: None,
+        show_about=lambda: None,
+        quit_app=lambda: None,
+        autostart=place["autostart"],  # type: ignore[arg-type]
+    )

@@ -24,7 +24,7 @@ from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog
 from searchdesk_server.agent import client as agent_client
 from tests.desktop.agent_helpers import in_background
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, FakeOAuth, fake_oauth_server
-from tests.desktop.helpers import DEMO_SERVER, app_env, core_args, finish, make_core, make_window, question
+from tests.desktop.helpers import DEMO_SERVER, app_env, core_args, finish, make_core, make_tray, make_window, question
 
 WM_RO = "https://www.googleapis.com/auth/webmasters.readonly"
 
@@ -217,15 +217,7 @@ def test_demo_says_demo_in_every_window_dialog_and_the_tray(qtbot: QtBot, place:
     approval = ApprovalDialog(entry, demo=True, arm_delay_ms=0)
     confirm = window.confirm_demo_box()
     check = verdict_box("PASS", True, demo=True)
-    tray = Tray(
-        core,
-        open_window=lambda: None,
-        review=lambda: None,
-        show_activity=lambda: None,
-        show_about=lambda: None,
-        quit_app=lambda: None,
-        autostart=place["autostart"],
-    )
+    tray = make_tray(core, place)
     for widget in (approval, confirm, check):
         qtbot.addWidget(widget)
     titles = {

@@ -21,24 +21,10 @@ from searchdesk_desktop.core import Core
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.settings_window import SettingsWindow
 from searchdesk_server.selfcheck import CheckReport
-from tests.desktop.helpers import finish, make_core
+from tests.desktop.helpers import finish, make_core, open_settings
 
 #: The longest message a field shows: the server's refusal of a "..", named as the second entry.
 LONG_ENTRY = "sc-domain:ok.example, https://www.example-garden-supplies.com/blog/%2e%2e/shop/"
-
-
-def discard(box: QMessageBox) -> QMessageBox.StandardButton:
-    box.deleteLater()
-    return QMessageBox.StandardButton.Discard
-
-
-def open_settings(qtbot: QtBot, core: Core) -> SettingsWindow:
-    window = SettingsWindow(core)
-    window.choose = discard  # closed with edits at the test's end: a person who discards them
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
 
 
 def type_into(qtbot: QtBot, field: QWidget, text: str) -> None:

@@ -11,30 +11,16 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QCheckBox, QMessageBox
+from PySide6.QtWidgets import QCheckBox
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import claude_config as cc
-from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import SignInRecord, now
 from searchdesk_desktop.settings import AppSettings
-from searchdesk_desktop.settings_window import SettingsWindow, parse_properties
+from searchdesk_desktop.settings_window import parse_properties
 from searchdesk_server import config as server_config
 from searchdesk_server.catalogue import GROUPS, SCOPE_WM_RO
-from tests.desktop.helpers import finish, make_core, plant_sign_in
-
-
-def discard(box: QMessageBox) -> QMessageBox.StandardButton:
-    box.deleteLater()
-    return QMessageBox.StandardButton.Discard
-
-
-def open_settings(qtbot: QtBot, core: Core) -> SettingsWindow:
-    window = SettingsWindow(core)
-    window.choose = discard  # closed with edits at the test's end: a person who discards them
-    qtbot.addWidget(window)
-    window.show()
-    return window
+from tests.desktop.helpers import finish, make_core, open_settings, plant_sign_in
 
 
 def entry(place: dict) -> dict:

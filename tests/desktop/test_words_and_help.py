@@ -21,11 +21,10 @@ from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop.keystore import SignInRecord, now
 from searchdesk_desktop.logs import log_dir
 from searchdesk_desktop.project import docs_url
-from searchdesk_desktop.tray import Tray
 from searchdesk_desktop.windows import AboutDialog, MainWindow
 from searchdesk_server.demo.vocab import HOSTILE_INJECTION
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL
-from tests.desktop.helpers import finish, make_core, make_window, plant_sign_in
+from tests.desktop.helpers import finish, make_core, make_tray, make_window, plant_sign_in
 from tests.desktop.test_docs_match_app import DOCS, anchors
 
 WM_RO = "https://www.googleapis.com/auth/webmasters.readonly"
@@ -139,15 +138,7 @@ def test_open_the_log_folder_opens_it(
 
 def test_tray_menu_has_help(qtbot: QtBot, place: dict, opened: list[QUrl]) -> None:
     core = make_core(place, demo=True)
-    tray = Tray(
-        core,
-        open_window=lambda: None,
-        review=lambda: None,
-        show_activity=lambda: None,
-        show_about=lambda: None,
-        quit_app=lambda: None,
-        autostart=place["autostart"],
-    )
+    tray = make_tray(core, place)
     (action,) = [a for a in tray.menu.actions() if a.text() == "Help"]
     action.trigger()
     assert [u.toString() for u in opened] == [docs_url("every-day.md")]
