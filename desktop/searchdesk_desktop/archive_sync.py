@@ -30,6 +30,7 @@ Why it is built this way:
 from __future__ import annotations
 
 import datetime as dt
+import glob
 import logging
 import random
 import threading
@@ -184,9 +185,21 @@ class Archives:
         with archive:
             return list(archive.sites())
 
+    def files(self, account: str) -> tuple[list[Path], list[Path]]:
+        """An account's files on this computer: its archive (with SQLite's two side files), and the
+        damaged ones set aside beside it (``store.recover``: ``<name>.damaged-<time>``). What the person
+        is asked to keep or delete when the account is withheld or removed, and what Delete removes."""
+        path = self.path(account)
+        kept = [p for p in (Path(f"{path}{s}") for s in ("", "-wal", "-shm")) if p.exists()]
+        try:
+            aside = sorted(path.parent.glob(f"{glob.escape(path.name)}.damaged-*"))
+        except OSError:
+            aside = []
+        return kept, aside
+
     def delete(self, account: str, site: str | None = None) -> None:
-        """The person's Delete: one property's days, or (``site`` None) the account's whole archive file.
-        Runs on a worker thread: it takes the file's write lock."""
+        """The person's Delete: one property's days, or (``site`` None) every file the account has here,
+        the damaged ones set aside included. Runs on a worker thread: it takes the file's write lock."""
         from searchdesk_server.archive import store
 
         with self._lock:
@@ -195,8 +208,9 @@ class Archives:
             archive.close()
         path = self.path(account)
         if site is None:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            kept, aside = self.files(account)
+            for file in (*kept, *aside):
+                file.unlink(missing_ok=True)
             return
         if path.exists():
             with store.Archive.open(path) as writer:
@@ -730,6 +744,12 @@ class ArchiveKeeper:
                 copied = self.on and account in scope.accounts and scope.site_ok(site)
                 out.append(PropertyLine(account, site, kept_text(kept), site in scope.paused, copied))
         return out
+
+    def has_copy(self, account: str) -> bool:
+        """Whether the account has archive files here (its copy, or a damaged one set aside): only then
+        is the person asked, when it is withheld or removed, whether to keep or delete them."""
+        kept, aside = self.archives.files(account)
+        return bool(kept or aside) and not self.demo
 
     def delete(self, account: str, site: str | None, done: Callable[[], None] = lambda: None) -> None:
         """The person's Delete, on a thread of its own (it takes the file's write lock)."""

@@ -10,6 +10,7 @@ a few milliseconds, so the window never waits on the copier.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
@@ -17,12 +18,55 @@ from PySide6.QtWidgets import QCheckBox, QFrame, QGroupBox, QHBoxLayout, QMessag
 
 from .approval_dialog import plain_label
 from .archive_sync import EXPLAINED, QUESTION, PropertyLine
+from .titles import title
 from .widgets import FlowLayout, bold
 
 if TYPE_CHECKING:
     from .core import Core
 
 SWITCH = "Keep my history beyond 16 months on this computer"
+KEEP = "Keep"
+DELETE_COPY = "Delete the copy"
+
+
+def keep_or_delete_box(parent: QWidget, core: Core, email: str, *, removed: bool) -> QMessageBox:
+    """Asked once, when an account with archive files here is withheld from Claude or removed: keep
+    them (they stay, unread, and nothing more is copied for the account) or delete them. Yes is Delete,
+    No is Keep (the default and Escape: nothing is lost by a stray key); the windows ask through their
+    ``ask``, so a test answers as a person would."""
+    _kept, aside = core.archive.archives.files(email)
+    unused = f"unless you add {email} again" if removed else f"while {email} is not shared with Claude"
+    damaged = [p for p in aside if not p.name.endswith(("-wal", "-shm"))]  # SQLite's side files are not copies
+    also = ""
+    if damaged:
+        copies = "copy" if len(damaged) == 1 else f"{len(damaged)} copies"
+        also = f", and the damaged {copies} of it SearchDesk set aside earlier"
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        title(core.demo, "keep the copied history?"),
+        f"Keep the history SearchDesk copied for {email}? It stays on this computer and is not used {unused}."
+        f"\n\n{DELETE_COPY} removes that history from this computer{also}. Days Google no longer has cannot "
+        "be copied again.",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        parent,
+    )
+    box.setObjectName("keepOrDeleteCopy")
+    box.button(QMessageBox.StandardButton.Yes).setText(DELETE_COPY)
+    box.button(QMessageBox.StandardButton.No).setText(KEEP)
+    box.setDefaultButton(QMessageBox.StandardButton.No)
+    box.setEscapeButton(QMessageBox.StandardButton.No)
+    return box
+
+
+def ask_keep_or_delete(
+    parent: QWidget, core: Core, email: str, ask: Callable[[QMessageBox], bool], *, removed: bool
+) -> None:
+    """After a withhold or a removal: asks only when the account has files here; Delete removes them
+    on a worker thread (then Settings' lines are read again), Keep leaves them."""
+    if not core.archive.has_copy(email):
+        return
+    if ask(keep_or_delete_box(parent, core, email, removed=removed)):
+        core.archive.delete(email, None, done=lambda: core._later(core.archive_deleted.emit))
 
 
 class ArchiveQuestion(QFrame):
@@ -75,6 +119,7 @@ class ArchiveBox(QGroupBox):
         column.addLayout(self.rows)
         self.lines: list[PropertyLine] = []
         self.refresh()
+        core.archive_deleted.connect(self.refresh)  # a Qt connection: gone with the window
 
     def _switched(self, on: bool) -> None:
         if on != self.core.archive.on:
@@ -127,4 +172,4 @@ class ArchiveBox(QGroupBox):
         if answer != QMessageBox.StandardButton.Yes:
             return
         self.core.archive.pause(line.site, True)  # so the copier does not start it again at once
-        self.core.archive.delete(line.account, line.site, done=lambda: self.core._later(self.refresh))
+        self.core.archive.delete(line.account, line.site, done=lambda: self.core._later(self.core.archive_deleted.emit))

@@ -191,6 +191,7 @@ class Core(QObject):
     signin_done = Signal(str)  # "" on success, else the message for the person
     check_done = Signal(object)  # a selfcheck.CheckReport, or a str explaining why it could not run
     _call_main = Signal(object)  # run a callable on the Qt thread
+    archive_deleted = Signal()  # a copy was deleted (on a worker): Settings' lines are read again
 
     def __init__(
         self,

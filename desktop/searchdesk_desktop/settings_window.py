@@ -49,7 +49,7 @@ from searchdesk_server.properties import PropertyError, covers, normalise_proper
 from . import claude_config as cc
 from . import keeping, update_check
 from .approval_dialog import plain_label
-from .archive_view import ArchiveBox
+from .archive_view import ArchiveBox, ask_keep_or_delete
 from .core import Core
 from .help import HelpButton
 from .titles import title
@@ -723,6 +723,8 @@ class SettingsWindow(QDialog):
             row = self.core.accounts.find(email)
             if row is not None and row.for_claude != allowed:
                 self.core.set_claude_may_use(email, allowed)
+                if not allowed:  # its copied history: kept unread, or deleted
+                    ask_keep_or_delete(self, self.core, email, self.ask, removed=False)
         if self.chosen_kept_for() != keeping.kept_for(self.core.settings.kept_for_days):
             self.core.set_kept_for(self.chosen_kept_for())
         if self.update_switch.isChecked() != self.core.settings.update_check and not self.core.demo:

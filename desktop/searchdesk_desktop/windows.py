@@ -67,6 +67,7 @@ from .account_list import AccountRow
 from .account_view import AccountsList
 from .approval_dialog import ASKED_AGAIN, first_sentence, late_yes_words, plain_label
 from .approvals import Entry, State
+from .archive_view import ask_keep_or_delete
 from .autostart import Autostart
 from .core import Account, CheckSubject, Core, check_verdict
 from .help import HelpButton, check_topic
@@ -1073,6 +1074,7 @@ class MainWindow(QMainWindow):
             return
         self.step_errors.pop(1, None)
         self.core.remove_account(email)
+        ask_keep_or_delete(self, self.core, email, self.ask, removed=True)  # its copied history, if any
 
     def confirm_remove_account_box(self, row: AccountRow) -> QMessageBox:
         if row.kind == "oauth":
@@ -1141,7 +1143,10 @@ class MainWindow(QMainWindow):
         )
 
     def sign_out(self) -> None:
+        default = self.core.store.default
         self.core.sign_out()
+        if default is not None:  # its copied history, if any: kept unread, or deleted
+            ask_keep_or_delete(self, self.core, default.email, self.ask, removed=True)
 
     def add_to_claude(self, *, confirm: Callable[[], bool] | None = None) -> None:
         """The extension (.mcpb) when this build ships one; else, or when it cannot be opened, the settings file."""

@@ -113,9 +113,11 @@ class Sources:
         if self.unreadable:
             parts.append("SearchDesk's copy could not be read (the app sets a damaged copy aside and recovers it).")
         if self.truncated:
+            days = "; ".join(_span(a, b) for a, b in gap_ranges(self.truncated))
             parts.append(
-                f"On {len(self.truncated)} archived day(s) Google had cut the rows at its limit of 50,000 a day, "
-                "so small pages or queries may be missing there."
+                f"Google had cut {days} at its row limit (50,000 rows a day) when SearchDesk copied "
+                + ("it" if len(self.truncated) == 1 else "them")
+                + ", so small pages or queries may be missing there."
             )
         return " ".join(parts)
 

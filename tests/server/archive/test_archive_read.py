@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from searchdesk_server.archive.store import TABLES, Archive, account_file, recover
+from searchdesk_server.archive.store import ROW_LIMIT, TABLES, Archive, account_file, recover
 from searchdesk_server.demo.facts import first_data_day
 from searchdesk_server.tools.analytics.dates import months_back
 from tests.fakegoogle import SERVICE_ACCOUNT_EMAIL, FakeGoogle
@@ -177,6 +177,36 @@ async def test_a_withheld_accounts_copy_is_never_read(
         text, data, error = await ask(client, **span)
     assert not error, text
     assert len(data["sources"]["copied_at"]) == 10
+
+
+async def test_a_day_google_cut_at_its_row_limit_is_named_in_the_field_and_the_sentence(
+    history: tuple[FakeGoogle, HistoryGoogle], tmp_path: Path
+) -> None:
+    """A day whose page table holds exactly Google's row limit is one Google cut (the store marks it as
+    it writes the day); a day under the limit is not."""
+    fake, _ = history
+    cut_day, whole_day = old_days()[:2]
+    path = archive_file(tmp_path, SERVICE_ACCOUNT_EMAIL)
+    fill(path, [whole_day])
+    tables = {name: rows_for(SITE, cut_day, list(dims)) for name, dims in TABLES.items()}
+    tables["page"] = [
+        {"keys": [f"{SITE}p/{i}"], "clicks": 1, "impressions": 2, "position": 3.0} for i in range(ROW_LIMIT)
+    ]
+    with Archive.open(path) as archive:
+        archive.write_day(SITE, cut_day, "web", tables, copied_at=COPIED)
+    async with serve(env_for(fake, tmp_path)) as client:
+        both, both_data, error = await ask(
+            client, start_date=cut_day.isoformat(), end_date=whole_day.isoformat(), dimensions=["page"], row_limit=5
+        )
+        assert not error, both
+        whole, whole_data, error = await ask(
+            client, start_date=whole_day.isoformat(), end_date=whole_day.isoformat(), dimensions=["page"]
+        )
+    assert not error, whole
+    assert both_data["sources"]["cut_at_row_limit"] == [cut_day.isoformat()]
+    assert f"Google had cut {cut_day.isoformat()} at its row limit (50,000 rows a day)" in both
+    assert whole_data["sources"]["cut_at_row_limit"] == []
+    assert "row limit" not in whole
 
 
 WRITER = textwrap.dedent(
