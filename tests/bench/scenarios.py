@@ -120,8 +120,10 @@ class Google:
         return {**self.fake.env, "GSC_SERVICE_ACCOUNT_KEY_FILE": str(self.key_file), **home_env(home)}
 
     def script_analytics(self, body: bytes) -> None:
-        """The next analytics query is answered with exactly these bytes (no demo work in the timing)."""
-        self.fake.fail(ANALYTICS_PATTERN, status=200, body=body, headers=JSON_HEADERS, times=1, method="POST")
+        """The next analytics query is answered with this document (no demo work in the timing), written
+        as Google writes it: indented by default, compact when the request says prettyPrint=false."""
+        doc = json.loads(body)
+        self.fake.fail(ANALYTICS_PATTERN, status=200, body=doc, times=1, method="POST")
 
     def close(self) -> None:
         self.fake.close()

@@ -137,6 +137,36 @@ def test_every_target_has_a_verdict_that_follows_its_figure(smoke: dict[str, Any
 
 
 @pytest.mark.slow
+def test_the_archive_and_app_folder_verdicts_follow_their_figures(smoke: dict[str, Any]) -> None:
+    """A smoke run has neither the archive's fixture nor a bundle; given both, issue 28's four targets
+    appear and each turns from met to missed as its figure crosses its limit."""
+    from tests.bench import report
+
+    def figure(median: float) -> dict[str, float]:
+        return {"median": median, "min": median, "max": median, "n": 5}
+
+    limits = {
+        "Archive: year over year": ("yoy_by_page_s", report.ARCHIVE_YOY_S),
+        "Archive: copying one day": ("copy_day_cpu_s", report.ARCHIVE_COPY_DAY_S),
+        "Archive: 16 months": ("size_bytes", report.ARCHIVE_FILE_BYTES),
+        "The app folder": ("du_bytes", report.APP_FOLDER_MIB * 2**20),
+    }
+    for factor, met in ((0.5, True), (1.5, False)):
+        run = copy.deepcopy(smoke)
+        values = {key: limit * factor for key, limit in limits.values()}
+        run["archive"] = {
+            "rows": 20_000_000,
+            "yoy_by_page_s": figure(values["yoy_by_page_s"]),
+            "copy_day_cpu_s": figure(values["copy_day_cpu_s"]),
+            "size_bytes": values["size_bytes"],
+        }
+        run["bundle"] = {"present": True, "entries": {report.APP_FOLDER: {"du_bytes": values["du_bytes"]}}}
+        found = {name: [t for t in report.targets(run) if t["target"].startswith(name)] for name in limits}
+        for name, targets in found.items():
+            assert len(targets) == 1 and targets[0]["met"] is met, (name, factor, targets)
+
+
+@pytest.mark.slow
 def test_the_report_renders(smoke: dict[str, Any]) -> None:
     from tests.bench import report
 

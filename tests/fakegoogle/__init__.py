@@ -165,15 +165,18 @@ class FakeGoogle:
     ) -> Fault:
         """Script the next ``times`` responses for requests whose host+path matches ``pattern`` (re.search).
 
-        ``body`` (a dict is sent as JSON) is padded with spaces to ``size`` bytes and streamed lazily;
+        ``body`` (a dict is sent as JSON, indented unless the request says prettyPrint=false, as Google
+        does) is padded with spaces to ``size`` bytes and streamed lazily;
         ``framing`` "chunked"/"close" sends no Content-Length; ``content_length`` sends a lying one;
         ``delay`` sleeps between chunks (a slow-loris with chunk_size=1, endless=True);
         ``reset_after`` cuts the connection (TCP RST) after that many body bytes;
         ``redirect_to`` answers ``status`` (default 302 then) with that Location.
         """
         header_list = list(headers.items() if isinstance(headers, Mapping) else headers)
+        compact = None
         if isinstance(body, Mapping):
             raw = bodies.encode(dict(body))
+            compact = bodies.encode(dict(body), pretty=False)
             header_list.append(("content-type", "application/json; charset=UTF-8"))
         else:
             raw = body.encode() if isinstance(body, str) else body
@@ -189,6 +192,7 @@ class FakeGoogle:
             status=status,
             headers=header_list,
             body=raw,
+            compact=compact,
             size=size,
             framing=framing,
             content_length=content_length,

@@ -58,8 +58,10 @@ class FakeResponse:
     reset_after: int | None = None  # abort the connection after this many body bytes
 
     @classmethod
-    def json(cls, status: int, doc: object, headers: Iterable[tuple[str, str]] = ()) -> FakeResponse:
-        body = json.dumps(doc).encode()
+    def json(
+        cls, status: int, doc: object, headers: Iterable[tuple[str, str]] = (), *, pretty: bool = True
+    ) -> FakeResponse:
+        body = bodies.encode(doc, pretty=pretty)
         return cls(status, [("content-type", "application/json; charset=UTF-8"), *headers], [body])
 
 
@@ -110,6 +112,7 @@ class Fault:
     headers: list[tuple[str, str]]
     body: bytes
     size: int | None = None
+    compact: bytes | None = None  # the body for a request with prettyPrint=false (None: ``body`` either way)
     framing: Framing = "length"
     content_length: int | None = None
     chunk_size: int = 65536
@@ -131,16 +134,17 @@ class Fault:
             self.bytes_out += len(chunk)
             yield chunk
 
-    def response(self) -> FakeResponse:
+    def response(self, pretty: bool = True) -> FakeResponse:
         framing = self.framing
+        body = self.body if pretty or self.compact is None else self.compact
         if self.size is not None and framing == "length" and self.content_length is None:
-            length: int | None = max(self.size, len(self.body))
+            length: int | None = max(self.size, len(body))
         else:
             length = self.content_length
         return FakeResponse(
             self.status,
             list(self.headers),
-            self._counted(_padded(self.body, self.size, self.chunk_size, self.endless)),
+            self._counted(_padded(body, self.size, self.chunk_size, self.endless)),
             framing=framing,
             content_length=length if framing == "length" and (length is not None) else None,
             delay=self.delay,
@@ -237,22 +241,24 @@ class Backend:
                 if fault.matches(request):
                     fault.remaining -= 1
                     fault.hits += 1
-                    return fault.response()
+                    return fault.response(bodies.pretty_wanted(request.query))
         if request.host == TOKEN_HOST:
             return self._token_endpoint(request)
         return self._api(request, token)
 
     def _api(self, request: FakeRequest, token: str | None) -> FakeResponse:
+        pretty = bodies.pretty_wanted(request.query)  # every API's answers, errors too, as asked
         scopes = self.scopes_for_token(token)
         if scopes is None:
-            return FakeResponse.json(401, bodies.unauthenticated(), [("www-authenticate", 'Bearer realm="x"')])
+            challenge = [("www-authenticate", 'Bearer realm="x"')]
+            return FakeResponse.json(401, bodies.unauthenticated(), challenge, pretty=pretty)
         needed = required_scopes(request.method, request.host, request.path)
         if needed is not None:
             accepted, service = needed
             if service in self.disabled_services:
-                return FakeResponse.json(403, bodies.api_not_enabled(service))
+                return FakeResponse.json(403, bodies.api_not_enabled(service), pretty=pretty)
             if not accepted & scopes:
-                return FakeResponse.json(403, bodies.scope_insufficient(service))
+                return FakeResponse.json(403, bodies.scope_insufficient(service), pretty=pretty)
         url = f"https://{request.host}{request.path}" + (f"?{request.query}" if request.query else "")
         account = self.account_of(token)
         quotas = self.quotas
@@ -261,11 +267,13 @@ class Backend:
             exceeded = quotas.check(urllib.parse.unquote(match[1]), account or "")
             if exceeded is not None:
                 retry = [("retry-after", str(quotas.retry_after))]
-                return FakeResponse.json(429, bodies.analytics_quota(exceeded), retry)
+                return FakeResponse.json(429, bodies.analytics_quota(exceeded), retry, pretty=pretty)
         api = self.accounts[account] if account is not None else self.api  # each account its own Search Console
         upstream = api(httpx.Request(request.method, url, headers=dict(request.headers), content=request.body))
         body = upstream.read()
         headers = [(k, v) for k, v in upstream.headers.items() if k.lower() in ("content-type", "retry-after")]
+        if "json" in upstream.headers.get("content-type", ""):
+            body = bodies.reshaped(body, pretty=pretty)
         return FakeResponse(upstream.status_code, headers, [body])
 
     # -- oauth2.googleapis.com/token --------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import urllib.parse
 from typing import Any
 
 _STATUS = {
@@ -34,8 +35,28 @@ def google_error(
     return {"error": error}
 
 
-def encode(doc: dict[str, Any]) -> bytes:
-    return json.dumps(doc, indent=2).encode()
+def encode(doc: object, *, pretty: bool = True) -> bytes:
+    """A document as Google's APIs write it: indented by two spaces by default, with no whitespace
+    at all when the request said ``prettyPrint=false`` (a standard parameter of every API)."""
+    if pretty:
+        return json.dumps(doc, indent=2).encode()
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def pretty_wanted(query: str) -> bool:
+    """Whether a request's query string leaves Google's prettyPrint at its default (true); the last
+    value given wins, and only "false" turns it off, as Google reads a boolean parameter."""
+    values = urllib.parse.parse_qs(query, keep_blank_values=True).get("prettyPrint", ["true"])
+    return values[-1].strip().lower() != "false"
+
+
+def reshaped(raw: bytes, *, pretty: bool) -> bytes:
+    """A JSON body written the way the request asked (see encode); anything that is not JSON, as is."""
+    try:
+        doc = json.loads(raw)
+    except ValueError:
+        return raw
+    return encode(doc, pretty=pretty)
 
 
 def unauthenticated() -> dict[str, Any]:

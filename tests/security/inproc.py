@@ -159,11 +159,15 @@ def envelope(tool: str, result: types.CallToolResult) -> dict[str, Any]:
     if result.is_error or tool not in LISTINGS:
         return RESULT_ENVELOPE
     key = LISTINGS[tool]
-    entries = {"type": "array", "items": {"type": "object"}}
+    entries: dict[str, Any] = {"type": "array", "items": {"type": "object"}}
+    if "file" in (result.structured_content or {}):
+        # all_rows answers with a file instead, and its `rows` is how many rows the file holds
+        # (tests/server/reports/test_export.py).
+        entries = {"type": "integer", "minimum": 0}
     return {
         **RESULT_ENVELOPE,
         "properties": {**RESULT_ENVELOPE["properties"], key: entries},
-        "anyOf": [{"required": [key]}, {"required": ["file"]}],  # all_rows answers with a file instead
+        "anyOf": [{"required": [key]}, {"required": ["file"]}],
     }
 
 

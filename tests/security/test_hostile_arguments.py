@@ -123,6 +123,7 @@ def check_request(entry: LoggedRequest, allowed: tuple[str, ...]) -> None:
         return
     segments = [urllib.parse.unquote(s) for s in entry.path.split("/")[1:]]
     query = urllib.parse.parse_qs(entry.query, keep_blank_values=True)
+    assert query.pop("prettyPrint", None) == ["false"], entry.query  # every call asks for compact JSON
     body = json.loads(entry.body) if entry.body else None
     where = (entry.host, entry.method, segments[:3])
     if entry.host == "searchconsole.googleapis.com" and segments[:3] == ["webmasters", "v3", "sites"]:

@@ -41,7 +41,7 @@ class DemoArchive:
         start_row: int = 0,
     ) -> Answer:
         """As `store.Archive.query`: the demo engine's rows over the kept days, summed as Google sums."""
-        from .reader import merge_rows
+        from .merge import merge_rows
 
         table = table_for(dimensions)
         last = min(end, self.google_first - dt.timedelta(days=1))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..result import ToolFailure
+from .merge import merge_rows
 from .store import Answer, Archive, ArchiveDamaged, CannotAnswer, gap_ranges, path_for
 
 if TYPE_CHECKING:
@@ -159,23 +160,20 @@ def _open(demo: bool, today: dt.date, account: str | None) -> Kept | None:
     return Archive.open_readonly(path_for(account))
 
 
-def _today(call: Call) -> dt.date:
-    from ..tools.analytics.dates import google_today
-
-    return google_today(call.config.today)
-
-
-async def fetch(call: Call, site: str, body: Mapping[str, Any], send: Send) -> Any:
+async def fetch(call: Call, site: str, body: Mapping[str, Any], send: Send, today: dt.date) -> Any:
     """Google's answer to a Search Analytics request, with the days before Google's 16 months from
     the archive. The merged answer has Google's shape (`rows` with keys, clicks, impressions, ctr,
-    position), so it is cleaned and marked as any answer from Google."""
+    position), so it is cleaned and marked as any answer from Google.
+
+    `send` asks Google and `today` is Google's today: both come from the analytics tools
+    (tools/analytics/query.py `search_analytics`), so the archive never imports the tools above it."""
     import anyio
 
     sources = call.sources if isinstance(call.sources, Sources) else Sources()
     call.sources = sources
     start = dt.date.fromisoformat(str(body["startDate"]))
     end = dt.date.fromisoformat(str(body["endDate"]))
-    first = google_first_day(_today(call))
+    first = google_first_day(today)
     if start >= first:
         raw = await send(dict(body))
         sources.google.append((start, end))
@@ -195,7 +193,6 @@ async def fetch(call: Call, site: str, body: Mapping[str, Any], send: Send) -> A
     account = await call.account_name()
     try:
         demo = call.config.demo
-        today = _today(call)
         search_type = str(body.get("type", "web"))
 
         def read() -> Answer | None:
@@ -239,43 +236,6 @@ def _days(start: dt.date, end: dt.date) -> list[dt.date]:
     return [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
 
 
-def merge_rows(rows: Sequence[Any], dims: Sequence[str]) -> list[Any]:
-    """Rows of Google's shape with the same keys summed (position weighted by impressions, as Google
-    weighs it), sorted by clicks; odd rows (no keys, counts that are not numbers) follow untouched,
-    for the same cleaning as Google's to drop."""
-    merged: dict[tuple[str, ...], list[float]] = {}
-    odd: list[Any] = []
-    for row in rows:
-        keys = row.get("keys", []) if isinstance(row, dict) else None
-        if not isinstance(row, dict) or not isinstance(keys, list):
-            odd.append(row)
-            continue
-        clicks, impressions, pos = row.get("clicks"), row.get("impressions"), row.get("position")
-        if not isinstance(clicks, int | float) or not isinstance(impressions, int | float):
-            odd.append(row)
-            continue
-        sums = merged.setdefault(tuple(str(k) for k in keys), [0.0, 0.0, 0.0])
-        sums[0] += clicks
-        sums[1] += impressions
-        sums[2] += (pos if isinstance(pos, int | float) else 0.0) * impressions
-    out: list[Any] = []
-    for key, (clicks, impressions, weighted) in merged.items():
-        entry: dict[str, Any] = {"keys": list(key)} if dims else {}
-        entry.update(
-            clicks=_whole(clicks),
-            impressions=_whole(impressions),
-            ctr=clicks / impressions if impressions else 0.0,
-            position=weighted / impressions if impressions else 0.0,
-        )
-        out.append(entry)
-    out.sort(key=lambda r: (-r["clicks"], -r["impressions"]))
-    return [*out, *odd]
-
-
-def _whole(value: float) -> float | int:
-    return int(value) if value.is_integer() else value
-
-
 def _merge(raw: Any, old: list[dict[str, Any]], dims: Sequence[str], row_limit: int) -> dict[str, Any]:
     """Google's answer and the archive's rows as one answer of Google's shape."""
     doc = dict(raw) if isinstance(raw, dict) else {}
@@ -283,23 +243,3 @@ def _merge(raw: Any, old: list[dict[str, Any]], dims: Sequence[str], row_limit: 
     merged = merge_rows([*old, *(google_rows or [])], dims)
     doc["rows"] = merged[:row_limit] + [r for r in merged[row_limit:] if not isinstance(r, dict) or "clicks" not in r]
     return doc
-
-
-async def search_analytics(call: Call, site: str, body: Mapping[str, Any]) -> Any:
-    """One Search Analytics request as every analytics tool and report sends it (retried: a read),
-    with the days Google no longer keeps from the archive (`fetch`)."""
-    from ..google.http import Api, Limit
-    from ..tools.analytics.query import QUERY
-
-    async def send(request: dict[str, Any]) -> Any:
-        return await call.google(
-            Api.SEARCHCONSOLE,
-            "POST",
-            QUERY,
-            path_params={"siteUrl": site},
-            body=request,
-            limit=Limit.ANALYTICS,
-            retry=True,
-        )
-
-    return await fetch(call, site, body, send)

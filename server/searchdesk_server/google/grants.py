@@ -15,7 +15,6 @@ pays for them only when it first talks to Google.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Final
 
 from ..catalogue import SCOPE_IMPLIES
 from ..catalogue import TOKEN_URL as TOKEN_URL  # written there: the start-up path checks keys against it
+from . import jsonbody
 from .errors import ErrorKind, GoogleError, explain_token_error
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ class Grant:
 def _grant(answer: Answer) -> Grant:
     """Check a 2xx answer field by field; anything without a usable access token is refused."""
     try:
-        doc = json.loads(answer.body)
+        doc = jsonbody.loads(answer.body)
     except (ValueError, RecursionError):
         doc = None
     if not isinstance(doc, dict) or not isinstance(doc.get("access_token"), str) or not doc["access_token"]:

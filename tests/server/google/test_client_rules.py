@@ -10,6 +10,7 @@ import pytest
 from searchdesk_server.google.errors import ErrorKind, GoogleError
 from searchdesk_server.google.http import Api, Limit, RetryPolicy
 from tests.fakegoogle import GOOGLE_HOSTS, bodies
+from tests.fakegoogle.backend import FakeRequest
 
 from .conftest import Clients
 
@@ -218,3 +219,64 @@ async def test_a_login_page_instead_of_json_is_summarised_not_quoted(clients: Cl
     assert "Corporate[31m Wi-Fi Login" in text and "\x1b" not in text
     assert "SECRET-BODY-TEXT" not in text
     assert "answered in Google's place" in text
+
+
+async def test_every_call_asks_for_compact_json_and_the_fake_answers_as_asked(clients: Clients) -> None:
+    """Google indents its JSON unless told prettyPrint=false; the client says so on every API call, and
+    the fake (like Google) then answers without whitespace, errors included."""
+    answer = await list_sites(clients)
+    (entry,) = [e for e in clients.fake.log if e.path == "/webmasters/v3/sites"]
+    assert entry.query == "prettyPrint=false"
+    assert isinstance(answer, dict)
+    served = clients.fake.backend.handle(
+        FakeRequest(
+            "GET",
+            "searchconsole.googleapis.com",
+            entry.path,
+            entry.query,
+            {"authorization": f"Bearer {entry.token}"},
+            b"",
+        ),
+        "transport",
+    )
+    compact = b"".join(served.chunks)
+    assert b"\n" not in compact and b": " not in compact and json.loads(compact) == answer
+    served = clients.fake.backend.handle(
+        FakeRequest(
+            "GET", "searchconsole.googleapis.com", entry.path, "", {"authorization": f"Bearer {entry.token}"}, b""
+        ),
+        "transport",
+    )
+    assert b'\n  "siteEntry": [' in b"".join(served.chunks)  # Google's default: indented by two spaces
+    refused = clients.fake.backend.handle(
+        FakeRequest("GET", "searchconsole.googleapis.com", entry.path, entry.query, {}, b""), "transport"
+    )
+    assert b"\n" not in b"".join(refused.chunks)
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        (
+            b'{"siteEntry": [{"siteUrl": "https://example.com/\\ud800", "permissionLevel": "siteOwner"}]}',
+            "https://example.com/\ud800",
+        ),
+        (b'{"siteEntry": [], "n": 123456789012345678901234567890}', 123456789012345678901234567890),
+        (b'{"siteEntry": [], "n": -9223372036854775809}', -9223372036854775809),
+        (b'\xef\xbb\xbf{"siteEntry": [], "n": NaN}', "nan"),
+    ],
+)
+async def test_an_answer_the_standard_decoder_reads_is_read_the_same(
+    clients: Clients, raw: bytes, value: object
+) -> None:
+    """The fast decoder refuses lone surrogates, NaN and a byte order mark, and turns integers beyond
+    64 bits into floats; each such answer is read as the standard library reads it, never refused."""
+    clients.fake.fail(SITES_RE, status=200, body=raw, headers={"content-type": "application/json"})
+    answer = await list_sites(clients)
+    assert answer == json.loads(raw) or value == "nan"
+    assert isinstance(answer, dict)
+    got = answer["siteEntry"][0]["siteUrl"] if answer["siteEntry"] else answer["n"]
+    if value == "nan":
+        assert got != got
+    else:
+        assert got == value and type(got) is type(value)

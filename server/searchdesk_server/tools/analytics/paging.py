@@ -50,7 +50,7 @@ class Reader:
 
     async def request(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """One Search Analytics request, counted and held to the call's window (retried: it is a read)."""
-        from ...archive.reader import search_analytics
+        from .query import search_analytics
 
         async with self._limiter:
             raw = await search_analytics(self.call, self.site, body)

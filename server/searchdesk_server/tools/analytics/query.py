@@ -97,3 +97,23 @@ def build_query(call: Call, today: dt.date | None = None) -> Query:
     if groups:
         body["dimensionFilterGroups"] = groups
     return Query(site, start, end, dims, body, row_limit, start_row)
+
+
+async def search_analytics(call: Call, site: str, body: Mapping[str, Any]) -> Any:
+    """One Search Analytics request as every analytics tool and report sends it (retried: a read),
+    with the days Google no longer keeps from the archive (`archive.reader.fetch`)."""
+    from ...archive.reader import fetch
+    from ...google.http import Api, Limit
+
+    async def send(request: dict[str, Any]) -> Any:
+        return await call.google(
+            Api.SEARCHCONSOLE,
+            "POST",
+            QUERY,
+            path_params={"siteUrl": site},
+            body=request,
+            limit=Limit.ANALYTICS,
+            retry=True,
+        )
+
+    return await fetch(call, site, body, send, google_today(call.config.today))

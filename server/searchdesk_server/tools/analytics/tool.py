@@ -82,7 +82,7 @@ async def query_search_analytics(call: Call) -> Output:
             )
         return await export_rows(call, build_query(call))
     q = build_query(call)
-    from ...archive.reader import search_analytics
+    from .query import search_analytics
 
     raw = await search_analytics(call, q.site, q.body)
     raw_rows = raw.get("rows") if isinstance(raw, dict) else None
