@@ -69,7 +69,7 @@ def headless_check(demo: bool) -> int:
     loop = QEventLoop()  # a loop of our own, not app.exec(): nothing here means "the application quits"
 
     def done(result: object) -> None:
-        from .core import check_verdict
+        from .self_check import check_verdict
 
         try:
             if isinstance(result, str):

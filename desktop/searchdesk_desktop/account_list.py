@@ -17,7 +17,10 @@ from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersist
 from .account_store import AccountKind
 
 
-class Account(Enum):
+class AccountState(Enum):
+    """Where an account stands: what its row and the main window's first step say (the server's
+    ``accounts.Account`` is another thing: an account a server was given)."""
+
     DEMO = "demo"
     SIGNED_OUT = "signed_out"
     SIGNED_IN = "signed_in"
@@ -32,7 +35,7 @@ class AccountRow:
 
     email: str
     kind: AccountKind
-    state: Account
+    state: AccountState
     default: bool = False
     for_claude: bool = True
     detail: str = ""  # one plain sentence for the UI
@@ -44,7 +47,7 @@ class AccountRow:
 
     @property
     def ok(self) -> bool:
-        return self.state in (Account.SIGNED_IN, Account.SERVICE_ACCOUNT)
+        return self.state in (AccountState.SIGNED_IN, AccountState.SERVICE_ACCOUNT)
 
     @property
     def kind_words(self) -> str:

@@ -13,17 +13,17 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from . import screen_lock
 from .approval_dialog import ARM_DELAY_MS, ApprovalQueue
-from .archive_view import ArchiveQuestion
 from .autostart import Autostart, app_command
 from .core import Core
 from .icons import app_icon
 from .notify import ApprovalNotifications, Channel, SystemNotifications, TrayBalloons, refused_text
-from .settings_window import RecordNotice
 from .single_instance import SingleInstance
 from .titles import title
 from .tray import Tray
 from .update_check import UpdateCheck, UpdateNotice, UpdateQuestion, news_line
-from .windows import MainWindow
+from .windows.archive import ArchiveQuestion
+from .windows.main import MainWindow
+from .windows.settings_form import RecordNotice
 
 log = logging.getLogger(__name__)
 
@@ -113,9 +113,9 @@ class DesktopApp(QObject):
         self.autostart = autostart or Autostart(demo=core.demo)  # starts what is running
         self.queue = ApprovalQueue(core.book, demo=core.demo, arm_delay_ms=arm_delay_ms)
         self.window = MainWindow(core, autostart=self.autostart, has_tray=has_tray)
-        self.window.review = self.queue.bring_forward
-        self.window.change_my_mind = self.queue.reconsider
-        self.window.restart_in_demo = self.restart_in_demo
+        self.window.review_requested.connect(self.queue.bring_forward)
+        self.window.reconsider_requested.connect(self.queue.reconsider)
+        self.window.demo_requested.connect(self.restart_in_demo)
         self.window.quit_requested.connect(self.quit)
         self.tray: Tray | None = None
         if has_tray:
@@ -150,7 +150,7 @@ class DesktopApp(QObject):
         core.changed.connect(self._show_update)
         core.changed.connect(self.updates.look)  # turned on in Settings: checks now, if a day has passed
         if self.tray is not None:
-            self.tray.news = self._update_news
+            self.tray.news_chosen.connect(self._open_newer)
 
     def start(self, *, show_window: bool = True) -> None:
         self.core.start()
@@ -219,15 +219,16 @@ class DesktopApp(QObject):
     def _show_update(self) -> None:
         """The notice as the settings are now (Settings' switch may have been turned off or on)."""
         self.update_notice.show_release(self.updates.newer)
+        if self.tray is not None:  # the tray menu's line about it
+            self.tray.show_news(news_line(self.updates.newer) if self.updates.newer is not None else "")
         if self.update_question is not None and not self.updates.should_ask:
             self.update_question.hide()
 
-    def _update_news(self) -> tuple[str, Callable[[], None]] | None:
-        """The tray menu's line about a newer version, and what choosing it does (opens its page)."""
+    def _open_newer(self) -> None:
+        """The tray menu's line about a newer version was chosen: its release page."""
         release = self.updates.newer
-        if release is None:
-            return None
-        return news_line(release), lambda: self.open_url(release.url)
+        if release is not None:
+            self.open_url(release.url)
 
     def open_url(self, url: str) -> None:
         from PySide6.QtCore import QUrl

@@ -5,6 +5,9 @@ The file belongs to the person and to Claude Desktop, not to us. So: we change o
 ``mcpServers`` not an object) is never touched and the error says where it is; every write is atomic
 (temp file + ``os.replace``) with a backup of the previous version beside it; and if someone else
 changed the file while we worked, we merge again from their version instead of overwriting it.
+
+The entry's shape is claude_entry.py, where the file is claude_paths.py; their names are importable
+from here too, as the windows and the tests have always used them (``cc.locate``, ``cc.ServerCommand``).
 """
 
 from __future__ import annotations
@@ -13,30 +16,32 @@ import contextlib
 import json
 import os
 import stat
-import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
-from searchdesk_server import config as server_config
-from searchdesk_server.config import Var
+from .claude_entry import APP_ENTRY_ENV as APP_ENTRY_ENV
+from .claude_entry import CREDENTIAL_VARS as CREDENTIAL_VARS
+from .claude_entry import DEMO_VAR as DEMO_VAR
+from .claude_entry import SERVER_KEY as SERVER_KEY
+from .claude_entry import SETTINGS_VARS as SETTINGS_VARS
+from .claude_entry import SOCKET_VAR as SOCKET_VAR
+from .claude_entry import ServerCommand as ServerCommand
+from .claude_entry import ServerSettings as ServerSettings
+from .claude_entry import entry_for as entry_for
+from .claude_entry import is_demo_entry as is_demo_entry
+from .claude_entry import server_command as server_command
+from .claude_paths import CONFIG_NAME as CONFIG_NAME
+from .claude_paths import candidate_paths as candidate_paths
+from .claude_paths import choose as choose
+from .claude_paths import display_path as display_path
+from .claude_paths import every_location as every_location
+from .claude_paths import locate as locate
 
-SERVER_KEY = "searchdesk"
-CONFIG_NAME = "claude_desktop_config.json"
 BACKUP_SUFFIX = ".searchdesk-backup"
-DEMO_VAR = Var.SEARCHDESK_DEMO
-SOCKET_VAR = Var.SEARCHDESK_AGENT_SOCKET
-#: Google credentials a server takes from its environment; an entry carrying any of them does not use
-#: this app's sign-in (the server's own list, so the two cannot drift).
-CREDENTIAL_VARS = (*server_config.CREDENTIAL_VARS, Var.GOOGLE_APPLICATION_CREDENTIALS)
-#: The variables the settings window owns; everything else in our entry's env is left as it is.
-SETTINGS_VARS = server_config.SETTINGS_VARS
-#: What every entry this app writes carries, the demo's included (SEARCHDESK_ASK_IN_APP=true: such a
-#: server asks in Claude's dialog or this app, or refuses; it never offers the two-call token).
-APP_ENTRY_ENV = server_config.APP_ENTRY_ENV
 
 
 class ClaudeConfigError(Exception):
@@ -78,158 +83,6 @@ class WouldReplaceRealEntry(ClaudeConfigError):
             "Claude Desktop already has your real SearchDesk entry; the demo will not replace it. "
             f"Remove it first if you really want the demo there: {path}"
         )
-
-
-# --- what goes in the entry -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ServerSettings:
-    """The choices that reach the server through the entry's ``env``."""
-
-    read_only: bool = False
-    groups: tuple[str, ...] = ()  # empty: every tool
-    site_url: str = ""
-    allowed_sites: tuple[str, ...] = ()
-    demo: bool = False
-    #: Where this app listens. Claude Desktop may start the server with a bare environment (no
-    #: XDG_RUNTIME_DIR), in which the default path would differ; naming it keeps both ends together.
-    agent_socket: str = ""
-
-    def env(self) -> dict[str, str]:
-        env: dict[str, str] = {Var.GSC_READ_ONLY: "true" if self.read_only else "false", **APP_ENTRY_ENV}
-        if self.groups:
-            env[Var.GSC_ALLOW_TOOLS] = ",".join(self.groups)
-        if self.site_url:
-            env[Var.GSC_SITE_URL] = self.site_url
-        if self.allowed_sites:
-            env[Var.GSC_ALLOWED_SITES] = ",".join(self.allowed_sites)
-        if self.demo:
-            env[DEMO_VAR] = "true"
-        if self.agent_socket:
-            env[SOCKET_VAR] = self.agent_socket
-        return env
-
-
-@dataclass(frozen=True)
-class ServerCommand:
-    command: str
-    args: tuple[str, ...] = ()
-
-    def argv(self) -> list[str]:
-        return [self.command, *self.args]
-
-
-def server_command(
-    *, frozen: bool | None = None, executable: str | None = None, platform: str | None = None
-) -> ServerCommand:
-    """The absolute command Claude Desktop should run: the server executable beside ours.
-
-    Frozen (PyInstaller): both executables share one folder. In development: the venv's
-    ``searchdesk-server`` script, else this interpreter with ``-m searchdesk_server``.
-    """
-    frozen = bool(getattr(sys, "frozen", False)) if frozen is None else frozen
-    exe = Path(executable or sys.executable).absolute()
-    win = (platform or sys.platform) == "win32"
-    name = "searchdesk-server.exe" if win else "searchdesk-server"
-    sibling = exe.parent / name
-    if frozen or sibling.is_file():
-        return ServerCommand(str(sibling))
-    return ServerCommand(str(exe), ("-m", "searchdesk_server"))
-
-
-def entry_for(command: ServerCommand, settings: ServerSettings) -> dict[str, Any]:
-    return {"command": command.command, "args": list(command.args), "env": settings.env()}
-
-
-def is_demo_entry(entry: Mapping[str, Any]) -> bool:
-    env = entry.get("env")
-    return isinstance(env, Mapping) and str(env.get(DEMO_VAR, "")).strip().lower() in ("true", "1", "yes")
-
-
-# --- where the file is ----------------------------------------------------------------------
-
-
-def candidate_paths(
-    system: str,
-    env: Mapping[str, str],
-    home: PurePath,
-    list_dir: Callable[[PurePath], Sequence[str]] = lambda p: (),
-) -> list[PurePath]:
-    """Every place Claude Desktop may read its settings from, most specific first (pure path logic).
-
-    ``system`` is ``sys.platform``. On Windows the Store (MSIX) build keeps a private copy of
-    ``%APPDATA%`` under its package folder; when that copy exists it is what Claude reads.
-    """
-    if system == "win32":
-        home_w = PureWindowsPath(str(home))
-        appdata = PureWindowsPath(env.get("APPDATA") or str(home_w / "AppData" / "Roaming"))
-        local = PureWindowsPath(env.get("LOCALAPPDATA") or str(home_w / "AppData" / "Local"))
-        found: list[PurePath] = []
-        packages = local / "Packages"
-        for name in sorted(list_dir(packages)):
-            if name.lower().startswith("claude_"):
-                found.append(packages / name / "LocalCache" / "Roaming" / "Claude" / CONFIG_NAME)
-        found.append(appdata / "Claude" / CONFIG_NAME)
-        return found
-    home_p = PurePosixPath(str(home))
-    if system == "darwin":
-        return [home_p / "Library" / "Application Support" / "Claude" / CONFIG_NAME]
-    config_home = env.get("XDG_CONFIG_HOME") or str(home_p / ".config")
-    return [PurePosixPath(config_home) / "Claude" / CONFIG_NAME]
-
-
-def choose(candidates: Sequence[PurePath], exists: Callable[[PurePath], bool]) -> PurePath:
-    """An existing file first, then a file in an existing Claude folder, then the platform default."""
-    for path in candidates:
-        if exists(path):
-            return path
-    for path in candidates:
-        if exists(path.parent):
-            return path
-    return candidates[-1]
-
-
-def _list_dir(path: PurePath) -> Sequence[str]:
-    try:
-        return os.listdir(path)
-    except OSError:
-        return ()
-
-
-def locate(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
-    """The settings file for this machine (it may not exist yet)."""
-    chosen = choose(
-        candidate_paths(sys.platform, os.environ if env is None else env, home or Path.home(), _list_dir),
-        lambda p: os.path.exists(p),
-    )
-    return Path(str(chosen))
-
-
-def every_location(env: Mapping[str, str] | None = None, home: Path | None = None) -> list[Path]:
-    """Every settings file that exists on this machine (uninstalling cleans all of them)."""
-    found = candidate_paths(sys.platform, os.environ if env is None else env, home or Path.home(), _list_dir)
-    return [Path(str(p)) for p in found if os.path.isfile(p)]
-
-
-def claude_installed(path: Path) -> bool:
-    return path.parent.is_dir()
-
-
-def display_path(path: PurePath, home: PurePath | None = None, system: str | None = None) -> str:
-    """A path as a person reads it: ``~/.config/Claude/...`` rather than ``/home/alex/.config/...``.
-
-    Only on macOS and Linux, where ``~`` is the everyday spelling; Windows shows the full path.
-    ``system`` is ``sys.platform`` unless given (the setup pages' pictures spell each system's paths).
-    """
-    if (system or sys.platform) == "win32":
-        return str(path)
-    home = home or Path.home()
-    try:
-        rest = path.relative_to(home)
-    except ValueError:
-        return str(path)
-    return "~" if str(rest) == "." else f"~/{rest.as_posix()}"
 
 
 # --- reading --------------------------------------------------------------------------------

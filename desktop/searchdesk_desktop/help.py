@@ -52,7 +52,7 @@ TOPICS: dict[str, tuple[str, str]] = {
         "the-searchdesk-extension-in-claude-desktop-is-another-version",
     ),
     "claude-opened": ("troubleshooting-claude-desktop.md", "opened-in-claude-desktop"),
-    # step 3: the check (one topic per kind of failure `core.CHECK_WORDS` words)
+    # step 3: the check (one topic per kind of failure `self_check.CHECK_WORDS` words)
     "check": ("troubleshooting-check.md", ""),
     "check-could-not-run": ("troubleshooting-check.md", "the-check-could-not-run"),
     "check-not_configured": (

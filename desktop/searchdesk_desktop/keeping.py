@@ -6,7 +6,7 @@ checks: rows older than the person's choice (Settings, Kept for; a year unless t
 and everything (Clear the record). After each removal the app's note of the newest row it saw
 (`check.Seen`) moves to the checkpoint row, so its own removal never reads as rows taken away.
 
-No Qt here: the app calls these on a worker thread (an SQLite lock held by a server can make a removal
+No Qt here: the app calls these on a worker thread (`RecordKeeper`) (an SQLite lock held by a server can make a removal
 wait up to five seconds, and the Settings window and the approval dialog's timers must not wait with
 it), and the tests call them directly.
 """
@@ -14,14 +14,22 @@ it), and the tests call them directly.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+import logging
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from searchdesk_server.journal.check import Seen, check
+from searchdesk_server.journal.paths import all_journals
 from searchdesk_server.journal.store import Journal, JournalError, Row
 
+log = logging.getLogger(__name__)
+
+#: How often a running app looks whether a new day began (then it removes what is older than Settings'
+#: Kept for). Hourly, not daily: a computer asleep overnight stops a day-long timer's clock with it.
+KEEPING_CHECK_MS = 3_600_000
 #: Kept for ever: nothing is removed because of its age.
 FOREVER = 0
 #: What a person has until they choose otherwise.
@@ -186,3 +194,66 @@ def notice_text(folder: str, days: int) -> str:
         f"this computer only, in {folder}, {kept_for_words(days)} (Settings, Kept for). To remove it, use "
         "Settings, Clear the record. Activity shows it."
     )
+
+
+class RecordKeeper:
+    """The removals as the running app makes them: one at a time on the executor it is given (never on
+    the Qt thread: a server holding the journal's lock can make one wait five seconds), each reported
+    through ``later`` (which runs a callable on the Qt thread) and then ``changed``."""
+
+    def __init__(
+        self,
+        pool: Executor,
+        later: Callable[[Callable[[], None]], None],
+        changed: Callable[[], None],
+        *,
+        demo: bool = False,
+    ) -> None:
+        self._pool = pool
+        self._later = later
+        self._changed = changed
+        self.demo = demo
+        self._kept_on: tuple[date, int] | None = None  # the day and setting of the last removal
+        #: What went wrong the last time the record was shortened or cleared ('' when nothing did).
+        self.problem = ""
+
+    def paths(self) -> list[Path]:
+        """The journals this app shows and looks after: the demo's alone in the demo."""
+        return all_journals(demo=self.demo)
+
+    def keep(self, setting: int) -> None:
+        """Remove the rows older than ``setting`` (Kept for), at most once a day and setting (on the worker)."""
+        days = kept_for(setting)
+        key = (date.today(), days)
+        if key == self._kept_on:
+            return
+        self._kept_on = key
+        self._submit(lambda: prune(self.paths(), days), None)
+
+    def clear(self, done: Callable[[str], None]) -> None:
+        """Clear the record (the person confirmed); `done` gets '' or what went wrong, on the Qt thread."""
+        self._submit(lambda: clear(self.paths()), done)
+
+    def _submit(self, work: Callable[[], list[Removal]], done: Callable[[str], None] | None) -> None:
+        def run() -> None:
+            try:
+                removals = work()
+            except Exception:  # a bug, not a journal refusing: still answer, so Settings never waits
+                log.exception("the record of changes could not be shortened or cleared")
+                removals = [Removal(Path(), error="SearchDesk could not change its record of changes.")]
+            self._later(lambda: self._done(removals, done))
+
+        try:
+            self._pool.submit(run)
+        except RuntimeError:  # stopping: nothing more is removed
+            pass
+
+    def _done(self, removals: list[Removal], done: Callable[[str], None] | None) -> None:
+        """On the Qt thread, after a removal: the app's note of the newest row moves to the checkpoint."""
+        note_seen(removals)
+        self.problem = problems(removals)
+        if done is None and any(r.error for r in removals):
+            self._kept_on = None  # a journal was busy or unwritable: the next hourly look tries again
+        if done is not None:
+            done(self.problem)
+        self._changed()

@@ -235,7 +235,7 @@ class Scene:
         return core
 
     def main_window(self, core: Any) -> Any:
-        from .windows import MainWindow
+        from .windows.main import MainWindow
 
         window = MainWindow(core, has_tray=True)
         self.made.append(window)
@@ -521,7 +521,7 @@ def notification_forms(scene: Scene) -> Any:
 def settings(scene: Scene) -> Any:
     from PySide6.QtWidgets import QMessageBox
 
-    from .settings_window import SettingsWindow
+    from .windows.settings import SettingsWindow
 
     window = SettingsWindow(scene.core(signed_in=True, added=True))
 
@@ -557,7 +557,7 @@ def activity(scene: Scene) -> Any:
     from searchdesk_server.journal.paths import journal_path, seen_path
     from searchdesk_server.journal.store import Approval, Entry, Journal, Kind, Result, Target
 
-    from .windows import ActivityWindow
+    from .windows.activity import ActivityWindow
 
     q = _questions()
     claude = describe_client("claude-ai", "0.14.10")
@@ -608,7 +608,7 @@ def activity(scene: Scene) -> Any:
 
 
 def about(scene: Scene) -> Any:
-    from .windows import AboutDialog
+    from .windows.about import AboutDialog
 
     dialog = AboutDialog(scene.core(signed_in=True))
     scene.made.append(dialog)

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .claude_config import ServerSettings
+from .claude_entry import ServerSettings
 from .keeping import DEFAULT_DAYS
 
 

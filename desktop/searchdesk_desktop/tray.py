@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
@@ -28,6 +29,9 @@ ASKED_AGAIN_ITEMS = 3
 
 
 class Tray(QSystemTrayIcon):
+    #: The menu's line about a newer SearchDesk was chosen (the app opens its release page).
+    news_chosen = Signal()
+
     def __init__(
         self,
         core: Core,
@@ -51,8 +55,8 @@ class Tray(QSystemTrayIcon):
         self._show_settings = show_settings or (lambda: None)
         self._change_my_mind = change_my_mind or (lambda fp: None)
         self._quit = quit_app
-        #: A newer SearchDesk (the app's update check sets this): the menu's line, and what it opens.
-        self.news: Callable[[], tuple[str, Callable[[], None]] | None] = lambda: None
+        #: A newer SearchDesk: the menu's line about it ("": none), as the app last said (`show_news`).
+        self.news = ""
         self.last_message: tuple[str, str] | None = None
         self._told_closed = False
         self.menu = QMenu()
@@ -97,10 +101,9 @@ class Tray(QSystemTrayIcon):
             again = QAction(label, menu)
             again.triggered.connect(lambda _checked=False, fp=entry.key: self._change_my_mind(fp))
             menu.addAction(again)
-        news = self.news()
-        if news is not None:
-            line = QAction(news[0], menu)
-            line.triggered.connect(news[1])
+        if self.news:
+            line = QAction(self.news, menu)
+            line.triggered.connect(self.news_chosen)
             menu.addAction(line)
         menu.addSeparator()
         for label, slot in (
@@ -122,6 +125,10 @@ class Tray(QSystemTrayIcon):
         quit_action = QAction("Quit SearchDesk", menu)
         quit_action.triggered.connect(self._quit)
         menu.addAction(quit_action)
+
+    def show_news(self, line: str) -> None:
+        """The menu's line about a newer SearchDesk ("": none), from the next time the menu opens."""
+        self.news = line
 
     def _info(self, text: str) -> QAction:
         action = QAction(text, self.menu)

@@ -16,7 +16,9 @@ import anyio
 
 
 def main(argv: list[str]) -> int:
-    from searchdesk_desktop.archive_sync import Archives, Copier, Pace, Scope, google_caller
+    from searchdesk_desktop.archive_copier import Copier, Pace, Scope
+    from searchdesk_desktop.archive_keeper import Archives
+    from searchdesk_desktop.archive_sync import google_caller
     from searchdesk_desktop.signin import load_service_account_file
     from searchdesk_desktop.tokens import ServiceAccountTokens
 

@@ -16,9 +16,9 @@ from searchdesk_desktop.approval_dialog import ApprovalDialog
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.settings import AppSettings
-from searchdesk_desktop.settings_window import SettingsWindow
 from searchdesk_desktop.tray import Tray
-from searchdesk_desktop.windows import MainWindow
+from searchdesk_desktop.windows.main import MainWindow
+from searchdesk_desktop.windows.settings import SettingsWindow
 from searchdesk_server.agent.protocol import (
     ApprovalRequest,
     ClientInfo,

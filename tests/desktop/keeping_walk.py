@@ -10,9 +10,10 @@ from typing import Any
 
 from PySide6.QtWidgets import QApplication, QWidget
 
-from searchdesk_desktop.settings_window import RecordNotice, SettingsWindow
 from searchdesk_desktop.widgets import set_error
-from searchdesk_desktop.windows import MainWindow
+from searchdesk_desktop.windows.main import MainWindow
+from searchdesk_desktop.windows.settings import SettingsWindow
+from searchdesk_desktop.windows.settings_form import RecordNotice
 from tests.desktop import ui_walk
 from tests.desktop.ui_walk import Scene, dispose, settle
 from tests.desktop.uicheck import out_of_view

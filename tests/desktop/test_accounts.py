@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.account_list import ROW_ROLE, Account
+from searchdesk_desktop.account_list import ROW_ROLE
+from searchdesk_desktop.account_list import AccountState as Account
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import ENTRY, MAX_RECORD_BYTES_UTF16, SERVICE, KeyStore, SignInRecord, entry_for, now
 from searchdesk_desktop.settings import AppSettings

@@ -15,12 +15,15 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.account_view import MAKE_DEFAULT, REMOVE
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore
-from searchdesk_desktop.settings_window import SettingsWindow
 from searchdesk_desktop.widgets import ZWSP
-from searchdesk_desktop.windows import ADD_ACCOUNT, ActivityWindow, MainWindow, accounts_text
+from searchdesk_desktop.windows.about import accounts_text
+from searchdesk_desktop.windows.accounts import MAKE_DEFAULT, REMOVE
+from searchdesk_desktop.windows.activity import ActivityWindow
+from searchdesk_desktop.windows.main import MainWindow
+from searchdesk_desktop.windows.parts import ADD_ACCOUNT
+from searchdesk_desktop.windows.settings import SettingsWindow
 from searchdesk_server.agent import client as agent_client
 from tests.desktop.agent_helpers import Background
 from tests.desktop.fake_oauth import EMAIL, fake_oauth_server

@@ -19,7 +19,7 @@ import pytest
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.windows import ActivityWindow
+from searchdesk_desktop.windows.activity import ActivityWindow
 from searchdesk_server.catalogue import TOOLS
 from searchdesk_server.journal.check import Seen
 from searchdesk_server.journal.paths import journal_path, seen_path

@@ -15,12 +15,14 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import claude_config as cc
+from searchdesk_desktop.account_list import AccountState as Account
 from searchdesk_desktop.autostart import Autostart
-from searchdesk_desktop.core import Account, Core
+from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore
 from searchdesk_desktop.single_instance import SingleInstance
 from searchdesk_desktop.tray import Tray
-from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog
+from searchdesk_desktop.windows.about import AboutDialog
+from searchdesk_desktop.windows.parts import OK, PROBLEM, TODO
 from searchdesk_server.agent import client as agent_client
 from tests.desktop.agent_helpers import in_background
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, FakeOAuth, fake_oauth_server

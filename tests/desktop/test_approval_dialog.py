@@ -348,7 +348,7 @@ def test_a_late_yes_says_in_the_dialog_what_to_tell_claude_with_the_buttons_in_p
 
 
 def test_the_main_window_keeps_one_late_line_per_target(qtbot: QtBot) -> None:
-    from searchdesk_desktop.windows import newest_per_target
+    from searchdesk_desktop.windows.approvals_section import newest_per_target
 
     book = ApprovalBook()
     first = book.ask(question("https://a.example/", requester=REAL_SERVER))

@@ -15,9 +15,9 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.account_view import REMOVE
-from searchdesk_desktop.archive_sync import Archives
+from searchdesk_desktop.archive_keeper import Archives
 from searchdesk_desktop.core import Core
+from searchdesk_desktop.windows.accounts import REMOVE
 from searchdesk_server.archive.store import TABLES, Archive
 from tests.desktop.helpers import finish, make_core, make_window, open_settings
 from tests.desktop.test_accounts import key_file

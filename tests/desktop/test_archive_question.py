@@ -14,10 +14,10 @@ from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.app import DesktopApp
-from searchdesk_desktop.archive_sync import QUESTION, Archives
-from searchdesk_desktop.archive_view import ArchiveQuestion
+from searchdesk_desktop.archive_keeper import QUESTION, Archives
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.settings import AppSettings
+from searchdesk_desktop.windows.archive import ArchiveQuestion
 from tests.desktop.fake_oauth import EMAIL, FakeOAuth, fake_oauth_server
 from tests.desktop.helpers import core_args, open_settings
 from tests.desktop.test_accounts import OWN, browser

@@ -26,17 +26,9 @@ from typing import Any
 import anyio
 import pytest
 
-from searchdesk_desktop.archive_sync import (
-    DEFAULT_PER_MINUTE,
-    Archives,
-    ArchiveSync,
-    Backoff,
-    Copier,
-    Pace,
-    Scope,
-    Stopped,
-    google_caller,
-)
+from searchdesk_desktop.archive_copier import DEFAULT_PER_MINUTE, Backoff, Copier, Pace, Scope, Stopped
+from searchdesk_desktop.archive_keeper import Archives
+from searchdesk_desktop.archive_sync import ArchiveSync, google_caller
 from searchdesk_desktop.signin import load_service_account_file
 from searchdesk_desktop.tokens import ServiceAccountTokens
 from searchdesk_server.archive.store import Archive
@@ -323,7 +315,7 @@ def test_nothing_is_asked_of_google_before_the_yes(
     it the property is copied, then each new final day; Settings shows its line; a withheld account is
     not copied for again, and its copy stays until the person deletes it."""
     from searchdesk_desktop.core import Core
-    from searchdesk_desktop.settings_window import SettingsWindow
+    from searchdesk_desktop.windows.settings import SettingsWindow
     from tests.desktop.helpers import core_args, finish
 
     fake, api = google

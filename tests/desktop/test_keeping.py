@@ -28,7 +28,7 @@ from searchdesk_desktop import keeping
 from searchdesk_desktop.app import DesktopApp
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.settings import AppSettings
-from searchdesk_desktop.settings_window import SettingsWindow
+from searchdesk_desktop.windows.settings import SettingsWindow
 from searchdesk_server.journal.check import Seen, check
 from searchdesk_server.journal.paths import journal_path
 from searchdesk_server.journal.store import Entry, Journal, Kind, Result, Row, Target

@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.settings import AppSettings
-from searchdesk_desktop.settings_window import SettingsWindow
+from searchdesk_desktop.windows.settings import SettingsWindow
 from searchdesk_server.selfcheck import CheckReport
 from tests.desktop.helpers import finish, make_core, open_settings
 

@@ -19,12 +19,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop import __version__, windows
+from searchdesk_desktop import __version__
 from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop.approval_dialog import STOPPED_WAITING, ApprovalQueue
-from searchdesk_desktop.core import CHECK_WORDS, Core
+from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import describe_place
-from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog
+from searchdesk_desktop.self_check import CHECK_WORDS
+from searchdesk_desktop.windows import step_google as windows
+from searchdesk_desktop.windows.about import AboutDialog
+from searchdesk_desktop.windows.parts import OK, PROBLEM, TODO
 from searchdesk_server.google.grants import AUTH_URL
 from tests.desktop.agent_helpers import Background
 from tests.desktop.helpers import arm, core_args, finish, make_core, make_window

@@ -26,7 +26,8 @@ from searchdesk_desktop import __version__
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.project import RELEASES
 from searchdesk_desktop.settings import AppSettings
-from searchdesk_desktop.update_check import DAY_S, HOSTS, QUESTION, Outcome, UpdateCheck
+from searchdesk_desktop.update_check import QUESTION, UpdateCheck
+from searchdesk_desktop.update_manifest import DAY_S, HOSTS, Outcome
 from tests.desktop.helpers import core_args
 from tests.fakegoogle.backend import FakeRequest, FakeResponse
 from tests.fakegoogle.certs import make_pki
@@ -265,7 +266,7 @@ def test_a_tampered_manifest_is_rejected(key: Ed25519PrivateKey) -> None:
     """Our key's signature, with the version in the payload changed afterwards."""
     import json
 
-    from searchdesk_desktop.update_check import NotOurs, load_key, read_manifest
+    from searchdesk_desktop.update_manifest import NotOurs, load_key, read_manifest
 
     doc = json.loads(signed(key, "1.0.0"))
     payload = base64.b64decode(doc["payload"]).replace(b"1.0.0", b"9.0.0")
@@ -366,7 +367,7 @@ def test_off_until_the_person_says_yes_and_asked_once(
 def test_yes_checks_and_settings_turns_it_off(
     qtbot: QtBot, qapp: QApplication, place: dict, site: ReleaseSite, key: Ed25519PrivateKey, real_keyring: object
 ) -> None:
-    from searchdesk_desktop.settings_window import SettingsWindow
+    from searchdesk_desktop.windows.settings import SettingsWindow
 
     site.manifest = signed(key)
     clock = Clock()

@@ -21,7 +21,8 @@ from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop.keystore import SignInRecord, now
 from searchdesk_desktop.logs import log_dir
 from searchdesk_desktop.project import docs_url
-from searchdesk_desktop.windows import AboutDialog, MainWindow
+from searchdesk_desktop.windows.about import AboutDialog
+from searchdesk_desktop.windows.main import MainWindow
 from searchdesk_server.demo.vocab import HOSTILE_INJECTION
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL
 from tests.desktop.helpers import finish, make_core, make_tray, make_window, plant_sign_in
@@ -165,7 +166,7 @@ def test_the_demo_report_opens_with_a_summary_and_names_its_hostile_rows(qtbot: 
     assert summary.startswith("SearchDesk read your Search Console data the way Claude will"), texts
     assert "test SearchDesk's protections" in summary
     everything = "\n".join(texts)
-    from searchdesk_desktop.windows import ReportTable
+    from searchdesk_desktop.windows.check_report import ReportTable
 
     rows = [row for table in result.findChildren(ReportTable) for row in table.rows]
     (note,) = [note for cells, note in rows if HOSTILE_INJECTION in cells]
@@ -225,9 +226,10 @@ def test_every_error_the_window_shows_has_help(
 
 def test_settings_and_an_account_in_trouble_have_help(qtbot: QtBot, place: dict, opened: list[QUrl]) -> None:
     """The Settings window's messages and an account card's problem each sit beside Help to their page."""
-    from searchdesk_desktop.account_list import Account, AccountRow
-    from searchdesk_desktop.account_view import AccountCard, AccountsList
-    from searchdesk_desktop.settings_window import SettingsWindow
+    from searchdesk_desktop.account_list import AccountRow
+    from searchdesk_desktop.account_list import AccountState as Account
+    from searchdesk_desktop.windows.accounts import AccountCard, AccountsList
+    from searchdesk_desktop.windows.settings import SettingsWindow
 
     core = make_core(place)
     settings = SettingsWindow(core)

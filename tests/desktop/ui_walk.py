@@ -55,8 +55,11 @@ from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.screenshots import as_sent
 from searchdesk_desktop.settings import AppSettings
-from searchdesk_desktop.settings_window import SettingsWindow
-from searchdesk_desktop.windows import OK, PROBLEM, TODO, AboutDialog, ActivityWindow, MainWindow
+from searchdesk_desktop.windows.about import AboutDialog
+from searchdesk_desktop.windows.activity import ActivityWindow
+from searchdesk_desktop.windows.main import MainWindow
+from searchdesk_desktop.windows.parts import OK, PROBLEM, TODO
+from searchdesk_desktop.windows.settings import SettingsWindow
 from searchdesk_server.agent.protocol import ApprovalRequest
 from searchdesk_server.approval import question as server_question
 from searchdesk_server.selfcheck import CHECK_CLIENT, CheckedAccount, CheckReport, shown

@@ -18,21 +18,16 @@ into view, and the outcome of Save stands outside what scrolls, so none is cut o
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QCompleter,
     QDialog,
     QFormLayout,
-    QFrame,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -42,223 +37,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from searchdesk_server.approval.question import action_name
-from searchdesk_server.catalogue import GROUPS, TOOLS
-from searchdesk_server.properties import PropertyError, covers, normalise_property
+from searchdesk_server.catalogue import GROUPS
 
-from . import claude_config as cc
-from . import keeping, update_check
-from .approval_dialog import plain_label
-from .archive_view import ArchiveBox, ask_keep_or_delete
-from .core import Core
-from .help import HelpButton
-from .titles import title
-from .widgets import FlowLayout, bold, breakable, demo_banner, error_label, fit_to_screen, scrolling, set_error
-
-#: How each catalogue group is named for a site owner; a group missing here shows its own name.
-GROUP_TITLES = {
-    "essential": "Essentials (the everyday reading tools)",
-    "sites": "Properties",
-    "sitemaps": "Sitemaps",
-    "analytics": "Search performance",
-    "inspection": "URL inspection",
-    "indexing": "Indexing requests",
-    "verification": "Site verification and owners",
-    "reports": "Reports",
-    "changes": "What SearchDesk changed (the record)",
-}
-
-
-def group_tools(group: str) -> list[str]:
-    return [t.name for t in TOOLS if group in t.groups and not t.diagnostic]
-
-
-def group_tooltip(group: str) -> str:
-    """What a group lets Claude do, in the tools' own titles ("List sitemaps, Delete sitemap (asks you)")."""
-    titles = [
-        (action_name(t.name) + " (asks you first)" if t.guarded else t.title)
-        for t in TOOLS
-        if group in t.groups and not t.diagnostic
-    ]
-    return "Lets Claude: " + ", ".join(titles)
-
-
-@dataclass
-class Parsed:
-    """The form's values, or the errors to show beside each field."""
-
-    site_url: str = ""
-    allowed_sites: list[str] = field(default_factory=list)
-    errors: dict[str, str] = field(default_factory=dict)
-
-
-#: What people put between properties where the allowed properties take a comma, named for the error.
-WRONG_SEPARATORS = {
-    ";": "a semicolon",
-    "|": "a vertical bar",
-    "\t": "a tab",
-    "\n": "a line break",
-    "\r": "a line break",
-}
-_PROPERTY_START = re.compile(r"^(https?://|sc-domain:|[^\s/:]+\.[^\s/:]+)", re.IGNORECASE)
-
-
-def wrong_separator(text: str, separators: dict[str, str] = WRONG_SEPARATORS) -> str:
-    """What stands between two properties in ``text`` where a comma belongs ("a semicolon"), or ''.
-
-    Only between things that each look like a property, so a URL with a ";" in its path is left to the
-    server's rules; spaces count when they part two such things.
-    """
-    for char, name in separators.items():
-        parts = [p for p in text.split(char) if p.strip()]
-        if len(parts) > 1 and sum(bool(_PROPERTY_START.match(p.strip())) for p in parts) > 1:
-            return name
-    words = text.split()
-    if len(words) > 1 and sum(bool(_PROPERTY_START.match(w)) for w in words) > 1:
-        return "a space"
-    return ""
-
-
-def parse_property(text: str) -> str:
-    """'' for an empty field, else the server's spelling of the property (PropertyError if refused)."""
-    if wrong_separator(text, {",": "a comma", **WRONG_SEPARATORS}):
-        raise PropertyError(
-            "the default property is one property, not a list: choose one, and put the others under Allowed properties."
-        )
-    return normalise_property(text) if text.strip() else ""
-
-
-def parse_properties(text: str) -> list[str]:
-    """A comma list; an error names the entry by its position (the server's message says what is wrong),
-    and a wrong separator by its name (the server would only say the entry has spaces in it)."""
-    out: list[str] = []
-    entries = [e.strip() for e in text.split(",")]
-    for number, entry in enumerate(entries, start=1):
-        if not entry:
-            continue
-        separator = wrong_separator(entry)
-        if separator:
-            raise PropertyError(f"put a comma between properties, not {separator}.")
-        try:
-            out.append(normalise_property(entry))
-        except PropertyError as exc:
-            where = f"Entry {number}: " if len([e for e in entries if e]) > 1 else ""
-            raise PropertyError(f"{where}{exc}") from None
-    return list(dict.fromkeys(out))
-
-
-def parse_form(site_text: str, allowed_text: str) -> Parsed:
-    parsed = Parsed()
-    try:
-        parsed.site_url = parse_property(site_text)
-    except PropertyError as exc:
-        parsed.errors["site"] = _sentence(str(exc))
-    try:
-        parsed.allowed_sites = parse_properties(allowed_text)
-    except PropertyError as exc:
-        parsed.errors["allowed"] = _sentence(str(exc))
-    if (
-        "site" not in parsed.errors
-        and parsed.site_url
-        and parsed.allowed_sites
-        and not any(covers(a, parsed.site_url) for a in parsed.allowed_sites)
-    ):
-        parsed.errors["site"] = (
-            "The default property is not among the allowed properties, so Claude would be refused "
-            "whenever it used it. Add it to the allowed properties, or choose another."
-        )
-    return parsed
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def ask_choice(box: QMessageBox) -> QMessageBox.StandardButton:
-    """A question with several answers, asked for real: the button chosen (the box is deleted after)."""
-    try:
-        return QMessageBox.StandardButton(box.exec())
-    finally:
-        box.deleteLater()
-
-
-#: A warning that reads the same in a light and a dark theme (the DEMO banner's pair of colours).
-WARNING_STYLE = "background:#fff3c4;color:#5c4400;padding:4px;border-radius:3px;"
-
-
-class ListCompleter(QCompleter):
-    """Completes the entry being typed in a comma list (the allowed properties), keeping the others."""
-
-    def splitPath(self, path: str) -> list[str]:
-        return [path.rsplit(",", 1)[-1].strip()]
-
-    def pathFromIndex(self, index: QModelIndex | QPersistentModelIndex) -> str:
-        chosen = super().pathFromIndex(index)
-        widget = self.widget()
-        text = widget.text() if isinstance(widget, QLineEdit) else ""
-        head = text.rsplit(",", 1)[0].strip() if "," in text else ""
-        return f"{head}, {chosen}" if head else chosen
-
-
-def ask_yes(box: QMessageBox) -> bool:
-    """The app's yes/no question, asked for real (the main window's; imported here when asked, as the
-    main window imports this module)."""
-    from .widgets import exec_yes
-
-    return exec_yes(box)
-
-
-class RecordNotice(QFrame):
-    """The first start after the update, in the main window: SearchDesk now keeps a record of its
-    changes, where, for how long, and how to clear it. It stays until the person closes it (OK, or Open
-    Settings), and is not shown again after that (the app remembers it in its settings)."""
-
-    open_settings = Signal()
-    done = Signal()
-
-    def __init__(self, core: Core) -> None:
-        super().__init__()
-        self.setObjectName("recordNotice")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
-        layout.addWidget(bold(plain_label("A record of changes", selectable=False), 1.1))
-        folder = cc.display_path(core.record_paths()[0].parent)
-        self.text = plain_label(keeping.notice_text(folder, core.settings.kept_for_days))
-        layout.addWidget(self.text)
-        buttons = FlowLayout(align_right=True)
-        self.settings_button = QPushButton("Open Settings")
-        self.ok_button = QPushButton("OK")
-        for button in (self.settings_button, self.ok_button):
-            button.setAutoDefault(False)
-            buttons.addWidget(button)
-        layout.addLayout(buttons)
-        self.settings_button.clicked.connect(self.open_settings)
-        self.settings_button.clicked.connect(self._close)
-        self.ok_button.clicked.connect(self._close)
-
-    def _close(self) -> None:
-        self.hide()
-        self.done.emit()
-
-
-class AccountChoice(QWidget):
-    """A check box for an account whose label wraps (an address can be longer than a small screen is
-    wide); clicking the label ticks the box, as with an ordinary check box."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        self.box = QCheckBox()
-        self.box.setAccessibleName(text)
-        self.label = plain_label(breakable(text), selectable=False)
-        row.addWidget(self.box, 0, Qt.AlignmentFlag.AlignTop)
-        row.addWidget(self.label, 1)
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        if event.button() == Qt.MouseButton.LeftButton and self.box.isEnabled():
-            self.box.toggle()
-        super().mousePressEvent(event)
+from .. import claude_config as cc
+from .. import keeping, update_check
+from ..approval_dialog import plain_label
+from ..core import Core
+from ..help import HelpButton
+from ..titles import title
+from ..widgets import FlowLayout, bold, demo_banner, error_label, fit_to_screen, scrolling, set_error
+from .archive import ArchiveBox, ask_keep_or_delete
+from .settings_form import (
+    GROUP_TITLES,
+    WARNING_STYLE,
+    AccountChoice,
+    ListCompleter,
+    Parsed,
+    ask_choice,
+    ask_yes,
+    group_tools,
+    group_tooltip,
+    parse_form,
+    unseen_warning,
+    where_settings_go,
+)
+from .settings_record import RecordBox
 
 
 class SettingsWindow(QDialog):
@@ -371,8 +174,13 @@ class SettingsWindow(QDialog):
         )
         form.addRow("Allowed properties:", self._stack(self.allowed, allowed_hint, self.allowed_error))
         layout.addWidget(props_box)
-        layout.addWidget(self._record_box())
-        self.archive_box = ArchiveBox(core)  # its controls act at once (archive_view.py)
+        self.record = RecordBox(core, lambda box: self.ask(box), self._bring_into_view)
+        self.kept_for = self.record.kept_for
+        self.clear_button = self.record.clear_button
+        self.record_status = self.record.record_status
+        self.record_error = self.record.record_error
+        layout.addWidget(self.record)
+        self.archive_box = ArchiveBox(core)  # its controls act at once (archive.py)
         self.archive_box.setVisible(not core.demo)  # the demo's server has an archive of its own
         layout.addWidget(self.archive_box)
         self.updates_box, self.update_switch = update_check.settings_box()
@@ -414,54 +222,12 @@ class SettingsWindow(QDialog):
         self.close_button.clicked.connect(self.close)
         core.accounts.changed.connect(self._show_accounts)
         core.check_done.connect(self._check_done)
-        self.clear_button.clicked.connect(self.clear_record)
         #: Asks the person a yes/no question (tests answer for them).
         self.ask: Callable[[QMessageBox], bool] = ask_yes
         #: Asks a question with several answers (unsaved changes: Save, Discard, Keep editing).
         self.choose: Callable[[QMessageBox], QMessageBox.StandardButton] = ask_choice
         self._saved: dict[str, object] = {}
         self.load()
-
-    def _record_box(self) -> QGroupBox:
-        """The record of changes: where it is, how long it is kept, and Clear the record."""
-        box = QGroupBox("The record of changes")
-        box.setObjectName("record")
-        column = QVBoxLayout(box)
-        where = self.core.record_paths()[0]
-        whose = (
-            "The demo keeps its own record of the changes it makes"
-            if self.core.demo
-            else "SearchDesk keeps a record of every change it makes to your Search Console"
-        )
-        column.addWidget(
-            plain_label(
-                f"{whose}, on this computer only, in {breakable(cc.display_path(where))}. Activity shows it.",
-                selectable=False,
-            )
-        )
-        row = QHBoxLayout()
-        label = plain_label("Kept for:", selectable=False)
-        self.kept_for = QComboBox()
-        self.kept_for.setObjectName("keptFor")
-        for days, words in keeping.CHOICES:
-            self.kept_for.addItem(words, days)
-        label.setBuddy(self.kept_for)
-        row.addWidget(label)
-        row.addWidget(self.kept_for)
-        row.addStretch(1)
-        column.addLayout(row)
-        clear_row = QHBoxLayout()
-        self.clear_button = QPushButton("Clear the record…")
-        self.clear_button.setAutoDefault(False)
-        clear_row.addWidget(self.clear_button)
-        clear_row.addStretch(1)
-        column.addLayout(clear_row)
-        self.record_status = plain_label("")
-        self.record_status.setVisible(False)
-        column.addWidget(self.record_status)
-        self.record_error = error_label()
-        column.addWidget(self.record_error)
-        return box
 
     @staticmethod
     def _error_label() -> QLabel:
@@ -494,7 +260,7 @@ class SettingsWindow(QDialog):
         set_error(self.record_error, self.core.record_problem)
         self._offer_properties()
         self._show_accounts()
-        self._say(self._where())
+        self._say(where_settings_go(self.core))
         self.validate()
         self._saved = self._form()
 
@@ -632,7 +398,8 @@ class SettingsWindow(QDialog):
             if text and text != label.text():
                 appeared.append(label)
             set_error(label, text)
-        warning = self._unseen_warning(parsed)
+        ticked = [email for email, on in self.claude_accounts().items() if on]
+        warning = unseen_warning(self.core, parsed, ticked)
         if warning and warning != self.site_warning.text():
             appeared.append(self.site_warning)
         set_error(self.site_warning, warning)
@@ -640,28 +407,6 @@ class SettingsWindow(QDialog):
             self._bring_into_view(appeared[0])
         self.save_button.setEnabled(not parsed.errors)
         return parsed
-
-    def _unseen_warning(self, parsed: Parsed) -> str:
-        """The default property, when none of the accounts ticked here could see it at the last check."""
-        seen = self.core.seen_sites
-        ticked = [email for email, on in self.claude_accounts().items() if on]
-        if "site" in parsed.errors or not parsed.site_url or seen is None or not seen.unseen(parsed.site_url, ticked):
-            return ""
-        from searchdesk_server.selfcheck import shown
-
-        prop = shown(parsed.site_url)
-        if self.core.demo:
-            return (
-                f"The demo's made-up data does not include {prop}, so Claude could not use it as the "
-                "default. Pick one of the demo's properties from the list."
-            )
-        one = len(ticked) <= 1
-        who = "Your Google account could not see" if one else "None of the Google accounts ticked above could see"
-        return (
-            f"{who} {prop} in Search Console at the last check, so Claude could not use it as the default. "
-            "Pick one of your properties from the list; or, if this is your site, add it in Search Console "
-            f"with {'that account' if one else 'one of them'}, then run Check it works again (main window, step 3)."
-        )
 
     def _bring_into_view(self, label: QLabel) -> None:
         """Scroll a message that just appeared into view, once the layout has made room for it."""
@@ -673,47 +418,21 @@ class SettingsWindow(QDialog):
     def errors(self) -> dict[str, str]:
         return self.validate().errors
 
+    # --- the record of changes (settings_record.RecordBox): where tests and the screenshots reach it
     def chosen_kept_for(self) -> int:
-        """The days chosen in Kept for (keeping.FOREVER: until cleared)."""
-        return int(self.kept_for.currentData())
+        return self.record.chosen_kept_for()
 
     def confirm_clear_box(self) -> QMessageBox:
-        """What Clear the record does, before it does it; the safe answer, Cancel, is the default."""
-        record = "the demo's record of changes" if self.core.demo else "SearchDesk's record of changes"
-        box = QMessageBox(
-            QMessageBox.Icon.Warning,
-            title(self.core.demo, "clear the record?"),
-            f"Clear {record}? Every change it lists is removed from this computer. One line stays, saying "
-            "when you cleared it. Google keeps its own record of your Search Console, which this does not "
-            "touch. This cannot be undone.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self,
-        )
-        box.button(QMessageBox.StandardButton.Yes).setText("Clear the record")
-        box.button(QMessageBox.StandardButton.No).setText("Cancel")
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        return box
+        return self.record.confirm_clear_box()
 
     def clear_record(self) -> None:
-        """Ask, then clear on the core's worker (a server holding the journal can make it wait)."""
-        if not self.ask(self.confirm_clear_box()):
-            return
-        self.clear_button.setEnabled(False)
-        self._record_said("Clearing the record…")
-        self.core.clear_record(self._cleared)
+        self.record.clear_record()
 
     def _cleared(self, problem: str) -> None:
-        self.clear_button.setEnabled(True)
-        if problem:
-            self._record_said("")
-        else:
-            self._record_said("Cleared. One line stays in the record, saying when you cleared it.")
-        set_error(self.record_error, problem)
-        self._bring_into_view(self.record_error if problem else self.record_status)
+        self.record.cleared(problem)
 
     def _record_said(self, text: str) -> None:
-        self.record_status.setText(text)
-        self.record_status.setVisible(bool(text))
+        self.record.record_said(text)
 
     def save(self) -> bool:
         parsed = self.validate()
@@ -746,7 +465,7 @@ class SettingsWindow(QDialog):
         # Show the server's spelling of what was saved (https://example.com -> https://example.com/).
         self.site.setText(parsed.site_url)
         self.allowed.setText(", ".join(parsed.allowed_sites))
-        lines = ["Saved. " + self._where(updated=change.changed)]
+        lines = ["Saved. " + where_settings_go(self.core, updated=change.changed)]
         if self.core.missing_scopes():
             lines.append(
                 "The tools you chose need permissions your Google sign-in did not grant: sign in again "
@@ -755,25 +474,6 @@ class SettingsWindow(QDialog):
         self._say("\n".join(lines))
         self._saved = self._form()
         return True
-
-    def _where(self, *, updated: bool = False) -> str:
-        status = self.core.claude_status()
-        if status.check.state is cc.EntryState.OTHER_MODE:
-            mode = "the demo's" if status.check.demo else "for your real account"
-            return (
-                f"SearchDesk's entry in Claude Desktop is {mode}, so these settings stay here; they go in when "
-                "you switch Claude Desktop to this SearchDesk (main window, step 2)."
-            )
-        if status.check.state is not cc.EntryState.ABSENT:
-            if updated:
-                return "Claude Desktop's settings file was updated: restart Claude Desktop to use them."
-            return "They are in Claude Desktop's settings file; restart Claude Desktop after a change."
-        if status.extension is not None:
-            return (
-                "SearchDesk is a Claude Desktop extension here: set the same choices in Claude Desktop too "
-                "(Settings, Extensions, SearchDesk)."
-            )
-        return "SearchDesk is not in Claude Desktop yet; these settings go in when you add it."
 
     def _say(self, text: str, *, error: bool = False) -> None:
         self.status.setText("" if error else text)

@@ -17,11 +17,11 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from .account_list import Account, AccountRow
-from .approval_dialog import plain_label
-from .claude_config import display_path
-from .help import HelpButton
-from .widgets import FlowLayout, bold, breakable, error_label, plural
+from ..account_list import AccountRow, AccountState
+from ..approval_dialog import plain_label
+from ..claude_config import display_path
+from ..help import HelpButton
+from ..widgets import FlowLayout, bold, breakable, error_label, plural
 
 MAKE_DEFAULT, SIGN_IN_AGAIN, REMOVE = "Make default", "Sign in again", "Remove"
 
@@ -42,15 +42,15 @@ def facts(row: AccountRow) -> str:
 
 def health(row: AccountRow) -> tuple[str, bool]:
     """Whether the account works, in a sentence; True when the person has something to do."""
-    if row.state is Account.SIGNED_IN:
+    if row.state is AccountState.SIGNED_IN:
         return (row.warning, row.warning_due) if row.warning else ("Signed in.", False)
-    if row.state is Account.SERVICE_ACCOUNT:
+    if row.state is AccountState.SERVICE_ACCOUNT:
         return f"Its key file: {display_path(Path(row.key_file))}", False
     return row.detail, not row.ok
 
 
 #: The help page for an account that needs the person (any other problem: the sign-in page).
-HEALTH_TOPICS = {Account.EXPIRED: "expired", Account.KEYRING: "keyring"}
+HEALTH_TOPICS = {AccountState.EXPIRED: "expired", AccountState.KEYRING: "keyring"}
 
 
 class AccountCard(QFrame):
@@ -82,7 +82,7 @@ class AccountCard(QFrame):
         actions = []
         if not row.default:
             actions.append((MAKE_DEFAULT, owner.make_default))
-        if row.kind == "oauth" and (row.state is Account.EXPIRED or row.warning):
+        if row.kind == "oauth" and (row.state is AccountState.EXPIRED or row.warning):
             actions.append((SIGN_IN_AGAIN, owner.sign_in_again))
         actions.append((REMOVE, owner.remove))
         for label, signal in actions:

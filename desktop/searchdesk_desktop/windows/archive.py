@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QFrame, QGroupBox, QHBoxLayout, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
-from .approval_dialog import plain_label
-from .archive_sync import EXPLAINED, QUESTION, PropertyLine
-from .titles import title
-from .widgets import FlowLayout, bold
+from ..approval_dialog import plain_label
+from ..archive_keeper import EXPLAINED, QUESTION, PropertyLine
+from ..titles import title
+from ..widgets import FlowLayout, bold
 
 if TYPE_CHECKING:
-    from .core import Core
+    from ..core import Core
 
 SWITCH = "Keep my history beyond 16 months on this computer"
 KEEP = "Keep"
