@@ -36,7 +36,7 @@ from . import claude_config as cc
 from .account_list import Account as Account  # the windows read it from here
 from .account_list import AccountRow, AccountsModel
 from .account_store import AccountRef, AccountStore
-from .approvals import ApprovalBook, State
+from .approval.book import ApprovalBook, State
 from .keystore import CorruptRecord, KeyStore, KeystoreError, SignInRecord
 from .listener import AgentListener, SignedOut
 from .settings import AppSettings, settings_file

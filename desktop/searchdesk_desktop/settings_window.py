@@ -48,11 +48,20 @@ from searchdesk_server.properties import PropertyError, covers, normalise_proper
 
 from . import claude_config as cc
 from . import keeping, update_check
-from .approval_dialog import plain_label
 from .core import Core
 from .help import HelpButton
 from .titles import title
-from .widgets import FlowLayout, bold, breakable, demo_banner, error_label, fit_to_screen, scrolling, set_error
+from .widgets import (
+    FlowLayout,
+    bold,
+    breakable,
+    demo_banner,
+    error_label,
+    fit_to_screen,
+    plain_label,
+    scrolling,
+    set_error,
+)
 
 #: How each catalogue group is named for a site owner; a group missing here shows its own name.
 GROUP_TITLES = {

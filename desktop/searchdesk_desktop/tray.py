@@ -11,7 +11,7 @@ from collections.abc import Callable
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from .approval_dialog import ASKED_AGAIN, first_sentence
+from .approval.words import ASKED_AGAIN, first_sentence
 from .autostart import Autostart
 from .core import Core
 from .help import HELP, open_help

@@ -40,10 +40,9 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QFrame, QGroupBox, QLabel, QPushButton, QVBoxLayout
 
 from . import __version__
-from .approval_dialog import plain_label
 from .project import RELEASES
 from .settings import AppSettings
-from .widgets import FlowLayout, bold
+from .widgets import FlowLayout, bold, plain_label
 
 log = logging.getLogger(__name__)
 

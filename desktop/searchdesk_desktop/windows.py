@@ -65,8 +65,8 @@ from . import __version__, history
 from . import claude_config as cc
 from .account_list import AccountRow
 from .account_view import AccountsList
-from .approval_dialog import ASKED_AGAIN, first_sentence, late_yes_words, plain_label
-from .approvals import Entry, State
+from .approval.book import Entry, State
+from .approval.words import ASKED_AGAIN, first_sentence, late_yes_words
 from .autostart import Autostart
 from .core import Account, CheckSubject, Core, check_verdict
 from .help import HelpButton, check_topic
@@ -86,6 +86,7 @@ from .widgets import (
     error_label,
     exec_yes,
     fit_to_screen,
+    plain_label,
     plural,
     scrolling,
     set_error,

@@ -288,6 +288,7 @@ def render(r: dict[str, Any]) -> str:
         *_batch(r),
         *_approval(r),
         *_bundle(r),
+        *_before(r),
     ]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -374,6 +375,7 @@ def _cold_start(r: dict[str, Any]) -> list[str]:
             "floor": f"`MCPServer` with one tool, mcp {r['versions']['mcp']}",
             "frozen": f"`dist/{about.get('path', '')}` (a copy taken at the start of the run)",
             "ours": "`python -m searchdesk_server`" + (" --demo" if name == OURS_DEMO else ""),
+            "before": f"`python -m searchdesk_server` from commit {about.get('commit', '')} (`--before`)",
             "peer": f"{about.get('registry', '')} `{about.get('package', '')}` {about.get('version', '')} "
             f"on {about.get('sdk', '')}",
         }[c["kind"]]
@@ -679,6 +681,12 @@ def _paired(c: dict[str, Any], base: dict[str, Any]) -> str:
     if not ratios:
         return "—"
     return f"{statistics.median(ratios):.2f} ({ratios[0]:.2f}–{ratios[-1]:.2f})"
+
+
+def _before(r: dict[str, Any]) -> list[str]:
+    from tests.bench.before import markdown
+
+    return markdown(r.get("before") or {})
 
 
 def _bundle(r: dict[str, Any]) -> list[str]:
