@@ -331,6 +331,8 @@ def measure(bench: Bench, targets: list[Target]) -> dict[str, Any]:
     if bench.before_commit:
         early = {**py_env, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": before_bench.pythonpath(bench.tmp / "before")}
         desktop.append(before_bench.DesktopImport("before", early))
+    for start in desktop:
+        start.measure(keep=False)
     try:
         if not bench.smoke:
             log("warm-up start of every server (not counted)")
