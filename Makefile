@@ -56,7 +56,7 @@ screenshots: $(STAMP)
 	fi
 
 bench: $(STAMP)
-	$(PY) tests/bench/run.py --write docs/performance.md
+	$(PY) tests/bench/run.py --write docs/performance.md $(if $(BEFORE),--before $(BEFORE))
 
 # The frozen app (dist/SearchDesk), the server-only build, this OS's .mcpb (Linux: also the tarball),
 # then the smoke test of the frozen programs. Pinned by constraints.txt; see packaging/README.md.

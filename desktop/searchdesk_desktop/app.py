@@ -11,12 +11,14 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QObject, QProcess, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
-from . import screen_lock
-from .approval_dialog import ARM_DELAY_MS, ApprovalQueue
+from .approval import screen_lock
+from .approval.arming import ARM_DELAY_MS
+from .approval.notifications import ApprovalNotifications
+from .approval.queue import ApprovalQueue
 from .autostart import Autostart, app_command
 from .core import Core
 from .icons import app_icon
-from .notify import ApprovalNotifications, Channel, SystemNotifications, TrayBalloons, refused_text
+from .notify import Channel, SystemNotifications, TrayBalloons, refused_text
 from .single_instance import SingleInstance
 from .titles import title
 from .tray import Tray

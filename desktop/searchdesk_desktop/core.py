@@ -28,7 +28,7 @@ from searchdesk_server.google import grants
 
 from . import claude_config as cc
 from . import claude_found, extension, keeping, self_check
-from .approvals import ApprovalBook, State
+from .approval.book import ApprovalBook, State
 from .archive_copier import Scope
 from .archive_keeper import ArchiveKeeper
 from .claude_state import ClaudeStatus, read_status

@@ -14,9 +14,9 @@ toast buttons no style. So, on the backend desktop-notifier chose, and nowhere e
 - Windows (``WinRTDesktopNotifier``): the toast XML desktop-notifier builds in ``_send`` passes through
   the module's ``tostring``; ours first styles the Approve button ``hint-buttonStyle="Critical"`` with
   ``useButtonStyle="true"`` on ``<toast>`` (Microsoft Learn, toast schema: the style needs that
-  attribute). The subtitle there is the body's first line (notify.compose: a toast has no line of
-  its own for it).
-- Linux: nothing to add (the D-Bus backend sends what notify.py gives it).
+  attribute). The subtitle there is the body's first line (approval.notifications.compose: a toast has
+  no line of its own for it).
+- Linux: nothing to add (the D-Bus backend sends what notify.py, the channel, gives it).
 
 The subtitle travels in a ContextVar set around one send (``with subtitle(text): await ...``): each
 asyncio task has its own, so two questions sent at once never swap subtitles. ``install`` runs once per
@@ -33,7 +33,8 @@ from contextvars import ContextVar
 from typing import Any
 from xml.etree.ElementTree import Element
 
-#: The kind of the Approve button's key (``<kind>.<nonce>``): the layer marks that action; notify.py uses it.
+#: The kind of the Approve button's key (``<kind>.<nonce>``): the layer marks that action;
+#: approval.notifications offers it.
 APPROVE = "approve"
 
 #: Apple's UNNotificationActionOptions (UserNotifications/UNNotificationAction.h).
@@ -57,7 +58,7 @@ def subtitle(text: str) -> Iterator[None]:
 
 def approves(identifier: str) -> bool:
     """Whether a button key is an Approve: only it gets the systems' extra protection."""
-    return identifier.partition(".")[0] == APPROVE  # a key is ``<kind>.<nonce>`` (notify.py)
+    return identifier.partition(".")[0] == APPROVE  # a key is ``<kind>.<nonce>`` (notify.Note)
 
 
 def action_options(identifier: str) -> int:

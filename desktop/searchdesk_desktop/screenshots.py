@@ -390,8 +390,8 @@ def asked_again(scene: Scene) -> Any:
 
 
 def _approval(scene: Scene, tool: str, *, stopped: bool = False) -> Any:
-    from .approval_dialog import ApprovalDialog
-    from .approvals import ApprovalBook
+    from .approval.book import ApprovalBook
+    from .approval.dialog import ApprovalDialog
 
     book = ApprovalBook()
     entry = book.ask(as_sent(_questions()[tool], f"shot-{tool}"))
@@ -425,7 +425,7 @@ def approval_stopped_waiting(scene: Scene) -> Any:
 
 
 #: How each system lays out a notification, for the pictures only (the figures that decide whether Approve
-#: is offered are notify.FITS): its name, the bubble's width in px, its colours, and whether the buttons
+#: is offered are approval.notifications.FITS): its name, the bubble's width in px, its colours, and whether the buttons
 #: sit in a column at the side (macOS, on hover) rather than a row below.
 NOTE_LOOKS = {
     "win32": ("Windows", 364, "#2b2b2b", "#3a3a3a", False),
@@ -436,15 +436,16 @@ NOTE_LOOKS = {
 
 
 def _note_bubble(system: str) -> Any:
-    """One system's notification of the sitemap removal, laid out with that system's figures (notify.FITS:
-    the title's lines, a subtitle line of its own, the lines of body) and its buttons as composed."""
+    """One system's notification of the sitemap removal, laid out with that system's figures
+    (approval.notifications.FITS: the title's lines, a subtitle line of its own, the lines of body) and its
+    buttons as composed."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
-    from .approval_dialog import plain_label
-    from .approvals import ApprovalBook
+    from .approval.book import ApprovalBook
+    from .approval.notifications import FITS, LABELS, compose
     from .icons import app_icon
-    from .notify import FITS, LABELS, compose
+    from .widgets import plain_label
 
     _name, width, back, button, side = NOTE_LOOKS[system]
     fit = FITS[system]
@@ -495,7 +496,7 @@ def _laid_out(words: str, line_chars: int, limit: int) -> str:
 def notification_forms(scene: Scene) -> Any:
     """The notification form of a sitemap removal as each system lays it out, drawn by SearchDesk (the
     systems' own frames differ; the words, the lines each shows and the buttons are what SearchDesk sends:
-    notify.compose with that system's figures). Fixed colours: one picture serves both schemes."""
+    approval.notifications.compose with that system's figures). Fixed colours: one picture serves both schemes."""
     from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
     sheet = QWidget()
@@ -659,7 +660,7 @@ def _natural_size(window: Any) -> None:
     """As large as the window's content wants at its width (within the screen), so nothing scrolls."""
     from PySide6.QtWidgets import QScrollArea, QTableWidget
 
-    from .approval_dialog import fit_height
+    from .widgets import fit_height
 
     area = window.findChild(QScrollArea)
     table = window.findChild(QTableWidget)

@@ -12,7 +12,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from .approval_dialog import ASKED_AGAIN, first_sentence
+from .approval.words import ASKED_AGAIN, first_sentence
 from .autostart import Autostart
 from .core import Core
 from .help import HELP, open_help

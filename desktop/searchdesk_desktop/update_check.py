@@ -19,12 +19,11 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QFrame, QGroupBox, QLabel, QPushButton, QVBoxLayout
 
 from . import __version__
-from .approval_dialog import plain_label
 from .settings import AppSettings
 from .update_manifest import Found, Outcome, Release, check_once, due, is_newer, load_key
 from .update_manifest import release_link_ok as release_link_ok  # packaging/sign_manifest.py's
 from .update_manifest import version_key as version_key  # packaging/sign_manifest.py's
-from .widgets import FlowLayout, bold
+from .widgets import FlowLayout, bold, plain_label
 
 log = logging.getLogger(__name__)
 

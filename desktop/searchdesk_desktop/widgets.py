@@ -24,11 +24,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .approval_dialog import plain_label
-
 #: Dark red on pale red: an error that reads the same in a light and a dark theme.
 ERROR_STYLE = "background:#fdecea;color:#8a1c1c;padding:4px;border-radius:3px;"
 BANNER_STYLE = "background:#fff3c4;color:#5c4400;padding:6px;border-radius:4px;font-weight:bold;"
+
+
+def plain_label(text: str, *, wrap: bool = True, selectable: bool = True) -> QLabel:
+    """A QLabel that never interprets its text (no rich text, no links): every label that may show what a
+    caller or Google supplied is made here, so no value can format, link or hide anything."""
+    label = QLabel()
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setText(text)
+    label.setWordWrap(wrap)
+    label.setOpenExternalLinks(False)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
 
 
 def demo_banner(text: str = "") -> QLabel:
@@ -157,6 +168,23 @@ def scrolling(content: QWidget) -> QScrollArea:
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
     return area
+
+
+def fit_height(window: QWidget) -> None:
+    """Make a window exactly as tall as its wrapped text needs at its present width.
+
+    A top-level window sizes itself from its labels' size hints, which Qt computes for wrapped text
+    at a narrow guess; at the real width the text needs fewer lines, and the spare height would be
+    spread as gaps between the lines of the dialog.
+    """
+    layout = window.layout()
+    if layout is None:
+        return
+    height = layout.totalHeightForWidth(window.width()) if layout.hasHeightForWidth() else window.sizeHint().height()
+    room = window.screen().availableGeometry().height() - 40  # never taller than the screen: the values scroll
+    height = min(max(height, window.minimumHeight()), room)
+    if height > 0 and height != window.height():
+        window.resize(window.width(), height)
 
 
 def fit_to_screen(window: QWidget, width: int, height: int) -> None:

@@ -348,6 +348,7 @@ def render(r: dict[str, Any]) -> str:
         *_approval(r),
         *_bundle(r),
         *_archive(r),
+        *_before(r),
     ]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -443,6 +444,7 @@ def _cold_start(r: dict[str, Any]) -> list[str]:
             "floor": f"`MCPServer` with one tool, mcp {r['versions']['mcp']}",
             "frozen": f"`dist/{about.get('path', '')}` (a copy taken at the start of the run)",
             "ours": "`python -m searchdesk_server`" + (" --demo" if name == OURS_DEMO else ""),
+            "before": f"`python -m searchdesk_server` from commit {about.get('commit', '')} (`--before`)",
             "peer": f"{about.get('registry', '')} `{about.get('package', '')}` {about.get('version', '')} "
             f"on {about.get('sdk', '')}",
         }[c["kind"]]
@@ -748,6 +750,12 @@ def _paired(c: dict[str, Any], base: dict[str, Any]) -> str:
     if not ratios:
         return "—"
     return f"{statistics.median(ratios):.2f} ({ratios[0]:.2f}–{ratios[-1]:.2f})"
+
+
+def _before(r: dict[str, Any]) -> list[str]:
+    from tests.bench.before import markdown
+
+    return markdown(r.get("before") or {})
 
 
 def _bundle(r: dict[str, Any]) -> list[str]:

@@ -29,6 +29,7 @@ if str(REPO) not in sys.path:  # run as a script (`python tests/bench/run.py`): 
     sys.path.insert(0, str(REPO))
 
 from tests.bench import archive as archive_bench  # noqa: E402
+from tests.bench import before as before_bench  # noqa: E402
 from tests.bench import peers as peer_install  # noqa: E402
 from tests.bench import report, scenarios  # noqa: E402
 from tests.bench.stdio import ServerFailed, cold_start  # noqa: E402
@@ -52,6 +53,7 @@ FLOOR = "MCP SDK floor (one-tool MCPServer)"
 OURS_ALL = "SearchDesk, all tools"
 OURS_ESSENTIAL = "SearchDesk, essential preset"
 OURS_DEMO = "SearchDesk --demo"
+OURS_BEFORE = "SearchDesk, all tools, before"
 #: Frozen servers `make bundle` leaves in dist/ (packaging/bundle.py): the one the .mcpb ships, and the
 #: one inside the desktop app's bundle.
 FROZEN = {
@@ -217,6 +219,8 @@ class Bench:
     home: Path = field(init=False)
     logs: Path = field(init=False)
     failures: list[str] = field(default_factory=list)  # ours only: peers may fail and are reported
+    before: str = ""  # `--before REF`: an earlier commit started beside this tree
+    before_commit: str = ""
 
     def __post_init__(self) -> None:
         self.home = self.tmp / "home"
@@ -269,6 +273,9 @@ def build_targets(
         Target(OURS_ESSENTIAL, "ours", ours, {**base, **sa, "GSC_ALLOW_TOOLS": "essential"}),
         Target(OURS_DEMO, "ours", [*ours, "--demo"], base),
     ]
+    if bench.before_commit:
+        early = {**base, **sa, "PYTHONPATH": before_bench.pythonpath(bench.tmp / "before")}
+        targets.append(Target(OURS_BEFORE, "before", ours, early, about={"commit": bench.before_commit}))
     for name, exe in frozen.items():
         about = {"path": str(FROZEN[name])}
         target = Target(name, "frozen", [str(exe)], {**base, **sa}, about=about)
@@ -294,7 +301,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     runs = 1 if args.smoke else max(args.runs, 5)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="searchdesk-bench-") as tmp_name:
-        bench = Bench(runs, args.smoke, Path(tmp_name))
+        bench = Bench(runs, args.smoke, Path(tmp_name), before=args.before or "")
+        if bench.before:
+            bench.before_commit = before_bench.unpack(REPO, bench.before, bench.tmp / "before")
         bundle_before = bundle_state()
         credential = dummy_credential(bench.tmp)
         peers: list[peer_install.Peer] = []
@@ -329,6 +338,12 @@ def measure(bench: Bench, targets: list[Target]) -> dict[str, Any]:
     approvals: list[list[scenarios.ApprovalSample] | None] = []
     imports: list[dict[str, Any]] = []
     py_env = scenarios.python_env(bench.home)
+    desktop = [before_bench.DesktopImport("now", {**py_env, "QT_QPA_PLATFORM": "offscreen"})]
+    if bench.before_commit:
+        early = {**py_env, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": before_bench.pythonpath(bench.tmp / "before")}
+        desktop.append(before_bench.DesktopImport("before", early))
+    for start in desktop:
+        start.measure(keep=False)
     try:
         if not bench.smoke:
             log("warm-up start of every server (not counted)")
@@ -339,6 +354,8 @@ def measure(bench: Bench, targets: list[Target]) -> dict[str, Any]:
             shift = round_no % len(targets)
             for target in targets[shift:] + targets[:shift]:
                 measure_start(target, bench.logs)
+            for start in desktop if round_no % 2 else desktop[::-1]:
+                start.measure()
             imports.append(bench.attempt("import time", lambda: scenarios.import_profile(ours[0], py_env, str(REPO))))
             analytics.append(
                 bench.attempt(
@@ -368,7 +385,37 @@ def measure(bench: Bench, targets: list[Target]) -> dict[str, Any]:
     for target in targets:
         if target.kind in ("ours", "floor") and target.error:  # peers and bundles are reported, not fatal
             bench.failures.append(f"cold start of {target.name}: {target.error}")
-    return assemble(bench, targets, analytics, in_process, batches, approvals, imports, transient, persistent, profile)
+    result = assemble(
+        bench, targets, analytics, in_process, batches, approvals, imports, transient, persistent, profile
+    )
+    result["before"] = _before(bench, targets, desktop)
+    return result
+
+
+def _before(bench: Bench, targets: list[Target], desktop: list[before_bench.DesktopImport]) -> dict[str, Any]:
+    """The start-ups of `--before REF` beside this tree's, paired by round (empty without `--before`)."""
+    if not bench.before_commit:
+        return {}
+    server = {t.name: t for t in targets}
+    now, early = desktop
+    pairs = {
+        "the server (spawn → tools/list)": (server[OURS_ALL].samples, server[OURS_BEFORE].samples),
+        "the app (its start-up imports)": (now.wall, early.wall),
+        "the app's CPU for those imports": (now.cpu, early.cpu),
+    }
+    errors = [f"{t.name}: {t.error}" for t in (server[OURS_ALL], server[OURS_BEFORE]) if t.error]
+    errors += [f"the app's imports, {d.name}: {d.error}" for d in desktop if d.error]
+    bench.failures += errors
+    return {
+        "ref": bench.before,
+        "commit": bench.before_commit,
+        "rounds": bench.runs,
+        "pairs": {
+            what: {"now": summary(n), "before": summary(b), "ratio": before_bench.paired(n, b)}
+            for what, (n, b) in pairs.items()
+        },
+        "errors": errors,
+    }
 
 
 def _ok(items: list[Any]) -> list[Any]:
@@ -413,7 +460,7 @@ def assemble(
             "server_info": (t.initialize or {}).get("serverInfo", {}),
             "samples_s": t.samples,
         }
-        if t.tools is not None and t.name != FLOOR:
+        if t.tools is not None and t.name != FLOOR and t.kind != "before":
             menus[t.name] = menu_size(t.tools)
     fields = ("wall_s", "cpu_s", "first_call_wall_s", "first_call_cpu_s", "rss_after_list_mib", "rss_after_call_mib")
     a_ok = _ok(analytics)
@@ -478,6 +525,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--smoke", action="store_true", help="one round of our own measurements; no peers; write nothing")
     ap.add_argument("--no-peers", action="store_true", help="skip installing the other servers")
     ap.add_argument("--write", type=Path, help="write the Markdown report here")
+    ap.add_argument("--before", metavar="REF", help="also start this earlier commit's server and app, side by side")
     args = ap.parse_args(argv)
     if args.smoke and args.write:
         ap.error("--smoke never writes the report")

@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "performance.md"
 OURS = {"SearchDesk, all tools", "SearchDesk, essential preset", "SearchDesk --demo"}
 FLOOR = "MCP SDK floor (one-tool MCPServer)"
+BEFORE = "SearchDesk, all tools, before"  # the smoke run's `--before HEAD`
 
 # One worker runs the whole module, so `make test -n 2` starts the smoke run once, not once per worker.
 pytestmark = pytest.mark.xdist_group("bench_smoke")
@@ -35,7 +36,7 @@ def _finite(value: Any) -> bool:
 def smoke() -> dict[str, Any]:
     before = DOC.read_bytes() if DOC.exists() else None
     proc = subprocess.run(
-        [sys.executable, "tests/bench/run.py", "--smoke"],
+        [sys.executable, "tests/bench/run.py", "--smoke", "--before", "HEAD"],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -53,13 +54,31 @@ def test_every_cold_start_of_ours_and_the_floor_ran_and_no_peer_was_installed(sm
     assert smoke["smoke"] is True and smoke["runs"] == 1
     assert smoke["failures"] == []
     cold = smoke["cold_start"]
-    assert set(cold) == {FLOOR, *OURS}  # no peers and no frozen bundle in a smoke run
+    assert set(cold) == {FLOOR, *OURS, BEFORE}  # no peers and no frozen bundle in a smoke run
     for name, c in cold.items():
         assert not c["error"], (name, c["error"])
         assert c["n"] == 1 and _finite(c["median_s"]) and c["median_s"] > 0, name
         assert c["protocol"] == "2025-11-25", name
         assert _finite(c["rss_after_list_mib"]), name
         assert c["cpu_s"]["n"] == 1 and _finite(c["cpu_s"]["median"]), name
+
+
+@pytest.mark.slow
+def test_the_start_ups_before_and_after_were_paired(smoke: dict[str, Any]) -> None:
+    """`--before REF` starts the earlier commit's server and app beside this tree's, round by round."""
+    from tests.bench.before import markdown
+
+    before = smoke["before"]
+    assert before["ref"] == "HEAD" and before["errors"] == []
+    assert set(before["pairs"]) == {
+        "the server (spawn → tools/list)",
+        "the app (its start-up imports)",
+        "the app's CPU for those imports",
+    }
+    for what, pair in before["pairs"].items():
+        assert pair["now"]["n"] == pair["before"]["n"] == pair["ratio"]["n"] == 1, what
+        assert _finite(pair["ratio"]["median"]) and pair["ratio"]["median"] > 0, what
+    assert markdown(before)[0].startswith("## Start-up before and after (`--before HEAD`")
 
 
 @pytest.mark.slow

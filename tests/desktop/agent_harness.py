@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QThread, QTimer, Signal, Slot
 from PySide6.QtWidgets import QApplication
 
-from searchdesk_desktop.approvals import ApprovalBook, Entry, State
+from searchdesk_desktop.approval.book import ApprovalBook, Entry, State
 from searchdesk_desktop.keystore import KeyringLocked
 from searchdesk_desktop.listener import AgentListener, SignedOut
 from searchdesk_desktop.signin import SignInRevoked

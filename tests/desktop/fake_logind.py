@@ -20,7 +20,7 @@ from dbus_fast import BusType, PropertyAccess
 from dbus_fast.aio import MessageBus
 from dbus_fast.service import ServiceInterface, dbus_property, method
 
-from searchdesk_desktop.screen_lock import LOGIND, SCREENSAVER, SESSION_IFACE, SESSION_PATH
+from searchdesk_desktop.approval.screen_lock import LOGIND, SCREENSAVER, SESSION_IFACE, SESSION_PATH
 
 
 class Session(ServiceInterface):

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.account_store import AccountStore
-from searchdesk_desktop.approval_dialog import ApprovalDialog
+from searchdesk_desktop.approval.dialog import ApprovalDialog
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.settings import AppSettings
@@ -71,7 +71,7 @@ REAL_SERVER = Requester(server="real-server-1", account="owner@example.com", dem
 
 def arm(qtbot: QtBot, dialog: ApprovalDialog | None) -> ApprovalDialog:
     """What a person does before answering: bring the dialog to the front, let it arm, and move the pointer
-    onto its buttons and let it rest there (a click counts only then: approval_dialog.REST_MS)."""
+    onto its buttons and let it rest there (a click counts only then: approval.arming.REST_MS)."""
     assert dialog is not None
     dialog.activateWindow()
     qtbot.waitUntil(lambda: dialog.armed, timeout=5000)

@@ -206,9 +206,9 @@ def test_demo_is_labelled_and_asks_before_adding(qtbot: QtBot, place: dict) -> N
 
 
 def test_demo_says_demo_in_every_window_dialog_and_the_tray(qtbot: QtBot, place: dict) -> None:
-    from searchdesk_desktop.approval_dialog import ApprovalDialog
+    from searchdesk_desktop.approval.dialog import ApprovalDialog
+    from searchdesk_desktop.approval.notifications import compose
     from searchdesk_desktop.console import verdict_box
-    from searchdesk_desktop.notify import compose
 
     core = make_core(place, demo=True)
     window = make_window(qtbot, core, place)

@@ -12,12 +12,9 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel, QLineEdit
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.approval_dialog import (
-    ARM_HINT,
-    ApprovalDialog,
-    ApprovalQueue,
-)
-from searchdesk_desktop.approvals import ApprovalBook, State
+from searchdesk_desktop.approval.book import ApprovalBook, State
+from searchdesk_desktop.approval.dialog import ARM_HINT, ApprovalDialog
+from searchdesk_desktop.approval.queue import ApprovalQueue
 from searchdesk_server.agent.protocol import Value
 from searchdesk_server.approval.question import VALUES_HEADING
 from tests.desktop.helpers import REAL_SERVER, arm, question

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from searchdesk_desktop.approvals import ApprovalBook, QueueFull, RequestIdReused, State
+from searchdesk_desktop.approval.book import ApprovalBook, QueueFull, RequestIdReused, State
 from searchdesk_server.agent.protocol import answer_key
 from tests.desktop.helpers import REAL_SERVER, question
 

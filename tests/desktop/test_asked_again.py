@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.app import DesktopApp
-from searchdesk_desktop.approval_dialog import ApprovalDialog
-from searchdesk_desktop.approvals import State
+from searchdesk_desktop.approval.book import State
+from searchdesk_desktop.approval.dialog import ApprovalDialog
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.tray import Tray
 from searchdesk_server.agent import client as agent_client

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from searchdesk_desktop.approval_dialog import ARM_DELAY_MS
+from searchdesk_desktop.approval.arming import ARM_DELAY_MS
 from searchdesk_server.agent import client as agent_client
 from tests.desktop.helpers import app_env, question
 from tests.desktop.xdisplay import Openbox, Xvfb, require

@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.approval_dialog import ApprovalQueue
-from searchdesk_desktop.approvals import ApprovalBook
+from searchdesk_desktop.approval.book import ApprovalBook
+from searchdesk_desktop.approval.queue import ApprovalQueue
 from searchdesk_desktop.listener import AgentListener
 from searchdesk_desktop.tokens import DemoTokens
 from tests.desktop.agent_helpers import Background

@@ -21,10 +21,11 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from searchdesk_desktop.app import DesktopApp, run
-from searchdesk_desktop.approval_dialog import ApprovalDialog
-from searchdesk_desktop.approvals import State
+from searchdesk_desktop.approval.book import State
+from searchdesk_desktop.approval.dialog import ApprovalDialog
+from searchdesk_desktop.approval.notifications import DENY
 from searchdesk_desktop.core import Core
-from searchdesk_desktop.notify import DENY, SystemNotifications
+from searchdesk_desktop.notify import SystemNotifications
 from tests.desktop.conftest import PrivateBus
 from tests.desktop.fake_notifications import FakeServer, key
 from tests.desktop.helpers import core_args, question

@@ -14,8 +14,9 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.approval_dialog import ApprovalQueue, ValueText
-from searchdesk_desktop.approvals import ApprovalBook, State
+from searchdesk_desktop.approval.book import ApprovalBook, State
+from searchdesk_desktop.approval.layout import ValueText
+from searchdesk_desktop.approval.queue import ApprovalQueue
 from searchdesk_desktop.listener import AgentListener, SignedOut
 from searchdesk_desktop.tokens import DemoTokens, TokenProvider
 from searchdesk_server.agent import client as agent_client

@@ -19,7 +19,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import listener as listener_module
-from searchdesk_desktop.approvals import ApprovalBook
+from searchdesk_desktop.approval.book import ApprovalBook
 from searchdesk_desktop.listener import AgentListener
 from searchdesk_desktop.tokens import DemoTokens
 from searchdesk_server.agent import paths, winpipe

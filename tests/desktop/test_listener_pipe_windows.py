@@ -16,7 +16,7 @@ import uuid
 import pytest
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.approvals import ApprovalBook
+from searchdesk_desktop.approval.book import ApprovalBook
 from searchdesk_desktop.listener import AgentListener
 from searchdesk_desktop.tokens import DemoTokens
 from tests.desktop.test_listener_pipe import HELLO, TOKEN

@@ -9,22 +9,18 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.approvals import ApprovalBook, Entry, State
-from searchdesk_desktop.notify import (
-    APP_NAME,
-    APPROVE,
+from searchdesk_desktop.approval.book import ApprovalBook, Entry, State
+from searchdesk_desktop.approval.notifications import (
     DENY,
     FITS,
     REVIEW,
     ApprovalNotifications,
-    Channel,
     Fit,
-    Note,
-    SystemNotifications,
-    TrayBalloons,
     compose,
     question_text,
 )
+from searchdesk_desktop.notifier_layer import APPROVE
+from searchdesk_desktop.notify import APP_NAME, Channel, Note, SystemNotifications, TrayBalloons
 from searchdesk_server.agent.protocol import ApprovalRequest, NotificationForm, Value
 from searchdesk_server.approval.question import HOLD_SEVERAL
 from tests.desktop.conftest import PrivateBus

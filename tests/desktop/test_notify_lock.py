@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.approvals import ApprovalBook, State
-from searchdesk_desktop.notify import FITS, ApprovalNotifications
-from searchdesk_desktop.screen_lock import LockState, read_lock_state, windows_lock_state
+from searchdesk_desktop.approval.book import ApprovalBook, State
+from searchdesk_desktop.approval.notifications import FITS, ApprovalNotifications
+from searchdesk_desktop.approval.screen_lock import LockState, read_lock_state, windows_lock_state
 from tests.desktop.conftest import PrivateBus
 from tests.desktop.fake_logind import FakeLock
 from tests.desktop.helpers import core_args, question
@@ -185,8 +185,8 @@ def test_the_main_window_says_once_that_the_lock_cannot_be_read(qtbot: QtBot, qa
     import gc
 
     from searchdesk_desktop.app import DesktopApp
+    from searchdesk_desktop.approval.screen_lock import UNKNOWN_TEXT
     from searchdesk_desktop.core import Core
-    from searchdesk_desktop.screen_lock import UNKNOWN_TEXT
 
     core = Core(**core_args(place))  # type: ignore[arg-type]
     app = DesktopApp(qapp, core, autostart=place["autostart"], tray=False)  # type: ignore[arg-type]

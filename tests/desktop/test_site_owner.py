@@ -21,7 +21,8 @@ from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import __version__
 from searchdesk_desktop import claude_config as cc
-from searchdesk_desktop.approval_dialog import STOPPED_WAITING, ApprovalQueue
+from searchdesk_desktop.approval.dialog import STOPPED_WAITING
+from searchdesk_desktop.approval.queue import ApprovalQueue
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import describe_place
 from searchdesk_desktop.self_check import CHECK_WORDS

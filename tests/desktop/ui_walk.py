@@ -48,13 +48,14 @@ from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop import claude_found
 from searchdesk_desktop.account_store import AccountStore
-from searchdesk_desktop.approval_dialog import ApprovalDialog, fit_height
-from searchdesk_desktop.approvals import ApprovalBook, State
+from searchdesk_desktop.approval.book import ApprovalBook, State
+from searchdesk_desktop.approval.dialog import ApprovalDialog
 from searchdesk_desktop.autostart import Autostart
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.screenshots import as_sent
 from searchdesk_desktop.settings import AppSettings
+from searchdesk_desktop.widgets import fit_height
 from searchdesk_desktop.windows.about import AboutDialog
 from searchdesk_desktop.windows.activity import ActivityWindow
 from searchdesk_desktop.windows.main import MainWindow

@@ -27,7 +27,7 @@ from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import listener as listener_module
 from searchdesk_desktop import logs
-from searchdesk_desktop.approvals import State
+from searchdesk_desktop.approval.book import State
 from searchdesk_desktop.keystore import KeyStore
 from searchdesk_desktop.signin import OAuthClient
 from searchdesk_server.agent import client as agent_client

@@ -27,10 +27,12 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.approval_dialog import ARM_DELAY_MS
-from searchdesk_desktop.approvals import ApprovalBook, Entry, State
+from searchdesk_desktop.approval.arming import ARM_DELAY_MS
+from searchdesk_desktop.approval.book import ApprovalBook, Entry, State
+from searchdesk_desktop.approval.notifications import DENY, ApprovalNotifications, Fit
 from searchdesk_desktop.listener import AgentListener
-from searchdesk_desktop.notify import APPROVE, DENY, ApprovalNotifications, Fit, SystemNotifications
+from searchdesk_desktop.notifier_layer import APPROVE
+from searchdesk_desktop.notify import SystemNotifications
 from searchdesk_desktop.tokens import DemoTokens
 from searchdesk_server.demo.state import DEMO_USER
 from tests.desktop.agent_helpers import Background

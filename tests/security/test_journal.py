@@ -28,7 +28,7 @@ from urllib.parse import quote_plus
 import anyio
 import pytest
 
-from searchdesk_desktop.approvals import Source
+from searchdesk_desktop.approval.book import Source
 from searchdesk_server.journal.check import check
 from searchdesk_server.journal.paths import APP_NAME, FILE
 from searchdesk_server.journal.store import Journal, Row

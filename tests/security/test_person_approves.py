@@ -28,7 +28,7 @@ import anyio
 import pytest
 from mcp_types import ElicitResult, Implementation
 
-from searchdesk_desktop.approvals import Origin, origin
+from searchdesk_desktop.approval.book import Origin, origin
 from searchdesk_server.agent import protocol
 from searchdesk_server.agent.protocol import ErrorCode
 from searchdesk_server.demo.state import DEMO_USER

@@ -33,7 +33,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.approval_dialog import ApprovalDialog
+from searchdesk_desktop.approval.dialog import ApprovalDialog
 from searchdesk_server.agent import protocol
 from searchdesk_server.demo.state import DEMO_USER, WebResource
 from tests.fakegoogle import FakeGoogle

@@ -12,11 +12,10 @@ from PySide6.QtWidgets import QDialog, QPushButton, QVBoxLayout
 
 from .. import __version__
 from .. import claude_config as cc
-from ..approval_dialog import plain_label
 from ..core import Core
 from ..help import HelpButton
 from ..titles import app_name, title
-from ..widgets import FlowLayout, SupportDetails, bold, fit_to_screen
+from ..widgets import FlowLayout, SupportDetails, bold, fit_to_screen, plain_label
 from .parts import WHAT_IT_DOES
 
 

@@ -18,10 +18,9 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ..account_list import AccountRow, AccountState
-from ..approval_dialog import plain_label
 from ..claude_config import display_path
 from ..help import HelpButton
-from ..widgets import FlowLayout, bold, breakable, error_label, plural
+from ..widgets import FlowLayout, bold, breakable, error_label, plain_label, plural
 
 MAKE_DEFAULT, SIGN_IN_AGAIN, REMOVE = "Make default", "Sign in again", "Remove"
 

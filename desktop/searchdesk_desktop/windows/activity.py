@@ -28,10 +28,20 @@ from searchdesk_server.journal.paths import all_journals, journal_path
 
 from .. import claude_config as cc
 from .. import history
-from ..approval_dialog import plain_label
 from ..core import Core
 from ..titles import title
-from ..widgets import ZWSP, FlowLayout, bold, breakable, demo_banner, error_label, fit_to_screen, scrolling, set_error
+from ..widgets import (
+    ZWSP,
+    FlowLayout,
+    bold,
+    breakable,
+    demo_banner,
+    error_label,
+    fit_to_screen,
+    plain_label,
+    scrolling,
+    set_error,
+)
 
 
 class ActivityWindow(QDialog):

@@ -10,10 +10,10 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 
 from searchdesk_server.agent.protocol import QUESTION_OPEN_S, minutes
 
-from ..approval_dialog import late_yes_words, plain_label
-from ..approvals import Entry, State
+from ..approval.book import Entry, State
+from ..approval.words import late_yes_words
 from ..history import values_text
-from ..widgets import bold, plural
+from ..widgets import bold, plain_label, plural
 from .parts import tool_title
 
 ASKED_AGAIN_ROWS = 3  # the main window lists at most this many; the next appear as these go

@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QFrame, QGroupBox, QHBoxLayout, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
-from ..approval_dialog import plain_label
 from ..archive_keeper import EXPLAINED, QUESTION, PropertyLine
 from ..titles import title
-from ..widgets import FlowLayout, bold
+from ..widgets import FlowLayout, bold, plain_label
 
 if TYPE_CHECKING:
     from ..core import Core

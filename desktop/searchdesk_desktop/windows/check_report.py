@@ -13,9 +13,8 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from ..approval_dialog import plain_label
 from ..self_check import CheckSubject
-from ..widgets import SupportDetails, bold
+from ..widgets import SupportDetails, bold, plain_label
 
 
 def plain_properties(text: str) -> str:

@@ -30,12 +30,23 @@ from PySide6.QtWidgets import (
 from searchdesk_server.approval.question import value_line
 
 from ..account_list import AccountRow
-from ..approval_dialog import ASKED_AGAIN, first_sentence, plain_label
+from ..approval.words import ASKED_AGAIN, first_sentence
 from ..autostart import Autostart
 from ..core import Core
 from ..help import HelpButton
 from ..titles import title
-from ..widgets import FlowLayout, bold, demo_banner, error_label, exec_yes, fit_to_screen, plural, scrolling, set_error
+from ..widgets import (
+    FlowLayout,
+    bold,
+    demo_banner,
+    error_label,
+    exec_yes,
+    fit_to_screen,
+    plain_label,
+    plural,
+    scrolling,
+    set_error,
+)
 from .about import AboutDialog
 from .activity import ActivityWindow
 from .approvals_section import ASKED_AGAIN_ROWS, ApprovalsSection

@@ -18,10 +18,9 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLineEdit, QMenu, QMessageBox
 
 from searchdesk_server.approval.question import ACTIONS, action_name
 
-from ..approval_dialog import plain_label
 from ..help import HelpButton
 from ..titles import title
-from ..widgets import ZWSP, FlowLayout, SupportDetails, bold, error_label, set_error
+from ..widgets import ZWSP, FlowLayout, SupportDetails, bold, error_label, plain_label, set_error
 
 if TYPE_CHECKING:
     from ..core import Core

@@ -41,11 +41,10 @@ from searchdesk_server.catalogue import GROUPS
 
 from .. import claude_config as cc
 from .. import keeping, update_check
-from ..approval_dialog import plain_label
 from ..core import Core
 from ..help import HelpButton
 from ..titles import title
-from ..widgets import FlowLayout, bold, demo_banner, error_label, fit_to_screen, scrolling, set_error
+from ..widgets import FlowLayout, bold, demo_banner, error_label, fit_to_screen, plain_label, scrolling, set_error
 from .archive import ArchiveBox, ask_keep_or_delete
 from .settings_form import (
     GROUP_TITLES,

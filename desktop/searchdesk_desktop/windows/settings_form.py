@@ -27,9 +27,8 @@ from searchdesk_server.properties import PropertyError, covers, normalise_proper
 
 from .. import claude_config as cc
 from .. import keeping
-from ..approval_dialog import plain_label
 from ..core import Core
-from ..widgets import FlowLayout, bold, breakable, exec_yes
+from ..widgets import FlowLayout, bold, breakable, exec_yes, plain_label
 
 #: How each catalogue group is named for a site owner; a group missing here shows its own name.
 GROUP_TITLES = {

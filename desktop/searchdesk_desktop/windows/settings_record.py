@@ -9,10 +9,9 @@ from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QMessag
 
 from .. import claude_config as cc
 from .. import keeping
-from ..approval_dialog import plain_label
 from ..core import Core
 from ..titles import title
-from ..widgets import breakable, error_label, set_error
+from ..widgets import breakable, error_label, plain_label, set_error
 
 
 class RecordBox(QGroupBox):

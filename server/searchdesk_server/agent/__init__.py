@@ -1,6 +1,9 @@
 """The agent socket: how the server talks to the desktop app (tokens and a person's answer).
 
-`protocol` is the one definition both programs use (pure stdlib, cheap to import); `paths` says where
-the socket lives and runs the trust checks both ends share; `client` is the server's side (asyncio).
-Nothing here is imported on the server's start-up path: import the submodule you need, when you need it.
+`protocol` is the one definition both programs use: the table of methods (`METHODS`) and their
+messages (pydantic dataclasses, validated on both ends); `framing` is the JSON-RPC line format and
+the stable error codes under it, and `wire` the plumbing every message shares. `paths` says where the
+socket lives and runs the trust checks both ends share; `winpipe` is the Windows named pipe; `client`
+is the server's side (asyncio). No Qt here, and nothing is imported on the server's start-up path:
+import the submodule you need, when you need it.
 """

@@ -18,23 +18,22 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
-from . import paths, protocol
+from . import framing, paths, protocol
+from .framing import AgentError, ErrorCode, RpcError
 from .protocol import (
     AccountInfo,
     AccountList,
     AccountsParams,
-    AgentError,
     ApprovalRequest,
     ApprovalResult,
     CancelParams,
     CancelResult,
     ClientInfo,
     Decision,
-    ErrorCode,
     Hello,
     HelloParams,
+    Message,
     Requester,
-    RpcError,
     StatusDecision,
     StatusParams,
     StatusResult,
@@ -175,13 +174,13 @@ class _Lost(Exception):
 async def _open(path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     if sys.platform == "win32":  # a named pipe, checked by _connect before use; not run on the Linux CI
         loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=2 * protocol.MAX_MESSAGE_BYTES)
+        reader = asyncio.StreamReader(limit=2 * framing.MAX_MESSAGE_BYTES)
         stream_protocol = asyncio.StreamReaderProtocol(reader)
         transport, _ = await loop.create_pipe_connection(  # type: ignore[attr-defined]
             lambda: stream_protocol, path
         )
         return reader, asyncio.StreamWriter(transport, stream_protocol, reader, loop)
-    return await asyncio.open_unix_connection(path, limit=2 * protocol.MAX_MESSAGE_BYTES)
+    return await asyncio.open_unix_connection(path, limit=2 * framing.MAX_MESSAGE_BYTES)
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:
@@ -197,7 +196,7 @@ class _Connection:
         self._reader = reader
         self._writer = writer
         self._ids = itertools.count(1)
-        self._pending: dict[int, asyncio.Future[protocol.Response]] = {}
+        self._pending: dict[int, asyncio.Future[framing.Response]] = {}
         self._write_lock = asyncio.Lock()
         self._closed = False
         self._task = asyncio.get_running_loop().create_task(self._read_loop())
@@ -208,7 +207,7 @@ class _Connection:
 
     async def _read_loop(self) -> None:
         failure: AgentError | None = None  # None: the stream simply ended
-        buffer = protocol.LineBuffer()
+        buffer = framing.LineBuffer()
         try:
             while not self._closed:
                 data = await self._reader.read(_READ_CHUNK)
@@ -216,7 +215,7 @@ class _Connection:
                     break
                 stop = False
                 for line in buffer.feed(data):
-                    response = protocol.parse_response(line)
+                    response = framing.parse_response(line)
                     if response.id is None:
                         # Said to the whole connection (BUSY, TOO_LARGE): every waiting call hears it.
                         if response.error is not None:
@@ -228,7 +227,7 @@ class _Connection:
                         future.set_result(response)
                 if stop:
                     break
-        except protocol.ProtocolError:
+        except framing.ProtocolError:
             failure = AgentProtocolError(
                 "The SearchDesk app sent something that is not the agent protocol; nothing it sent was used. "
                 "Update SearchDesk and the server to the same version."
@@ -244,13 +243,13 @@ class _Connection:
             self._pending.clear()
             self._writer.close()
 
-    async def call(self, method: str, params: Mapping[str, Any], limit_s: float) -> protocol.Response:
+    async def call(self, method: str, params: Mapping[str, Any], limit_s: float) -> framing.Response:
         """Send one request and wait for its answer. Raises _Lost, AgentTimeout or a listener's failure."""
         if self._closed:
             raise _Lost(sent=False)
         request_id = next(self._ids)
-        data = protocol.encode_request(request_id, method, params)
-        future: asyncio.Future[protocol.Response] = asyncio.get_running_loop().create_future()
+        data = framing.encode_request(request_id, method, params)
+        future: asyncio.Future[framing.Response] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
             async with self._write_lock:
@@ -337,8 +336,8 @@ class AgentClient:
 
     async def hello(self) -> Hello:
         """Ask the app who it is; raises AppProtocolMismatch for another protocol version."""
-        result = await self._call(protocol.HELLO, self._hello_params(), self._timeout, resend=True)
-        return self._checked_hello(result)
+        hello: Hello = await self._request(protocol.HELLO, self._hello_params(), self._timeout, resend=True)
+        return self._checked_hello(hello)
 
     async def announce(self, client: ClientInfo) -> None:
         """Tell the app who started this server (the additive `client` of `hello`): on this connection now,
@@ -355,17 +354,15 @@ class AgentClient:
     ) -> Token:
         """A short-lived access token for `scopes`; `force_refresh` after Google said 401. `account`
         names the Google account (only to an app that serves accounts); None: the default one."""
-        params = TokenParams(
-            scopes=tuple(scopes), force_refresh=force_refresh, requester=requester, account=account
-        ).to_json()
-        result = await self._call(protocol.TOKEN, params, self._token_timeout, resend=True)
-        return _parse(Token.from_json, result)
+        params = TokenParams(scopes=tuple(scopes), force_refresh=force_refresh, requester=requester, account=account)
+        token: Token = await self._request(protocol.TOKEN, params, self._token_timeout, resend=True)
+        return token
 
     async def accounts(self, requester: Requester | None = None) -> tuple[AccountInfo, ...]:
         """The Google accounts Claude may use, as the app lists them (e-mails and kinds, no tokens)."""
-        params = AccountsParams(requester=requester).to_json()
-        result = await self._call(protocol.ACCOUNTS_LIST, params, self._timeout, resend=True)
-        return _parse(AccountList.from_json, result).accounts
+        params = AccountsParams(requester=requester)
+        listed: AccountList = await self._request(protocol.ACCOUNTS_LIST, params, self._timeout, resend=True)
+        return listed.accounts
 
     async def app_hello(self) -> Hello:
         """What the app said about itself in `hello` (connecting first if needed): its features."""
@@ -385,8 +382,7 @@ class AgentClient:
         sent twice (the person may be looking at it).
         """
         timeout = request.wait_s + self._approval_margin
-        result = await self._call(protocol.APPROVAL_REQUEST, request.to_json(), timeout, resend=False)
-        answer = _parse(ApprovalResult.from_json, result)
+        answer: ApprovalResult = await self._request(protocol.APPROVAL_REQUEST, request, timeout, resend=False)
         if answer.fingerprint != request.fingerprint:
             raise AgentProtocolError(
                 "The SearchDesk app answered another question than the one asked; the answer was not used."
@@ -405,30 +401,27 @@ class AgentClient:
         """The answer to an earlier question of this requester; an `approve` returned here is spent.
         With `digest` (`protocol.words_digest` of the question this call built) the app answers only
         from a question with those words; an app that ignores it is still checked by the chain."""
-        params = StatusParams(fingerprint=fingerprint, requester=requester, digest=digest).to_json()
-        StatusParams.from_json(params)  # a bad fingerprint or requester fails here, before anything is sent
-        result = await self._call(protocol.APPROVAL_STATUS, params, self._timeout, resend=True)
-        return _parse(StatusResult.from_json, result)
+        params = StatusParams(fingerprint=fingerprint, requester=requester, digest=digest)
+        StatusParams.from_json(params.to_json())  # a bad fingerprint or requester fails here, before anything is sent
+        status: StatusResult = await self._request(protocol.APPROVAL_STATUS, params, self._timeout, resend=True)
+        return status
 
     async def approval_cancel(self, request_id: str) -> bool:
         """Close the question asked under `request_id`; True when one was still there."""
         params = CancelParams.from_json({"request_id": request_id})
-        result = await self._call(protocol.APPROVAL_CANCEL, params.to_json(), self._timeout, resend=True)
-        return _parse(CancelResult.from_json, result).cancelled
+        done: CancelResult = await self._request(protocol.APPROVAL_CANCEL, params, self._timeout, resend=True)
+        return done.cancelled
 
     # ---- connection management
 
-    def _hello_params(self) -> dict[str, Any]:
+    def _hello_params(self) -> HelloParams:
         if self._version is None:
             from .. import __version__
 
             self._version = __version__
-        return HelloParams(
-            protocol=protocol.PROTOCOL_VERSION, app=self._app, version=self._version, client=self.client
-        ).to_json()
+        return HelloParams(protocol=protocol.PROTOCOL_VERSION, app=self._app, version=self._version, client=self.client)
 
-    def _checked_hello(self, result: object) -> Hello:
-        hello = _parse(Hello.from_json, result)
+    def _checked_hello(self, hello: Hello) -> Hello:
         if hello.protocol != protocol.PROTOCOL_VERSION:
             raise AppProtocolMismatch(
                 f"The SearchDesk app speaks agent protocol {hello.protocol}; this server speaks "
@@ -444,6 +437,14 @@ class AgentClient:
 
     def _not_answering(self, detail: str) -> AgentNotAnswering:
         return AgentNotAnswering(f"The SearchDesk app at {self.path} did not talk to this server ({detail}).")
+
+    async def _request(self, method: str, params: Message, limit_s: float, *, resend: bool) -> Any:
+        """One method of `protocol.METHODS`: `params` is its params message, and the answer is checked as
+        its result message before anything in it is used (the caller names the type it expects)."""
+        spec = protocol.METHODS[method]
+        if not isinstance(params, spec.params_type):
+            raise TypeError(f"{method} takes {spec.params}, not {type(params).__name__}")
+        return _parse(spec.result_type.from_json, await self._call(method, params.to_json(), limit_s, resend=resend))
 
     async def _call(self, method: str, params: Mapping[str, Any], limit_s: float, *, resend: bool) -> object:
         for attempt in (1, 2):
@@ -518,11 +519,11 @@ class AgentClient:
                 )
         conn = _Connection(reader, writer)
         try:
-            response = await conn.call(protocol.HELLO, self._hello_params(), self._timeout)
+            response = await conn.call(protocol.HELLO, self._hello_params().to_json(), self._timeout)
             self._answered()
             if response.error is not None:
                 raise remote_error(response.error)
-            self.hello_result = self._checked_hello(response.result)
+            self.hello_result = self._checked_hello(_parse(Hello.from_json, response.result))
         except _Lost:
             await conn.close()
             raise self._not_answering("it closed the connection") from None
@@ -532,8 +533,8 @@ class AgentClient:
         return conn
 
 
-def _parse(reader: Callable[[object, type[protocol.InvalidParams]], T], result: object) -> T:
+def _parse(reader: Callable[[object, type[framing.InvalidParams]], T], result: object) -> T:
     try:
-        return reader(result, protocol.InvalidParams)
-    except protocol.InvalidParams as err:
+        return reader(result, framing.InvalidParams)
+    except framing.InvalidParams as err:
         raise AgentProtocolError(f"The SearchDesk app sent an invalid answer: {err}") from None

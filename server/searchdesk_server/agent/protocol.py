@@ -1,10 +1,14 @@
 """The agent socket's protocol: one definition for the server (client) and the desktop app (listener).
 
-Two programs written separately drift; this module is the single place where the wire format lives:
-newline-delimited JSON-RPC 2.0, UTF-8, at most 64 KiB a message including its newline. It holds the
-message types declared as data (pydantic dataclasses: both ends validate, the listener everything it
-is sent, the client every result before trusting it), the stable error codes, the framing helpers
-and the fingerprint.
+Two programs written separately drift; this module is the single place where the methods and their
+messages live. It opens with `METHODS`, the table both ends and the conformance suite key on: for every
+method its params and result messages, the errors it can answer and the `hello` feature a peer must
+announce before it is used. Then the messages, declared as data (pydantic dataclasses: both ends
+validate, the listener everything it is sent, the client every result before trusting it), the
+fingerprint and the digest of a question's words. The framing under them (newline-delimited JSON-RPC
+2.0, UTF-8, at most 64 KiB a message including its newline; the stable error codes) is `framing`; the
+plumbing every message shares (checks, `from_json`, the one `to_json`) is `wire`. Their names are
+re-exported here, so a user of the protocol imports one module.
 
 No Qt and no asyncio, so the Qt app and the asyncio server can both use it; the server imports it only
 when it talks to the app (never on its start-up path). Message schemas are built on first use.
@@ -22,34 +26,128 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import IntEnum
-from typing import Annotated, Any, ClassVar, Final, Literal, Self, TypeAlias, TypeVar, cast
+from typing import Annotated, Any, Final, Literal, Self, TypeAlias
 
-from pydantic import (
-    AfterValidator,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    Strict,
-    StringConstraints,
-    TypeAdapter,
-    ValidationError,
-    ValidationInfo,
-    model_validator,
-)
-from pydantic.dataclasses import dataclass as pydantic_dataclass
-from typing_extensions import dataclass_transform  # typing's lacks frozen_default before 3.12
+from pydantic import AfterValidator, BeforeValidator, Field, Strict, StringConstraints, model_validator
 
 from ..text import SHOWN_LIMIT
 from ..text import is_plain_text as is_plain_text
 from ..text import minutes as minutes
+from .framing import MAX_ID_CHARS as MAX_ID_CHARS
+from .framing import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
+from .framing import AgentError as AgentError
+from .framing import ErrorCode as ErrorCode
+from .framing import InvalidParams as InvalidParams
+from .framing import LineBuffer as LineBuffer
+from .framing import ProtocolError as ProtocolError
+from .framing import Request as Request
+from .framing import RequestId as RequestId
+from .framing import Response as Response
+from .framing import RpcError as RpcError
+from .framing import decode as decode
+from .framing import encode as encode
+from .framing import encode_error as encode_error
+from .framing import encode_request as encode_request
+from .framing import encode_result as encode_result
+from .framing import parse_request as parse_request
+from .framing import parse_response as parse_response
+from .wire import Message as Message
+from .wire import message, present
 
 # --------------------------------------------------------------------------------------------------
-# Constants
+# The methods: the one table of what the socket offers
+
+HELLO: Final = "hello"
+TOKEN: Final = "credentials/token"  # noqa: S105  (a method name, not a secret)
+APPROVAL_REQUEST: Final = "approval/request"
+APPROVAL_STATUS: Final = "approval/status"
+APPROVAL_CANCEL: Final = "approval/cancel"
+ACCOUNTS_LIST: Final = "accounts/list"
+#: What an app announces in `hello` when it enforces it; a server needs "requester" before it asks.
+FEATURE_REQUESTER: Final = "requester"
+#: The app holds several Google accounts: `accounts/list`, and `account` in `credentials/token`.
+FEATURE_ACCOUNTS: Final = "accounts"
+FEATURES: Final = (FEATURE_REQUESTER, FEATURE_ACCOUNTS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MethodSpec:
+    """One method of the socket. `params` and `result` name its message classes (declared below, so
+    this table can come first; `params_type` / `result_type` are the classes). `errors` are the codes
+    this method answers besides `ANY_METHOD_ERRORS`; `feature` is what the app must list in `hello`'s
+    `features` before a server uses the method (None: every app of this protocol serves it)."""
+
+    name: str
+    params: str
+    result: str
+    errors: tuple[ErrorCode, ...] = ()
+    feature: str | None = None
+
+    @property
+    def params_type(self) -> type[Message]:
+        return _message_type(self.params)
+
+    @property
+    def result_type(self) -> type[Message]:
+        return _message_type(self.result)
+
+
+def _table(*specs: MethodSpec) -> Mapping[str, MethodSpec]:
+    return {spec.name: spec for spec in specs}
+
+
+#: Every method of agent protocol 1. The listener's dispatch, the server's client and the conformance
+#: suite key on it: a method is added here, with its messages below and a handler in the app.
+METHODS: Final[Mapping[str, MethodSpec]] = _table(
+    MethodSpec(name=HELLO, params="HelloParams", result="Hello", errors=(ErrorCode.PROTOCOL_MISMATCH,)),
+    MethodSpec(
+        name=TOKEN,
+        params="TokenParams",
+        result="Token",
+        errors=(
+            ErrorCode.SIGNED_OUT,
+            ErrorCode.SCOPE_NOT_GRANTED,
+            ErrorCode.REFRESH_FAILED,
+            ErrorCode.KEYRING_LOCKED,
+            ErrorCode.UNKNOWN_ACCOUNT,
+            ErrorCode.DEMO_APP,
+        ),
+    ),
+    MethodSpec(
+        name=APPROVAL_REQUEST,
+        params="ApprovalRequest",
+        result="ApprovalResult",
+        errors=(ErrorCode.QUEUE_FULL, ErrorCode.DEMO_APP, ErrorCode.CANCELLED),
+        feature=FEATURE_REQUESTER,
+    ),
+    MethodSpec(name=APPROVAL_STATUS, params="StatusParams", result="StatusResult", feature=FEATURE_REQUESTER),
+    MethodSpec(name=APPROVAL_CANCEL, params="CancelParams", result="CancelResult"),
+    MethodSpec(
+        name=ACCOUNTS_LIST,
+        params="AccountsParams",
+        result="AccountList",
+        errors=(ErrorCode.DEMO_APP,),
+        feature=FEATURE_ACCOUNTS,
+    ),
+)
+
+#: What any request may be answered with, whatever its method: the framing's refusals, a params check,
+#: a listener's failure or load.
+ANY_METHOD_ERRORS: Final = (
+    ErrorCode.PARSE_ERROR,
+    ErrorCode.INVALID_REQUEST,
+    ErrorCode.METHOD_NOT_FOUND,
+    ErrorCode.INVALID_PARAMS,
+    ErrorCode.INTERNAL_ERROR,
+    ErrorCode.TOO_LARGE,
+    ErrorCode.BUSY,
+)
+
+# --------------------------------------------------------------------------------------------------
+# Bounds and times
 
 PROTOCOL_VERSION: Final = 1
 
-MAX_MESSAGE_BYTES: Final = 64 * 1024  # one message, including its newline
 MAX_SCOPES: Final = 10
 SCOPE_PREFIX: Final = "https://www.googleapis.com/auth/"
 MAX_WAIT_S: Final = 55  # clients cancel a tool call after about 60 s
@@ -78,55 +176,19 @@ MAX_SERVER_ID_CHARS: Final = 64
 MAX_NAME_CHARS: Final = 100  # the app's and server's name and version in hello
 MAX_CLIENT_CHARS: Final = 240  # the MCP client's name and version, shown like any value (text.show_value)
 MAX_REQUEST_ID_CHARS: Final = 128
-MAX_ID_CHARS: Final = 128  # a JSON-RPC id that is a string
 MAX_ACCESS_TOKEN_CHARS: Final = 4096
 MAX_ACCOUNT_CHARS: Final = 320
 MAX_EXPIRES_IN: Final = 86_400
 
-HELLO: Final = "hello"
-TOKEN: Final = "credentials/token"  # noqa: S105  (a method name, not a secret)
-APPROVAL_REQUEST: Final = "approval/request"
-APPROVAL_STATUS: Final = "approval/status"
-APPROVAL_CANCEL: Final = "approval/cancel"
-ACCOUNTS_LIST: Final = "accounts/list"
-#: What an app announces in `hello` when it enforces it; a server needs "requester" before it asks.
-FEATURE_REQUESTER: Final = "requester"
-#: The app holds several Google accounts: `accounts/list`, and `account` in `credentials/token`.
-FEATURE_ACCOUNTS: Final = "accounts"
-FEATURES: Final = (FEATURE_REQUESTER, FEATURE_ACCOUNTS)
 MAX_FEATURES: Final = 32
 MAX_ACCOUNTS: Final = 100
 MAX_QUOTA_PROJECT_CHARS: Final = 200
-METHODS: Final = frozenset({HELLO, TOKEN, APPROVAL_REQUEST, APPROVAL_STATUS, APPROVAL_CANCEL, ACCOUNTS_LIST})
 
 Decision: TypeAlias = Literal["approve", "deny", "pending"]
 StatusDecision: TypeAlias = Literal["approve", "deny", "pending", "none"]
 #: Where the person answered (additive on both answers): the app's dialog or its notification.
 AnsweredIn: TypeAlias = Literal["dialog", "notification"]
 TokenKind: TypeAlias = Literal["oauth", "service_account"]
-RequestId: TypeAlias = "int | str"
-
-
-class ErrorCode(IntEnum):
-    """Stable JSON-RPC error codes. Standard ones first; the app's own live in -32000..-32099."""
-
-    PARSE_ERROR = -32700
-    INVALID_REQUEST = -32600
-    METHOD_NOT_FOUND = -32601
-    INVALID_PARAMS = -32602
-    INTERNAL_ERROR = -32603
-
-    SIGNED_OUT = -32001
-    SCOPE_NOT_GRANTED = -32002
-    REFRESH_FAILED = -32003
-    KEYRING_LOCKED = -32004
-    UNKNOWN_ACCOUNT = -32005
-    PROTOCOL_MISMATCH = -32010
-    TOO_LARGE = -32020
-    BUSY = -32021
-    QUEUE_FULL = -32022
-    DEMO_APP = -32023
-    CANCELLED = -32030
 
 
 #: What each code means and what the receiver should do; the conformance suite checks every code has one.
@@ -148,36 +210,6 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.DEMO_APP: "The app runs the demo and refuses a real server's question and token requests.",
     ErrorCode.CANCELLED: "approval/cancel closed this question before it was answered; nothing is approved.",
 }
-
-
-# --------------------------------------------------------------------------------------------------
-# Errors
-
-
-class AgentError(Exception):
-    """Base of every agent-socket error. `code` is the stable ErrorCode when one applies."""
-
-    code: int | None = None
-
-    def __init__(self, message: str, *, code: int | None = None) -> None:
-        super().__init__(message)
-        if code is not None:
-            self.code = code
-
-
-class ProtocolError(AgentError):
-    """A message breaks the protocol. `code` is what to answer with, `request_id` whom to answer."""
-
-    def __init__(self, code: int, message: str, *, request_id: RequestId | None = None) -> None:
-        super().__init__(message, code=code)
-        self.request_id = request_id
-
-
-class InvalidParams(ProtocolError):
-    """A request's params (or, on the client side, a result) fail validation."""
-
-    def __init__(self, message: str, *, request_id: RequestId | None = None) -> None:
-        super().__init__(ErrorCode.INVALID_PARAMS, message, request_id=request_id)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -253,26 +285,6 @@ def question_bytes(what: str, consequence: str, values: Sequence[Value]) -> int:
 
 
 # --------------------------------------------------------------------------------------------------
-# Describing a value without quoting it
-
-
-def _describe(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return f"a string of {len(value)} characters"
-    if isinstance(value, list):
-        return f"a list of {len(value)} items"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-# --------------------------------------------------------------------------------------------------
 # The fields: each kind of value declared once, with its bounds. Every text is plain (`is_plain_text`).
 
 
@@ -297,14 +309,6 @@ NoteBody = Annotated[
 ]
 
 
-def _present(value: object, info: ValidationInfo) -> object:
-    """On the wire, an optional field that is there must hold a value: null is not "left out"."""
-    if value is None and info.context == _FROM_WIRE:
-        raise ValueError("must not be null; leave the field out instead")
-    return value
-
-
-_FROM_WIRE: Final = {"from": "wire"}  # the validation context of a message read off the socket
 _Plain = AfterValidator(_plain)
 Name = Annotated[str, Strict(), StringConstraints(max_length=MAX_NAME_CHARS), _Plain]
 AppName = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_NAME_CHARS), _Plain]
@@ -338,132 +342,36 @@ Seconds = Annotated[float, Strict(), Field(ge=0, le=MAX_WAIT_S, allow_inf_nan=Fa
 Lifetime = Annotated[int, Strict(), Field(ge=0, le=MAX_EXPIRES_IN)]
 Flag = Annotated[bool, Strict()]
 
-
 # --------------------------------------------------------------------------------------------------
-# Message types, declared as data and checked by pydantic: on construction (the server finds a bad
-# question before it sends it; the app a bad answer before it answers) and in `from_json` (both ends
-# check what they receive). `to_json` gives the wire object. A failure is InvalidParams naming the
-# field and the rule it broke, never the value (pydantic's own words never quote it; the input is
-# also hidden from its error's text).
-
-_T = TypeVar("_T")
-_CONFIG: Final = ConfigDict(extra="ignore", hide_input_in_errors=True, defer_build=True)
+# The messages, declared as data: `wire.Message` checks them when made and in `from_json`, and writes
+# them (`to_json`); `OMIT_FOR_OLDER` names the additive fields left off the wire at their default.
 
 
-#: pydantic's type errors in JSON's words (a tuple is a list on the wire).
-_JSON_TYPES: Final = {
-    "dataclass_type": "an object",
-    "dataclass_exact_type": "an object",
-    "tuple_type": "a list",
-    "string_type": "a string",
-    "int_type": "a whole number",
-    "float_type": "a number",
-    "bool_type": "true or false",
-}
-
-
-def _complaint(err: ValidationError, where: str, names: Sequence[str] = ()) -> str:
-    """The first problem, as `where.field[i].field: what is wrong.` (a positional argument by its name)."""
-    first = err.errors(include_url=False, include_input=False, include_context=False)[0]
-    loc = list(first["loc"])
-    if loc and isinstance(loc[0], int) and names and not where:  # constructed with positional arguments
-        loc[0] = names[loc[0]] if loc[0] < len(names) else loc[0]
-    path = where
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    path = path or "the message"
-    kind = first["type"]
-    if kind == "missing":
-        return f"{path} is missing."
-    if kind in _JSON_TYPES:
-        return f"{path} must be {_JSON_TYPES[kind]}."
-    return f"{path}: {first['msg'].removeprefix('Value error, ')}."
-
-
-@dataclass_transform(frozen_default=True, field_specifiers=(Field, dataclasses.field))
-def _message(cls: type[_T]) -> type[_T]:
-    """A frozen pydantic dataclass with the protocol's configuration."""
-    return cast("type[_T]", pydantic_dataclass(cls, frozen=True, config=_CONFIG))
-
-
-class _Checked(type):
-    """Constructing a message checks it, and a failure is InvalidParams (never a pydantic error)."""
-
-    def __call__(cls: type[_T], *args: Any, **kwargs: Any) -> _T:
-        try:
-            made: _T = super().__call__(*args, **kwargs)  # type: ignore[misc]
-        except ValidationError as err:
-            names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
-            raise InvalidParams(_complaint(err, "", names)) from None
-        return made
-
-
-_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
-
-
-def _adapter(cls: type[Any]) -> TypeAdapter[Any]:
-    """The validator of a message type, built on its first message (off the app's start-up)."""
-    if cls not in _ADAPTERS:
-        _ADAPTERS[cls] = TypeAdapter(cls)
-    return _ADAPTERS[cls]
-
-
-class _Wire(metaclass=_Checked):
-    """What every message type shares: checked when made, and read from the wire."""
-
-    #: How errors name the message: "params" (a request's) or "result" (an answer's).
-    WHERE: ClassVar[str] = "params"
-    #: Fields the wire must carry although the constructor has a default for them.
-    WIRE_REQUIRED: ClassVar[tuple[str, ...]] = ()
-
-    @classmethod
-    def from_json(cls, obj: object, error: type[InvalidParams] = InvalidParams) -> Self:
-        """The message in `obj` (parsed JSON), checked; raises `error` naming the field that is wrong."""
-        if not isinstance(obj, dict):
-            raise error(f"{cls.WHERE} must be an object, not {_describe(obj)}.")
-        missing = [name for name in cls.WIRE_REQUIRED if name not in obj]
-        if missing:
-            raise error(f"{cls.WHERE}.{missing[0]} is missing.")
-        try:
-            parsed: Self = _adapter(cls).validate_python(obj, context=_FROM_WIRE)
-        except ValidationError as err:
-            raise error(_complaint(err, cls.WHERE)) from None
-        return parsed
-
-
-@_message
-class ClientInfo(_Wire):
+@message
+class ClientInfo(Message):
     """Who says it asked (self-reported by the MCP client; the dialog says "says it is")."""
 
     name: ClientText
     version: ClientText = ""
 
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "version": self.version}
 
-
-@_message
-class HelloParams(_Wire):
+@message
+class HelloParams(Message):
     """`hello` params: the protocol the caller speaks, and who it is (for the app's log only)."""
 
     WIRE_REQUIRED = ("protocol",)
+    OMIT_FOR_OLDER = frozenset({"client"})
 
     protocol: ProtocolNumber = PROTOCOL_VERSION
     app: Name = ""
     version: Name = ""
     #: Additive: who started this server, as it says (the MCP client's name and version after `initialize`);
     #: the app's step "Claude Desktop started SearchDesk" is true only from this. An older server leaves it out.
-    client: Annotated[ClientInfo | None, BeforeValidator(_present)] = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"protocol": self.protocol, "app": self.app, "version": self.version}
-        if self.client is not None:
-            out["client"] = self.client.to_json()
-        return out
+    client: Annotated[ClientInfo | None, BeforeValidator(present)] = None
 
 
-@_message
-class Hello(_Wire):
+@message
+class Hello(Message):
     """`hello` result. `features` lists what this app enforces (an older app sends none)."""
 
     WHERE = "result"
@@ -474,8 +382,10 @@ class Hello(_Wire):
     protocol: ProtocolNumber = PROTOCOL_VERSION
     features: Annotated[tuple[Feature, ...], Field(max_length=MAX_FEATURES)] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {"app": self.app, "version": self.version, "protocol": self.protocol, "features": list(self.features)}
+    def offers(self, method: str) -> bool:
+        """Whether this app serves `method`: it lists the method's feature (`METHODS`), or it needs none."""
+        feature = METHODS[method].feature
+        return feature is None or feature in self.features
 
     @property
     def binds_requester(self) -> bool:
@@ -487,8 +397,8 @@ class Hello(_Wire):
         return FEATURE_ACCOUNTS in self.features
 
 
-@_message
-class Requester(_Wire):
+@message
+class Requester(Message):
     """Who asks: one server process (a random id), the Google account it acts as, and whether it runs
     the demo. Self-reported: it keeps an honest second server from collecting another's yes; it does
     not stop a hostile program of the same user (docs/security.md). Every field is required."""
@@ -497,35 +407,26 @@ class Requester(_Wire):
     account: Account | None
     demo: Flag
 
-    def to_json(self) -> dict[str, Any]:
-        return {"server": self.server, "account": self.account, "demo": self.demo}
-
 
 #: A request's optional `requester`: absent (an older server) or complete, never null.
-OptionalRequester = Annotated[Requester | None, BeforeValidator(_present)]
+OptionalRequester = Annotated[Requester | None, BeforeValidator(present)]
 
 
-@_message
-class TokenParams(_Wire):
+@message
+class TokenParams(Message):
     """`credentials/token` params: full scope URLs; `force_refresh` after a 401 mints a new token.
     `account` names the Google account (an app that serves accounts); absent: the default account."""
+
+    OMIT_FOR_OLDER = frozenset({"requester", "account"})
 
     scopes: Annotated[tuple[Scope, ...], Field(min_length=1, max_length=MAX_SCOPES)]
     force_refresh: Flag = False
     requester: OptionalRequester = None
-    account: Annotated[Account | None, BeforeValidator(_present)] = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"scopes": list(self.scopes), "force_refresh": self.force_refresh}
-        if self.requester is not None:
-            out["requester"] = self.requester.to_json()
-        if self.account is not None:
-            out["account"] = self.account
-        return out
+    account: Annotated[Account | None, BeforeValidator(present)] = None
 
 
-@_message
-class Token(_Wire):
+@message
+class Token(Message):
     """`credentials/token` result: a short-lived access token (the refresh token never leaves the app)."""
 
     WHERE = "result"
@@ -534,14 +435,6 @@ class Token(_Wire):
     expires_in: Lifetime
     kind: TokenKind
     account: AnyAccount
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "access_token": self.access_token,
-            "expires_in": self.expires_in,
-            "kind": self.kind,
-            "account": self.account,
-        }
 
 
 def client_project(client_id: str) -> str:
@@ -556,36 +449,31 @@ def same_account(a: str | None, b: str | None) -> bool:
     return a is not None and b is not None and a.casefold() == b.casefold()
 
 
-@_message
-class AccountsParams(_Wire):
+@message
+class AccountsParams(Message):
     """`accounts/list` params: who asks (a demo app refuses a real server, as for tokens)."""
+
+    OMIT_FOR_OLDER = frozenset({"requester"})
 
     requester: OptionalRequester = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {} if self.requester is None else {"requester": self.requester.to_json()}
 
-
-@_message
-class AccountInfo(_Wire):
+@message
+class AccountInfo(Message):
     """One account Claude may use: its e-mail address, its kind, whether it is the default, and the
     Google Cloud project its calls are counted against (an OAuth client's or a service account's;
     "" when unknown). Never a token."""
+
+    OMIT_FOR_OLDER = frozenset({"quota_project"})
 
     account: Account
     kind: TokenKind
     default: Flag
     quota_project: QuotaProject = ""
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"account": self.account, "kind": self.kind, "default": self.default}
-        if self.quota_project:
-            out["quota_project"] = self.quota_project
-        return out
 
-
-@_message
-class AccountList(_Wire):
+@message
+class AccountList(Message):
     """`accounts/list` result: the accounts Claude may use, in the app's order, at most one default."""
 
     WHERE = "result"
@@ -600,12 +488,9 @@ class AccountList(_Wire):
             raise ValueError("names an account twice")
         return self
 
-    def to_json(self) -> dict[str, Any]:
-        return {"accounts": [a.to_json() for a in self.accounts]}
 
-
-@_message
-class Value(_Wire):
+@message
+class Value(Message):
     """One caller- or Google-supplied value shown under the question, already cleaned by the server.
 
     `value` is what the question's words hold (a long one shortened, `text.shorten`: the digest of the words
@@ -613,49 +498,42 @@ class Value(_Wire):
     when it differs (additive: an older app ignores it and shows `value`; an older server never sends it).
     """
 
+    OMIT_FOR_OLDER = frozenset({"whole"})
+
     label: Label
     value: ValueText
-    whole: Annotated[WholeText | None, BeforeValidator(_present)] = None
+    whole: Annotated[WholeText | None, BeforeValidator(present)] = None
 
     @property
     def full(self) -> str:
         """The value as the app's dialog shows it: whole."""
         return self.value if self.whole is None else self.whole
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"label": self.label, "value": self.value}
-        if self.whole is not None:
-            out["whole"] = self.whole
-        return out
 
-
-@_message
-class NotificationForm(_Wire):
+@message
+class NotificationForm(Message):
     """`approval/request` `notification`: the question's notification form, written by the server beside the
     full question from the same facts (`approval.question`), sized for a Windows toast; the app adds only its
     origin label and offers Approve where the form fits what the system shows. Additive: an older app ignores
     it, an older server never sends it. `subtitle` "" is left out on the wire. `show_question`, when present,
     is why Approve is not offered whatever the system shows (a warning the form cannot carry, several owner
-    changes): the notification then offers only "Show the question" and Deny, and says this."""
+    changes): the notification then offers only "Show the question" and Deny, and says this. The fields
+    are keyword-only so that their order is the wire's (title, subtitle, body, show_question)."""
 
+    OMIT_FOR_OLDER = frozenset({"subtitle", "show_question"})
+
+    _: dataclasses.KW_ONLY
     title: NoteTitle
-    body: NoteBody
     subtitle: OptionalNoteText = ""
+    body: NoteBody
     show_question: OptionalNoteText = ""
 
-    def to_json(self) -> dict[str, str]:
-        out = {"title": self.title}
-        if self.subtitle:
-            out["subtitle"] = self.subtitle
-        out["body"] = self.body
-        if self.show_question:
-            out["show_question"] = self.show_question
-        return out
 
-
-@_message
-class ApprovalRequest(_Wire):
+@message
+class ApprovalRequest(Message):
     """`approval/request` params: the server's question, bound to `fingerprint`, waited on for `wait_s`."""
+
+    OMIT_FOR_OLDER = frozenset({"requester", "notification"})
 
     request_id: RequestIdText
     tool: ToolName
@@ -666,7 +544,7 @@ class ApprovalRequest(_Wire):
     client: ClientInfo
     wait_s: Seconds
     requester: OptionalRequester = None  # None: an older server, which does not send it
-    notification: Annotated[NotificationForm | None, BeforeValidator(_present)] = None  # None: an older server
+    notification: Annotated[NotificationForm | None, BeforeValidator(present)] = None  # None: an older server
 
     @property
     def pairs(self) -> tuple[tuple[str, str], ...]:
@@ -686,295 +564,83 @@ class ApprovalRequest(_Wire):
             raise ValueError(f"The question is {size} bytes; at most {MAX_QUESTION_BYTES} are allowed")
         return self
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "request_id": self.request_id,
-            "tool": self.tool,
-            "what": self.what,
-            "consequence": self.consequence,
-            "values": [v.to_json() for v in self.values],
-            "fingerprint": self.fingerprint,
-            "client": self.client.to_json(),
-            "wait_s": self.wait_s,
-            **({} if self.requester is None else {"requester": self.requester.to_json()}),
-            **({} if self.notification is None else {"notification": self.notification.to_json()}),
-        }
 
-
-@_message
-class ApprovalResult(_Wire):
+@message
+class ApprovalResult(Message):
     """`approval/request` result; `pending` means the dialog is still open (ask `approval/status` later)."""
 
     WHERE = "result"
+    OMIT_FOR_OLDER = frozenset({"answered_in"})
 
     decision: Decision
     fingerprint: Fingerprint
     #: Additive: where the person answered, on an approve or a deny (an older app leaves it out).
-    answered_in: Annotated[AnsweredIn | None, BeforeValidator(_present)] = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"decision": self.decision, "fingerprint": self.fingerprint}
-        if self.answered_in is not None:
-            out["answered_in"] = self.answered_in
-        return out
+    answered_in: Annotated[AnsweredIn | None, BeforeValidator(present)] = None
 
 
-@_message
-class StatusParams(_Wire):
+@message
+class StatusParams(Message):
     """`approval/status` params; an approve is returned only to the `requester` that asked, and with
     `digest` (additive: an older server leaves it out) only from a question whose words have that
     digest (`words_digest`): a yes to other words is never the answer to this call."""
 
+    OMIT_FOR_OLDER = frozenset({"requester", "digest"})
+
     fingerprint: Fingerprint
     requester: OptionalRequester = None
-    digest: Annotated[WordsDigest | None, BeforeValidator(_present)] = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"fingerprint": self.fingerprint}
-        if self.requester is not None:
-            out["requester"] = self.requester.to_json()
-        if self.digest is not None:
-            out["digest"] = self.digest
-        return out
+    digest: Annotated[WordsDigest | None, BeforeValidator(present)] = None
 
 
-@_message
-class StatusResult(_Wire):
+@message
+class StatusResult(Message):
     """`approval/status` result; an `approve` returned here is consumed (the next status says `none`)."""
 
     WHERE = "result"
+    OMIT_FOR_OLDER = frozenset({"answered_in"})
 
     decision: StatusDecision
     #: Additive, as on `ApprovalResult`.
-    answered_in: Annotated[AnsweredIn | None, BeforeValidator(_present)] = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"decision": self.decision}
-        if self.answered_in is not None:
-            out["answered_in"] = self.answered_in
-        return out
+    answered_in: Annotated[AnsweredIn | None, BeforeValidator(present)] = None
 
 
-@_message
-class CancelParams(_Wire):
+@message
+class CancelParams(Message):
     """`approval/cancel` params."""
 
     request_id: RequestIdText
 
-    def to_json(self) -> dict[str, Any]:
-        return {"request_id": self.request_id}
 
-
-@_message
-class CancelResult(_Wire):
+@message
+class CancelResult(Message):
     """`approval/cancel` result: whether a question was open (or answered and unspent) and is now gone."""
 
     WHERE = "result"
 
     cancelled: Flag
 
-    def to_json(self) -> dict[str, Any]:
-        return {"cancelled": self.cancelled}
-
-
-#: Each method's params type, for a listener's dispatch table.
-PARAMS: Final[Mapping[str, type[_Wire]]] = {
-    HELLO: HelloParams,
-    TOKEN: TokenParams,
-    APPROVAL_REQUEST: ApprovalRequest,
-    APPROVAL_STATUS: StatusParams,
-    APPROVAL_CANCEL: CancelParams,
-    ACCOUNTS_LIST: AccountsParams,
-}
-
 
 # --------------------------------------------------------------------------------------------------
-# Framing: one JSON-RPC message per line
+# The table's message classes, and reading a request's params
 
 
-@dataclass(frozen=True)
-class Request:
-    """A JSON-RPC request as read off the wire; params still unvalidated (see PARAMS)."""
-
-    id: RequestId | None
-    method: str
-    params: object
-
-    @property
-    def is_notification(self) -> bool:
-        return self.id is None
+def _message_type(name: str) -> type[Message]:
+    kind = globals().get(name)
+    if not (isinstance(kind, type) and issubclass(kind, Message)):
+        raise LookupError(f"METHODS names {name!r}, which is no message of this module")
+    return kind
 
 
-@dataclass(frozen=True)
-class RpcError:
-    """A JSON-RPC error object."""
-
-    code: int
-    message: str
-    data: object = None
-
-
-@dataclass(frozen=True)
-class Response:
-    """A JSON-RPC response; exactly one of `result` / `error` is meaningful."""
-
-    id: RequestId | None
-    result: object = None
-    error: RpcError | None = None
-
-
-def encode(message: Mapping[str, Any]) -> bytes:
-    """One message as one line of UTF-8 JSON; refuses one over MAX_MESSAGE_BYTES (TOO_LARGE)."""
-    data = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
-    if len(data) > MAX_MESSAGE_BYTES:
-        raise ProtocolError(
-            ErrorCode.TOO_LARGE, f"The message is {len(data)} bytes; at most {MAX_MESSAGE_BYTES} are allowed."
-        )
-    return data
-
-
-def encode_request(request_id: RequestId, method: str, params: Mapping[str, Any]) -> bytes:
-    return encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": dict(params)})
-
-
-def encode_result(request_id: RequestId | None, result: Mapping[str, Any]) -> bytes:
-    return encode({"jsonrpc": "2.0", "id": request_id, "result": dict(result)})
-
-
-def encode_error(request_id: RequestId | None, code: int, message: str, data: object = None) -> bytes:
-    error: dict[str, Any] = {"code": int(code), "message": message}
-    if data is not None:
-        error["data"] = data
-    return encode({"jsonrpc": "2.0", "id": request_id, "error": error})
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise ValueError("a key appears twice")
-        obj[key] = value
-    return obj
-
-
-def decode(line: bytes) -> object:
-    """Parse one line (with or without its newline) as strict JSON: UTF-8, no NaN, no repeated keys."""
-    if len(line) + (0 if line.endswith(b"\n") else 1) > MAX_MESSAGE_BYTES:
-        raise ProtocolError(ErrorCode.TOO_LARGE, f"A message may be at most {MAX_MESSAGE_BYTES} bytes.")
-    try:
-        text = line.decode("utf-8")
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
-    except UnicodeDecodeError:
-        raise ProtocolError(ErrorCode.PARSE_ERROR, "The message is not valid UTF-8.") from None
-    except (ValueError, RecursionError):
-        raise ProtocolError(ErrorCode.PARSE_ERROR, "The message is not valid JSON.") from None
-
-
-def _read_id(obj: dict[str, Any]) -> RequestId | None:
-    """A usable id: an int, or a short string that survives UTF-8 (a lone surrogate would not)."""
-    value = obj.get("id")
-    if value is None:
-        return None
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**53:
-        return value
-    if isinstance(value, str) and len(value) <= MAX_ID_CHARS and is_plain_text(value):
-        return value
-    raise ProtocolError(ErrorCode.INVALID_REQUEST, "id must be a whole number or a short plain string.")
-
-
-def parse_request(line: bytes) -> Request:
-    """A listener's first step on a line. Raises ProtocolError whose request_id says whom to answer."""
-    obj = decode(line)
-    if isinstance(obj, list):
-        raise ProtocolError(ErrorCode.INVALID_REQUEST, "Batches are not supported: send one request a line.")
-    if not isinstance(obj, dict):
-        raise ProtocolError(ErrorCode.INVALID_REQUEST, f"A request must be a JSON object, not {_describe(obj)}.")
-    request_id = _read_id(obj)
-    if obj.get("jsonrpc") != "2.0":
-        raise ProtocolError(ErrorCode.INVALID_REQUEST, 'jsonrpc must be "2.0".', request_id=request_id)
-    method = obj.get("method")
-    if not isinstance(method, str) or not method:
-        raise ProtocolError(ErrorCode.INVALID_REQUEST, "method must be a non-empty string.", request_id=request_id)
-    if "id" in obj and obj["id"] is None:
-        raise ProtocolError(ErrorCode.INVALID_REQUEST, "id must not be null.")
-    return Request(id=request_id, method=method, params=obj.get("params", {}))
+for _spec in METHODS.values():  # a name in the table that is no message fails here, on import
+    _spec.params_type, _spec.result_type  # noqa: B018
+del _spec
 
 
 def parse_params(request: Request) -> Any:
     """Validate `request.params` for its method; METHOD_NOT_FOUND / INVALID_PARAMS carry the request's id."""
-    kind = PARAMS.get(request.method)
-    if kind is None:
+    spec = METHODS.get(request.method)
+    if spec is None:
         raise ProtocolError(ErrorCode.METHOD_NOT_FOUND, "No such method in agent protocol 1.", request_id=request.id)
     try:
-        return kind.from_json(request.params)
+        return spec.params_type.from_json(request.params)
     except InvalidParams as err:
         raise InvalidParams(str(err), request_id=request.id) from None
-
-
-def parse_response(line: bytes) -> Response:
-    """A client's reading of one line; raises ProtocolError when it is not a JSON-RPC 2.0 response."""
-    obj = decode(line)
-    if not isinstance(obj, dict) or obj.get("jsonrpc") != "2.0":
-        raise ProtocolError(ErrorCode.INVALID_REQUEST, "The answer is not a JSON-RPC 2.0 response.")
-    if "id" not in obj:
-        raise ProtocolError(ErrorCode.INVALID_REQUEST, "The answer has no id.")
-    response_id = _read_id(obj)
-    has_result, has_error = "result" in obj, "error" in obj
-    if has_result == has_error:
-        raise ProtocolError(ErrorCode.INVALID_REQUEST, "An answer must carry exactly one of result and error.")
-    if has_result:
-        return Response(id=response_id, result=obj["result"])
-    err = obj["error"]
-    if not isinstance(err, dict):
-        raise ProtocolError(ErrorCode.INVALID_REQUEST, "error must be an object.")
-    code, message = err.get("code"), err.get("message")
-    if not isinstance(code, int) or isinstance(code, bool) or not isinstance(message, str):
-        raise ProtocolError(ErrorCode.INVALID_REQUEST, "error needs an integer code and a string message.")
-    return Response(id=response_id, error=RpcError(code=code, message=message, data=err.get("data")))
-
-
-class LineBuffer:
-    """Splits a byte stream into lines, refusing any line longer than MAX_MESSAGE_BYTES.
-
-    Both a QLocalSocket's readyRead and an asyncio reader hand over arbitrary chunks; this holds the
-    partial line between them. After TOO_LARGE the stream cannot be resynchronised safely: close it.
-    """
-
-    def __init__(self, limit: int = MAX_MESSAGE_BYTES) -> None:
-        self._limit = limit
-        self._partial = bytearray()
-
-    @property
-    def pending(self) -> int:
-        """Bytes of an unfinished line."""
-        return len(self._partial)
-
-    def feed(self, data: bytes) -> list[bytes]:
-        """Complete lines (newline stripped, blank lines skipped); raises ProtocolError(TOO_LARGE)."""
-        lines: list[bytes] = []
-        start = 0
-        while True:
-            end = data.find(b"\n", start)
-            if end < 0:
-                break
-            if len(self._partial) + (end - start) + 1 > self._limit:
-                raise self._too_large()
-            self._partial += data[start:end]
-            line, self._partial = bytes(self._partial), bytearray()
-            if line.strip():
-                lines.append(line)
-            start = end + 1
-        if len(self._partial) + (len(data) - start) + 1 > self._limit:
-            raise self._too_large()
-        self._partial += data[start:]
-        return lines
-
-    def _too_large(self) -> ProtocolError:
-        self._partial = bytearray()
-        return ProtocolError(
-            ErrorCode.TOO_LARGE, f"A message may be at most {MAX_MESSAGE_BYTES} bytes, including its newline."
-        )

@@ -457,8 +457,8 @@ def update_site_owners(site: str, current: Sequence[str], new: Sequence[str], ac
 # Approve button is visible. Sized for the smallest: a Windows toast ("up to 2 lines of text for the title,
 # and up to 4 lines (combined) for the two additional description elements", Microsoft Learn, "App
 # notification content"), counted at about 40 characters a line; the app measures it against each system's
-# figures (desktop notify.FITS). A target is never shortened here: a form that cannot hold every fact, or
-# whose question carries a warning it cannot say in a line, is marked `show_question` with why.
+# figures (desktop approval.notifications.FITS). A target is never shortened here: a form that cannot hold
+# every fact, or whose question carries a warning it cannot say in a line, is marked `show_question` with why.
 
 Notification = protocol.NotificationForm
 #: Lines of about this many characters (Microsoft Learn: the toast is 364 px wide).

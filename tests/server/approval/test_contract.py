@@ -111,7 +111,7 @@ def test_one_wire_form_of_the_question() -> None:
 
 
 def test_who_asked_is_worded_once() -> None:
-    from searchdesk_desktop.approvals import ApprovalBook
+    from searchdesk_desktop.approval.book import ApprovalBook
 
     question = q.delete_site("https://www.example.com/", "you@example.com", q.OwnerFacts(q.Ownership.LAST_OWNER))
     request = question.to_request(

@@ -40,7 +40,7 @@ from searchdesk_server.agent.protocol import (
 )
 from searchdesk_server.mcp_client import describe_client
 
-from .refusals import Refusal
+from ..refusals import Refusal
 
 KEEP_SECONDS = QUESTION_OPEN_S
 MAX_OPEN = 32
@@ -152,7 +152,11 @@ class Entry:
 class ApprovalBook:
     """Entries by fingerprint and requester (`protocol.answer_key`), each bound to its words. A key
     with a digest (``Entry.key``) names that question only while it reads so; one without names the
-    question of that fingerprint and requester. ``on_change(entry)`` fires after every state change."""
+    question of that fingerprint and requester. ``on_change(entry)`` fires after every state change.
+
+    ``on_change`` is a plain list of callables, not a Qt signal: the book is Qt-free by design (its
+    own tests and the server's contract tests use it without a Qt application); the parts that watch
+    it (the listener, the queue, the notifications, the core) each add one callable and take it back."""
 
     def __init__(
         self,
