@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import urllib.parse
+from collections.abc import Mapping
 from typing import Any
 
 _STATUS = {
@@ -50,13 +52,29 @@ def pretty_wanted(query: str) -> bool:
     return values[-1].strip().lower() != "false"
 
 
+def gzip_wanted(headers: Mapping[str, str]) -> bool:
+    """Whether Google would gzip its answer: only when the request asks in both ways its performance
+    guide names, ``Accept-Encoding: gzip`` and the string "gzip" in the User-Agent (headers by
+    lower-case name)."""
+    accepted = {part.split(";")[0].strip().lower() for part in headers.get("accept-encoding", "").split(",")}
+    return "gzip" in accepted and "gzip" in headers.get("user-agent", "").lower()
+
+
+def gzipped(body: bytes) -> bytes:
+    return gzip.compress(body, compresslevel=6, mtime=0)
+
+
 def reshaped(raw: bytes, *, pretty: bool) -> bytes:
-    """A JSON body written the way the request asked (see encode); anything that is not JSON, as is."""
+    """A body written by the fake or the demo behind it (one of `encode`'s two forms, byte for byte)
+    rewritten the way the request asked; any other body as is: a test's own bytes (hostile JSON,
+    duplicate keys, odd number spellings, a nesting too deep to decode, not JSON) must reach the
+    server exactly as scripted."""
     try:
         doc = json.loads(raw)
-    except ValueError:
+        ours = raw in (encode(doc, pretty=True), encode(doc, pretty=False))
+        return encode(doc, pretty=pretty) if ours else raw
+    except (ValueError, RecursionError):
         return raw
-    return encode(doc, pretty=pretty)
 
 
 def unauthenticated() -> dict[str, Any]:
