@@ -1,7 +1,7 @@
 """Help: which page of SearchDesk's docs answers each message and window, and the Help button that opens it.
 
 One table, `TOPICS`, names for each place in the app the docs page and the heading on it that explains
-what the person sees there; a test (tests/desktop/test_docs_match_app.py) fails when a page is gone or a
+what the person sees there; a test (tests/desktop/words/test_docs_match_app.py) fails when a page is gone or a
 heading changed, so a Help button never lands on the top of the wrong page. The address itself comes
 from `project.docs_url`, the one web address of the docs (this version's own pages).
 """

@@ -1,6 +1,6 @@
 """searchdesk_server.text: how an approval question shows a value — addresses (`show_url`), the whole
 form (`escaped`), the shortened form (`shorten`, `show_value`) and the look-alike table both owners and
-hosts use (`LOOKALIKES`, `reads_like`). The end-to-end tests are tests/security/test_values_read_true.py."""
+hosts use (`LOOKALIKES`, `reads_like`). The end-to-end tests are tests/security/approval/test_values_read_true.py."""
 
 from __future__ import annotations
 
