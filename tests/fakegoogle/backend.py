@@ -7,6 +7,7 @@ API — bearer-token and scope checks in front of the demo's in-memory Search Co
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -134,9 +135,18 @@ class Fault:
             self.bytes_out += len(chunk)
             yield chunk
 
-    def response(self, pretty: bool = True) -> FakeResponse:
+    def response(self, pretty: bool = True, gzip: bool = False) -> FakeResponse:
+        """The scripted answer; a plain JSON document (a dict body, whole, neither padded nor cut nor
+        slowed) is gzipped when the request asks as Google requires (`bodies.gzip_wanted`)."""
         framing = self.framing
         body = self.body if pretty or self.compact is None else self.compact
+        plain = self.size is None and not self.endless and self.reset_after is None and not self.delay
+        if gzip and self.compact is not None and plain and framing == "length" and self.content_length is None:
+            return FakeResponse(
+                self.status,
+                [*self.headers, ("content-encoding", "gzip")],
+                self._counted(iter([bodies.gzipped(body)])),
+            )
         if self.size is not None and framing == "length" and self.content_length is None:
             length: int | None = max(self.size, len(body))
         else:
@@ -150,6 +160,15 @@ class Fault:
             delay=self.delay,
             reset_after=self.reset_after,
         )
+
+
+def _as_asked(response: FakeResponse, gzip: bool) -> FakeResponse:
+    """An API's whole JSON answer, gzipped when the request asked as Google requires (errors too)."""
+    json_body = "json" in dict(response.headers).get("content-type", "")
+    if not gzip or not json_body or not isinstance(response.chunks, list) or response.framing != "length":
+        return response
+    body = bodies.gzipped(b"".join(response.chunks))
+    return dataclasses.replace(response, headers=[*response.headers, ("content-encoding", "gzip")], chunks=[body])
 
 
 @dataclass
@@ -241,10 +260,10 @@ class Backend:
                 if fault.matches(request):
                     fault.remaining -= 1
                     fault.hits += 1
-                    return fault.response(bodies.pretty_wanted(request.query))
+                    return fault.response(bodies.pretty_wanted(request.query), bodies.gzip_wanted(request.headers))
         if request.host == TOKEN_HOST:
             return self._token_endpoint(request)
-        return self._api(request, token)
+        return _as_asked(self._api(request, token), bodies.gzip_wanted(request.headers))
 
     def _api(self, request: FakeRequest, token: str | None) -> FakeResponse:
         pretty = bodies.pretty_wanted(request.query)  # every API's answers, errors too, as asked

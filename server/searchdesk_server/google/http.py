@@ -136,7 +136,11 @@ def new_http_client(transport: httpx.AsyncBaseTransport | None = None) -> httpx.
         timeout=httpx.Timeout(DEFAULT_POLICY.request_timeout, connect=15.0),
         limits=httpx.Limits(max_connections=8, max_keepalive_connections=4, keepalive_expiry=30.0),
         headers={
-            "user-agent": f"searchdesk/{__version__}",
+            # Google's APIs gzip an answer only for a client that asks twice, in Accept-Encoding and
+            # with "gzip" in its User-Agent (their performance guide): a 25,000-row answer is then
+            # 0.7 MB on the wire instead of 4.5 MB, and reading it costs less CPU than the TLS records
+            # of the whole (issue 28).
+            "user-agent": f"searchdesk/{__version__} (gzip)",
             "accept": "application/json",
             "accept-encoding": "gzip",  # the one encoding _Inflater decodes under a ceiling
         },

@@ -14,6 +14,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 import os
 import random
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ from mcp import Client
 import searchdesk_server
 from searchdesk_server.google import shapes as sh
 from searchdesk_server.tools.analytics import rows
+from searchdesk_server.tools.analytics.metrics import summed
 from tests.fakegoogle import FakeGoogle
 from tests.server.textbudget.strategies import PROPERTY, hostile_text, long_text
 from tests.server.tools.test_against_google import serve
@@ -126,6 +128,67 @@ def test_entries_are_the_earlier_entries_on_any_rows(answer: list[object], dims:
     # repr: 1, 1.0 and True are equal but are written differently in a result
     assert repr(now) == repr(before)
     assert repr(rows.checked(answer, dims)) == repr(before)
+
+
+_PLAIN_WORD = st.sampled_from(["a", "b", "https://www.example.com/ü", "| pipe", "<b>", "\u200b", "x\ny", "\ud800"])
+
+
+@st.composite
+def _common_answer(draw: st.DrawFn) -> tuple[list[object], int]:
+    """Mostly rows as Google sends them (``dims`` printable keys, whole counts, a float position),
+    now and then one value that is not, or a row of any shape: the column path takes the first kind
+    of answer and must step aside for the second."""
+    dims = draw(st.integers(0, 4))
+    odd = draw(st.integers(0, 3)) == 0
+    answer: list[object] = []
+    for _ in range(draw(st.integers(0, 10))):
+        if odd and draw(st.integers(0, 4)) == 0:
+            answer.append(draw(_row()))
+            continue
+        size = dims if not odd or draw(st.integers(0, 5)) else draw(st.integers(0, 5))
+        words = st.one_of(_PLAIN_WORD, hostile_text) if not odd else st.one_of(_PLAIN_WORD, _KEY)
+        count = st.integers(0, 10**6) if not odd else st.one_of(st.integers(0, 10**6), _NUMBERS)
+        place = st.floats(1, 100) if not odd else st.one_of(st.floats(1, 100), _NUMBERS)
+        row: dict[str, Any] = {
+            "keys": draw(st.lists(words, min_size=size, max_size=size)),
+            "clicks": draw(count),
+            "impressions": draw(count),
+            "ctr": draw(st.floats(0, 1)),
+            "position": draw(place),
+        }
+        if odd and draw(st.integers(0, 5)) == 0:
+            del row[draw(st.sampled_from(["keys", "clicks", "impressions", "position"]))]
+        answer.append(row)
+    return answer, dims
+
+
+@PROPERTY
+@given(_common_answer())
+def test_common_entries_are_checked_and_summed(case: tuple[list[object], int]) -> None:
+    """The column-at-a-time path gives the very entries and totals of `checked` + `summed`, or steps
+    aside (None) whenever one row would not take `checked`'s fast path."""
+    answer, dims = case
+    before = rows.checked(answer, dims)
+    fast = rows.common_entries(answer, dims)
+    if fast is None:
+        return
+    kept, sums = fast
+    assert len(kept) == len(before) == len(answer)
+    assert repr(list(kept)) == repr(before)
+    assert repr(kept[:]) == repr(before) and (not before or repr(kept[-1]) == repr(before[-1]))
+    assert repr(sums) == repr(summed(before))
+
+
+def test_common_entries_take_a_plain_answer_and_leave_an_odd_one() -> None:
+    plain = [{"keys": ["q", "p"], "clicks": 3, "impressions": 10, "ctr": 0.3, "position": 1.5}] * 3
+    hostile = {**plain[0], "keys": ["q\x1b[31m", "p\ud800"]}  # text to clean, not a row to drop
+    fast = rows.common_entries([*plain, hostile], 2)
+    assert fast is not None and list(fast[0]) == rows.checked([*plain, hostile], 2)
+    assert fast[0][3][0] == ("q[31m", "p\ufffd")
+    for odd in ({"keys": ["q", 1]}, {"position": 2}, {"clicks": -1}, {"position": math.nan}, {"keys": ["q"]}):
+        assert rows.common_entries([*plain, {**plain[0], **odd}], 2) is None, odd
+    assert rows.common_entries([*plain, None], 2) is None
+    assert rows.common_entries([{k: v for k, v in plain[0].items() if k != "position"}], 2) is None
 
 
 def test_entries_of_a_non_list_are_none() -> None:

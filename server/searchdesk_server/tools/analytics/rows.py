@@ -8,12 +8,15 @@ letting it into the sums.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import itertools
 import operator
-from collections.abc import Iterator, Mapping
-from typing import Any, Final
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final, overload
 
 from ...gcpause import collection_paused
 from ...google import shapes as sh
+from ...text import clean
 
 MAX_AMOUNT: Final = 1e15  # far above any real count; a larger one is an odd row and is dropped
 _MAX_WHOLE: Final = 10**15  # MAX_AMOUNT as an int: a whole count is compared without a float
@@ -103,6 +106,91 @@ def checked(rows: object, dims: int) -> list[Entry]:
             if entry is not None:
                 keep(entry)
     return out
+
+
+_KEYS: Final = operator.itemgetter("keys")
+_CLICKS: Final = operator.itemgetter("clicks")
+_IMPRESSIONS: Final = operator.itemgetter("impressions")
+_POSITION: Final = operator.itemgetter("position")
+
+
+class CommonEntries(Sequence[Entry]):
+    """The entries of an answer whose every row has the common shape, each made only when read.
+
+    Entry ``i`` is exactly what `checked` makes of row ``i``. A 25,000-row answer shows a few hundred
+    rows; the others are only summed (`common_entries`), so their keys are never cleaned nor their
+    entries made: a hostile string in a row that is not shown is never read.
+    """
+
+    __slots__ = ("_clicks", "_dims", "_impressions", "_keys", "_positions")
+
+    def __init__(self, keys: list[Any], clicks: list[Any], impressions: list[Any], positions: list[Any], dims: int):
+        self._keys, self._clicks, self._impressions, self._positions = keys, clicks, impressions, positions
+        self._dims = dims
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def _entry(self, i: int) -> Entry:
+        # For text, `checked` keeps a printable value as it is and cleans any other (`_word`): clean().
+        words, impressions = self._keys[i], self._impressions[i]
+        key: Any = clean(words[0]) if self._dims == 1 else tuple(map(clean, words))
+        return (key, self._clicks[i], impressions, self._positions[i] * impressions, float(impressions))
+
+    @overload
+    def __getitem__(self, index: int) -> Entry: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Entry]: ...
+    def __getitem__(self, index: int | slice) -> Entry | list[Entry]:
+        if isinstance(index, slice):
+            return [self._entry(i) for i in range(*index.indices(len(self)))]
+        return self._entry(range(len(self))[index])  # negative indexes, and IndexError, as a list's
+
+
+def common_entries(rows: object, dims: int) -> tuple[CommonEntries, list[float]] | None:
+    """`checked` and its sums (`metrics.summed`) for an answer whose every row has the common shape:
+    ``dims`` keys that are all text, whole counts and a float position in range. Else None, and the
+    caller takes `checked`, which cleans or drops an odd row exactly as before.
+
+    Such a row is never dropped (text is cleaned, never refused), so the entries are the rows, one
+    for one, and the totals need only the numbers. Each condition is tested a column at a time by C
+    loops (``map``, ``set``, ``all``) instead of per row in Python, and the four sums are the same
+    left-to-right float additions as `metrics.summed` (``reduce`` over ``operator.add``), identical
+    to the bit. Only the rows a result shows become entries (`CommonEntries`), their keys cleaned
+    then: this is most of a 25,000-row answer's CPU saved (issue 28).
+    """
+    if not isinstance(rows, list) or dims < 1:
+        return None
+    try:
+        # A row that is not an object, or lacks a field, raises here (KeyError, TypeError).
+        keys, clicks = list(map(_KEYS, rows)), list(map(_CLICKS, rows))
+        impressions, positions = list(map(_IMPRESSIONS, rows)), list(map(_POSITION, rows))
+    except (KeyError, TypeError):
+        return None
+    common = (
+        set(map(type, keys)) <= {list}
+        and set(map(len, keys)) <= {dims}
+        and set(map(type, itertools.chain.from_iterable(keys))) <= {str}
+        and set(map(type, clicks)) <= {int}
+        and set(map(type, impressions)) <= {int}
+        and set(map(type, positions)) <= {float}
+        and all(map(_MAX_WHOLE.__gt__, clicks))
+        and all(map((-1).__lt__, clicks))
+        and all(map(_MAX_WHOLE.__gt__, impressions))
+        and all(map((-1).__lt__, impressions))
+        and all(map(MAX_AMOUNT.__gt__, positions))  # NaN fails both comparisons
+        and all(map((0.0).__lt__, positions))
+    )
+    if not common:
+        return None
+    add = operator.add
+    sums = [
+        float(functools.reduce(add, clicks, 0.0)),
+        float(functools.reduce(add, impressions, 0.0)),
+        float(functools.reduce(add, map(operator.mul, positions, impressions), 0.0)),
+        float(functools.reduce(add, map(float, impressions), 0.0)),
+    ]
+    return CommonEntries(keys, clicks, impressions, positions, dims), sums
 
 
 def _checked_row(raw: object, dims: int) -> Entry | None:

@@ -22,7 +22,7 @@ from .lazy_rows import LazyRows
 from .metrics import ctr, position, summed, totals, totals_sentence
 from .paging import ROW_CAP
 from .query import build_query
-from .rows import Entry, entries
+from .rows import Entry, common_entries, entries
 
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:T[0-9:.+\-Z]{2,30})?")
 
@@ -87,7 +87,8 @@ async def query_search_analytics(call: Call) -> Output:
     raw = await search_analytics(call, q.site, q.body)
     raw_rows = raw.get("rows") if isinstance(raw, dict) else None
     google_rows: list[Any] = raw_rows if isinstance(raw_rows, list) else []
-    kept = list(entries(google_rows, len(q.dimensions)))
+    common = common_entries(google_rows, len(q.dimensions))  # the usual answer: no row is odd
+    kept: Sequence[Entry] = common[0] if common else list(entries(google_rows, len(q.dimensions)))
     rows = LazyRows(kept, _row(q.dimensions))
     odd = len(google_rows) - len(kept)
 
@@ -97,7 +98,7 @@ async def query_search_analytics(call: Call) -> Output:
 
     meta = sh.record(raw.get("metadata")) if isinstance(raw, dict) else {}
     incomplete = _stamp(meta.get("firstIncompleteDate")) or _stamp(meta.get("firstIncompleteHour"))
-    total = totals(summed(kept))
+    total = totals(common[1] if common else summed(kept))
     more_at_google = len(google_rows) >= q.row_limit
     span = f"{q.start.isoformat()} to {q.end.isoformat()}"
     by = f" by {', '.join(q.dimensions)}" if q.dimensions else ""

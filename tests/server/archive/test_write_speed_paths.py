@@ -1,0 +1,105 @@
+"""The archive's fast write paths keep exactly what the row-by-row ones kept (issue 28).
+
+`_encode_common` (a table's rows checked a column at a time) must give `_encode`'s very tuples or
+step aside, and `_write_rows` (a hundred rows to an INSERT) must leave the table as one INSERT per
+row did, duplicates and a remainder included.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from searchdesk_server.archive import store
+from tests.server.textbudget.strategies import PROPERTY
+
+_IDS = {"a": 1, "b": 2, "https://www.example.com/ü": 3}
+_WORD = st.sampled_from(["a", "b", "https://www.example.com/ü", "unknown", ""])
+_ODD = st.sampled_from([None, -1, "12", 1.5, True, math.nan, math.inf, 1e9, -0.0, 2, [1], 10**30])
+
+
+@st.composite
+def _table(draw: st.DrawFn) -> tuple[list[Any], int]:
+    ndims = draw(st.integers(0, 2))
+    odd = draw(st.integers(0, 2)) == 0
+    rows: list[Any] = []
+    for _ in range(draw(st.integers(0, 8))):
+        row: dict[str, Any] = {
+            "keys": draw(st.lists(_WORD, min_size=ndims, max_size=ndims + 1)),
+            "clicks": draw(st.integers(0, 10**6)),
+            "impressions": draw(st.integers(0, 10**6)),
+            "ctr": 0.5,
+            "position": draw(st.floats(0, 1e9, exclude_max=True)),
+        }
+        if odd and draw(st.booleans()):
+            field = draw(st.sampled_from(["keys", "clicks", "impressions", "position"]))
+            if draw(st.booleans()):
+                del row[field]
+            else:
+                row[field] = draw(st.one_of(_ODD, st.lists(_ODD, max_size=2)))
+        rows.append(row if not (odd and draw(st.integers(0, 6)) == 0) else draw(_ODD))
+    return rows, ndims
+
+
+@PROPERTY
+@given(_table())
+def test_common_tables_encode_as_row_by_row(case: tuple[list[Any], int]) -> None:
+    rows, ndims = case
+    try:
+        reference = [t for t in (store._encode_row(r, ndims, _IDS.get) for r in rows) if t is not None]
+    except TypeError:  # a key that is a list: `_encode` raises the same, and so must the fast path's caller
+        with pytest.raises(TypeError):
+            store._encode(rows, ndims, _IDS)
+        return
+    fast = store._encode_common(rows, ndims, _IDS)
+    if fast is not None:
+        assert repr(fast) == repr(reference)
+    assert repr(store._encode(rows, ndims, _IDS)) == repr(reference)
+
+
+def _day(n: int) -> dict[str, list[dict[str, Any]]]:
+    def rows(ndims: int, count: int) -> list[dict[str, Any]]:
+        return [
+            {
+                "keys": [f"q{i % (count - 3)}", f"p{i % 7}"][:ndims],  # a few keys twice: the later one is kept
+                "clicks": i % 5,
+                "impressions": 10 + i,
+                "ctr": 0.1,
+                "position": 1.0 + i / 7,
+            }
+            for i in range(count)
+        ]
+
+    return {name: rows(len(dims), n if dims else 1) if dims else [rows(0, 4)[0]] for name, dims in store.TABLES.items()}
+
+
+def _dump(path: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(path) as conn:
+        strings = dict(conn.execute("SELECT id, value FROM strings"))
+        return [
+            (part, day, strings.get(k1), strings.get(k2), clicks, impressions, position.hex())
+            for part, day, k1, k2, clicks, impressions, position in conn.execute(
+                "SELECT * FROM rows ORDER BY part, day, k1, k2"
+            )
+        ]
+
+
+def test_batched_inserts_leave_the_rows_of_single_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    day = dt.date(2026, 3, 1)
+    tables = _day(257)  # two batches of a hundred and 57 rows one by one, per table
+    with store.Archive.open(tmp_path / "batched.sqlite3") as archive:
+        archive.write_day("https://www.example.com/", day, "web", tables)
+        archive.write_day("https://www.example.com/", day, "web", tables)  # replaced, not doubled
+    monkeypatch.setattr(store, "_BATCH", 10**9)  # every row its own INSERT, as before
+    with store.Archive.open(tmp_path / "single.sqlite3") as archive:
+        archive.write_day("https://www.example.com/", day, "web", tables)
+    batched, single = _dump(tmp_path / "batched.sqlite3"), _dump(tmp_path / "single.sqlite3")
+    assert batched == single
+    assert len(batched) > 3 * 200
