@@ -16,14 +16,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
-from PySide6.QtWidgets import QCheckBox, QFrame, QGroupBox, QLabel, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import QCheckBox, QFrame, QGroupBox, QLabel, QVBoxLayout
 
 from . import __version__
 from .settings import AppSettings
 from .update_manifest import Found, Outcome, Release, check_once, due, is_newer, load_key
 from .update_manifest import release_link_ok as release_link_ok  # packaging/sign_manifest.py's
 from .update_manifest import version_key as version_key  # packaging/sign_manifest.py's
-from .widgets import FlowLayout, bold, plain_label
+from .widgets import OnceQuestion, bold, panel, plain_label
 
 log = logging.getLogger(__name__)
 
@@ -160,30 +160,11 @@ def news_line(release: Release) -> str:
     return f"SearchDesk {release.version} is out: open the release page"
 
 
-class UpdateQuestion(QFrame):
-    """The question, once, in the main window (not a box over the setup steps): it stays until answered."""
-
-    answered = Signal(bool)
+class UpdateQuestion(OnceQuestion):
+    """The update check's question, once, in the main window: it stays until answered."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.setObjectName("updateQuestion")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
-        layout.addWidget(bold(plain_label(QUESTION, selectable=False), 1.1))
-        layout.addWidget(plain_label(EXPLAINED))
-        buttons = FlowLayout(align_right=True)
-        self.yes_button = QPushButton("Yes, tell me")
-        self.no_button = QPushButton("No, thanks")
-        for button, answer in ((self.yes_button, True), (self.no_button, False)):
-            button.setAutoDefault(False)
-            button.clicked.connect(lambda _checked=False, a=answer: self._answer(a))
-            buttons.addWidget(button)
-        layout.addLayout(buttons)
-
-    def _answer(self, yes: bool) -> None:
-        self.hide()
-        self.answered.emit(yes)
+        super().__init__("updateQuestion", QUESTION, EXPLAINED, "Yes, tell me")
 
 
 class UpdateNotice(QFrame):
@@ -191,9 +172,7 @@ class UpdateNotice(QFrame):
 
     def __init__(self) -> None:
         super().__init__()
-        self.setObjectName("updateNotice")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
+        layout = panel(self, "updateNotice")
         self.heading = bold(plain_label("", selectable=False), 1.1)
         layout.addWidget(self.heading)
         self.link = QLabel()

@@ -7,7 +7,7 @@ an error box), and each pair is readable on its own (the contrast test checks th
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
@@ -127,6 +127,26 @@ class SupportDetails(QWidget):
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self.text.text())
         self.copy_button.setText("Copied")
+
+
+def clear_layout(layout: QLayout) -> None:
+    """Take every item out of `layout` and delete its widget, for a list drawn again from fresh facts
+    (a step's buttons, Settings' accounts, the archive's lines). Hidden first: a widget out of its
+    layout but not yet deleted would otherwise stay painted where it stood until the next event loop turn."""
+    while layout.count():
+        item = layout.takeAt(0)
+        widget = item.widget() if item is not None else None
+        if widget is not None:
+            widget.hide()
+            widget.deleteLater()
+
+
+def panel(frame: QFrame, name: str) -> QVBoxLayout:
+    """Make `frame` one of the windows' framed panels (a question, a notice, a card, the check's result),
+    all framed alike and named for the tests and screenshots; returns its column."""
+    frame.setObjectName(name)
+    frame.setFrameShape(QFrame.Shape.StyledPanel)
+    return QVBoxLayout(frame)
 
 
 def bold(label: QLabel, scale: float = 1.0) -> QLabel:
@@ -289,3 +309,29 @@ def exec_yes(box: QMessageBox) -> bool:
         return bool(box.exec() == QMessageBox.StandardButton.Yes)
     finally:
         box.deleteLater()
+
+
+class OnceQuestion(QFrame):
+    """A yes/no question asked once, in the main window rather than a box over the setup steps: it stays
+    until answered, then hides and says the answer (`answered`). One widget for every such question
+    (the update check's, the archive's), so they look and behave alike; each names its words."""
+
+    answered = Signal(bool)
+
+    def __init__(self, name: str, question: str, explained: str, yes: str, no: str = "No, thanks") -> None:
+        super().__init__()
+        layout = panel(self, name)
+        layout.addWidget(bold(plain_label(question, selectable=False), 1.1))
+        layout.addWidget(plain_label(explained))
+        buttons = FlowLayout(align_right=True)
+        self.yes_button = QPushButton(yes)
+        self.no_button = QPushButton(no)
+        for button, answer in ((self.yes_button, True), (self.no_button, False)):
+            button.setAutoDefault(False)
+            button.clicked.connect(lambda _checked=False, a=answer: self._answer(a))
+            buttons.addWidget(button)
+        layout.addLayout(buttons)
+
+    def _answer(self, yes: bool) -> None:
+        self.hide()
+        self.answered.emit(yes)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 from ..account_list import AccountRow, AccountState
 from ..claude_config import display_path
 from ..help import HelpButton
-from ..widgets import FlowLayout, bold, breakable, error_label, plain_label, plural
+from ..widgets import FlowLayout, bold, breakable, error_label, panel, plain_label, plural
 
 MAKE_DEFAULT, SIGN_IN_AGAIN, REMOVE = "Make default", "Sign in again", "Remove"
 
@@ -58,9 +58,7 @@ class AccountCard(QFrame):
     def __init__(self, row: AccountRow, owner: AccountsList) -> None:
         super().__init__()
         self.row = row
-        self.setObjectName("accountCard")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
+        layout = panel(self, "accountCard")
         self.email = bold(plain_label(breakable(row.email), selectable=False))
         self.email.setAccessibleName(row.email)
         self.email.setObjectName("accountEmail")

@@ -13,7 +13,7 @@ from searchdesk_server.agent.protocol import QUESTION_OPEN_S, minutes
 from ..approval.book import Entry, State
 from ..approval.words import late_yes_words
 from ..history import values_text
-from ..widgets import bold, plain_label, plural
+from ..widgets import bold, panel, plain_label, plural
 from .parts import tool_title
 
 ASKED_AGAIN_ROWS = 3  # the main window lists at most this many; the next appear as these go
@@ -28,9 +28,7 @@ class ApprovalsSection(QFrame):
 
     def __init__(self) -> None:
         super().__init__()
-        self.setObjectName("approvals")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
+        layout = panel(self, "approvals")
         layout.addWidget(bold(plain_label("Approval questions", selectable=False), 1.1))
         row = QHBoxLayout()
         self.waiting = plain_label("", selectable=False)

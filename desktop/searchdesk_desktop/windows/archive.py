@@ -13,12 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QFrame, QGroupBox, QHBoxLayout, QMessageBox, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
 from ..archive_keeper import EXPLAINED, QUESTION, PropertyLine
 from ..titles import title
-from ..widgets import FlowLayout, bold, plain_label
+from ..widgets import OnceQuestion, clear_layout, plain_label
 
 if TYPE_CHECKING:
     from ..core import Core
@@ -68,30 +67,11 @@ def ask_keep_or_delete(
         core.archive.delete(email, None, done=lambda: core._later(core.archive_deleted.emit))
 
 
-class ArchiveQuestion(QFrame):
-    """The question, once, in the main window after a sign-in; it stays until answered."""
-
-    answered = Signal(bool)
+class ArchiveQuestion(OnceQuestion):
+    """The archive's question, once, in the main window after a sign-in; it stays until answered."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.setObjectName("archiveQuestion")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
-        layout.addWidget(bold(plain_label(QUESTION, selectable=False), 1.1))
-        layout.addWidget(plain_label(EXPLAINED))
-        buttons = FlowLayout(align_right=True)
-        self.yes_button = QPushButton("Yes, keep it")
-        self.no_button = QPushButton("No, thanks")
-        for button, answer in ((self.yes_button, True), (self.no_button, False)):
-            button.setAutoDefault(False)
-            button.clicked.connect(lambda _checked=False, a=answer: self._answer(a))
-            buttons.addWidget(button)
-        layout.addLayout(buttons)
-
-    def _answer(self, yes: bool) -> None:
-        self.hide()
-        self.answered.emit(yes)
+        super().__init__("archiveQuestion", QUESTION, EXPLAINED, "Yes, keep it")
 
 
 class ArchiveBox(QGroupBox):
@@ -128,11 +108,7 @@ class ArchiveBox(QGroupBox):
 
     def refresh(self) -> None:
         """The lines as the store has them now."""
-        while self.rows.count():
-            item = self.rows.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
+        clear_layout(self.rows)
         self.lines = [] if self.core.demo else self.core.archive.lines()
         for line in self.lines:
             self.rows.addWidget(self._row(line))

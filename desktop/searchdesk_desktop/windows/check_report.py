@@ -14,7 +14,7 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from ..self_check import CheckSubject
-from ..widgets import SupportDetails, bold, plain_label
+from ..widgets import SupportDetails, bold, panel, plain_label
 
 
 def plain_properties(text: str) -> str:
@@ -183,9 +183,7 @@ class CheckResult(QFrame):
 
     def __init__(self) -> None:
         super().__init__()
-        self.setObjectName("checkResult")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
+        layout = panel(self, "checkResult")
         self.heading = bold(plain_label("What Claude would see", selectable=False), 1.1)
         self.summary = plain_label("")
         self.summary.setObjectName("checkSummary")

@@ -38,6 +38,7 @@ from ..titles import title
 from ..widgets import (
     FlowLayout,
     bold,
+    clear_layout,
     demo_banner,
     error_label,
     exec_yes,
@@ -233,11 +234,7 @@ class MainWindow(QMainWindow):
         if shown == self._asked_again_shown:
             return
         self._asked_again_shown = shown
-        while self.asked_again_box.count():
-            item = self.asked_again_box.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
+        clear_layout(self.asked_again_box)
         self.asked_again_rows = []
         for entry in entries[:ASKED_AGAIN_ROWS]:
             request = entry.request

@@ -20,7 +20,7 @@ from searchdesk_server.approval.question import ACTIONS, action_name
 
 from ..help import HelpButton
 from ..titles import title
-from ..widgets import ZWSP, FlowLayout, SupportDetails, bold, error_label, plain_label, set_error
+from ..widgets import ZWSP, FlowLayout, SupportDetails, bold, clear_layout, error_label, plain_label, set_error
 
 if TYPE_CHECKING:
     from ..core import Core
@@ -132,12 +132,7 @@ class StepRow(QFrame):
         set_error(self.error, error)
 
     def set_buttons(self, buttons: list[tuple[str, Callable[[], None]]], primary: str = "") -> None:
-        while self.buttons.count():
-            item = self.buttons.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.hide()
-                widget.deleteLater()
+        clear_layout(self.buttons)
         self.button_widgets = {}
         for label, action in buttons:
             button = QPushButton(label)

@@ -44,7 +44,17 @@ from .. import keeping, update_check
 from ..core import Core
 from ..help import HelpButton
 from ..titles import title
-from ..widgets import FlowLayout, bold, demo_banner, error_label, fit_to_screen, plain_label, scrolling, set_error
+from ..widgets import (
+    FlowLayout,
+    bold,
+    clear_layout,
+    demo_banner,
+    error_label,
+    fit_to_screen,
+    plain_label,
+    scrolling,
+    set_error,
+)
 from .archive import ArchiveBox, ask_keep_or_delete
 from .settings_form import (
     GROUP_TITLES,
@@ -345,12 +355,7 @@ class SettingsWindow(QDialog):
         one is withheld), so a person with one account never has to think about it."""
         rows = self.core.accounts.rows
         self.accounts_box.setVisible(len(rows) > 1 or any(not r.for_claude for r in rows))
-        while self.account_column.count():
-            item = self.account_column.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.hide()
-                widget.deleteLater()
+        clear_layout(self.account_column)
         self.account_boxes = {}
         for row in rows:
             choice = AccountChoice(row.email + (" (the default account)" if row.default else ""))

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -28,7 +27,7 @@ from searchdesk_server.properties import PropertyError, covers, normalise_proper
 from .. import claude_config as cc
 from .. import keeping
 from ..core import Core
-from ..widgets import FlowLayout, bold, breakable, exec_yes, plain_label
+from ..widgets import FlowLayout, bold, breakable, exec_yes, panel, plain_label
 
 #: How each catalogue group is named for a site owner; a group missing here shows its own name.
 GROUP_TITLES = {
@@ -190,9 +189,7 @@ class RecordNotice(QFrame):
 
     def __init__(self, core: Core) -> None:
         super().__init__()
-        self.setObjectName("recordNotice")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
+        layout = panel(self, "recordNotice")
         layout.addWidget(bold(plain_label("A record of changes", selectable=False), 1.1))
         folder = cc.display_path(core.record_paths()[0].parent)
         self.text = plain_label(keeping.notice_text(folder, core.settings.kept_for_days))

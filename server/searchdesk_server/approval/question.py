@@ -309,6 +309,36 @@ def _owners_remain(n: int) -> str:
 # /delete) for who its owner lists name and what a change of owners can do; docs/asking-a-person.md cites them.
 
 
+def _asked(
+    tool: str,
+    what: str,
+    sentences: Sequence[str],
+    lines: Sequence[tuple[str, str]],
+    targets: tuple[object, ...],
+    site: str,
+    notification: protocol.NotificationForm | None,
+    *,
+    feedpath: str = "",
+    owners: tuple[str, ...] = (),
+) -> Question:
+    """A question from what it says and the lines it shows, built one way for all four: each value as the
+    words hold it with its whole beside (`shown_values`), and the consequence ending with the warning when
+    an address reads like another (`looks_like_warning`), so no question can leave either out."""
+    values, wholes = shown_values(lines)
+    return Question(
+        tool,
+        what,
+        " ".join([*sentences, *looks_like_warning(lines)]),
+        values,
+        targets,
+        site=site,
+        feedpath=feedpath,
+        owners=owners,
+        wholes=wholes,
+        notification=notification,
+    )
+
+
 def delete_site(site: str, account: str | None, facts: OwnerFacts) -> Question:
     cases = {
         Ownership.OTHERS_REMAIN: f"{_owners_remain(facts.others)}, so nobody else loses access, and this account "
@@ -328,16 +358,14 @@ def delete_site(site: str, account: str | None, facts: OwnerFacts) -> Question:
     lines = [url_line(PROPERTY, site), *other_owner_lines(facts)]
     if facts.ownership is Ownership.THROUGH_DOMAIN:
         lines.append(url_line(OWNED_DOMAIN, facts.domain))
-    values, wholes = shown_values(lines)
-    return Question(
+    return _asked(
         "delete_site",
         f"This will remove the property below from the Search Console list of {account_words(account)}.",
-        " ".join([cases[facts.ownership], *looks_like_warning(lines)]),
-        values,
+        [cases[facts.ownership]],
+        lines,
         (site,),
-        site=site,
-        wholes=wholes,
-        notification=_delete_site_note(lines, account, facts),
+        site,
+        _delete_site_note(lines, account, facts),
     )
 
 
@@ -345,23 +373,16 @@ def delete_sitemap(site: str, feedpath: str, account: str | None) -> Question:
     # Google's API reference for sitemaps.delete: "Deletes a sitemap from the Sitemaps report. Does not
     # stop Google from crawling this sitemap or the URLs that were previously crawled in the deleted sitemap."
     lines = [url_line(PROPERTY, site), url_line(SITEMAP, feedpath)]
-    values, wholes = shown_values(lines)
-    return Question(
+    return _asked(
         "delete_sitemap",
         f"This will remove the sitemap below from the Sitemaps report of the property below, for "
         f"{account_words(account)}.",
-        " ".join(
-            [
-                "Google may still crawl the sitemap and the pages it listed. It can be submitted again later.",
-                *looks_like_warning(lines),
-            ]
-        ),
-        values,
+        ["Google may still crawl the sitemap and the pages it listed. It can be submitted again later."],
+        lines,
         (site, feedpath),
-        site=site,
+        site,
+        _delete_sitemap_note(lines, account),
         feedpath=feedpath,
-        wholes=wholes,
-        notification=_delete_sitemap_note(lines, account),
     )
 
 
@@ -381,16 +402,14 @@ def unverify_site(site: str, account: str | None, facts: OwnerFacts) -> Question
         f"the last one, {nobody} until someone verifies ownership again.",
     }
     lines = [url_line(_label(site), website(site)), *other_owner_lines(facts)]
-    values, wholes = shown_values(lines)
-    return Question(
+    return _asked(
         "unverify_site",
         f"This will end the verified ownership that {account_words(account)} has of the {noun} below.",
-        " ".join([cases[facts.ownership], *looks_like_warning(lines)]),
-        values,
+        [cases[facts.ownership]],
+        lines,
         (resource_id(site),),
-        site=site,
-        wholes=wholes,
-        notification=_unverify_note(lines, account, facts),
+        site,
+        _unverify_note(lines, account, facts),
     )
 
 
@@ -438,17 +457,15 @@ def update_site_owners(site: str, current: Sequence[str], new: Sequence[str], ac
     lines += [line("Added", a, removed_look) for a in added]
     if not removed and not added:
         lines.append(("Change", "none: the list is the same as now"))
-    values, wholes = shown_values(lines)
-    return Question(
+    return _asked(
         "update_site_owners",
         what,
-        " ".join([*sentences, *looks_like_warning(lines)]),
-        values,
+        sentences,
+        lines,
         (resource_id(site), wanted),
-        site=site,
+        site,
+        _owners_note(lines, account, len(removed), len(added), removes_self),
         owners=tuple(wanted),
-        wholes=wholes,
-        notification=_owners_note(lines, account, len(removed), len(added), removes_self),
     )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..result import ToolFailure
 from .merge import merge_rows
@@ -23,26 +23,9 @@ from .store import Answer, Archive, ArchiveDamaged, CannotAnswer, gap_ranges, pa
 
 if TYPE_CHECKING:
     from ..runtime import Call
+    from .demo_archive import DemoArchive
 
 Send = Callable[[dict[str, Any]], Awaitable[Any]]
-
-
-class Kept(Protocol):
-    """What answers from a copy: the store (`store.Archive`) or the demo's (`demo_archive`)."""
-
-    def query(
-        self,
-        site: str,
-        start: dt.date,
-        end: dt.date,
-        dimensions: Sequence[str] = (),
-        search_type: str = "web",
-        filters: Sequence[Mapping[str, str]] = (),
-        row_limit: int = 1000,
-        start_row: int = 0,
-    ) -> Answer: ...
-
-    def close(self) -> None: ...
 
 
 def google_first_day(today: dt.date) -> dt.date:
@@ -151,8 +134,10 @@ def _filters(body: Mapping[str, Any]) -> list[dict[str, str]]:
     return flat
 
 
-def _open(demo: bool, today: dt.date, account: str | None) -> Kept | None:
-    """The archive of this call's routed account (the demo's own in the demo); None: none kept."""
+def _open(demo: bool, today: dt.date, account: str | None) -> Archive | DemoArchive | None:
+    """The archive of this call's routed account (the demo's own in the demo); None: none kept. The two
+    answer alike (`DemoArchive.query` and `close` are `Archive`'s), so the reader names both rather than
+    a third copy of their signature."""
     if demo:
         from .demo_archive import DemoArchive
 

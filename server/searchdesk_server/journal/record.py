@@ -135,6 +135,23 @@ async def _append(journal: Journal, entry: Entry) -> Row:
     return await anyio.to_thread.run_sync(journal.append, entry)
 
 
+async def _call_entry(
+    call: Call, kind: Kind, targets: tuple[Target, ...], approval: Approval, words: str = ""
+) -> Entry:
+    """A row that speaks of this call (a change before it is sent, an answer when nothing was): its tool,
+    account, property, targets and who asked, said one way for both."""
+    return Entry(
+        kind,
+        tool=call.spec.name,
+        account=await _account(call),
+        site=_site(call, targets),
+        targets=targets,
+        asked_by=_asked_by(call),
+        approval=approval,
+        words=words,
+    )
+
+
 async def before_change(
     call: Call,
     path_params: Mapping[str, str] | None,
@@ -143,15 +160,7 @@ async def before_change(
 ) -> Row:
     """The `change` row, committed; raises ToolFailure (nothing may be sent) when it cannot be written."""
     targets = _shown(call.approved) if call.approved is not None else request_targets(path_params, query, body)
-    entry = Entry(
-        Kind.CHANGE,
-        tool=call.spec.name,
-        account=await _account(call),
-        site=_site(call, targets),
-        targets=targets,
-        asked_by=_asked_by(call),
-        approval=approval_of(call),
-    )
+    entry = await _call_entry(call, Kind.CHANGE, targets, approval_of(call))
     try:
         return await _append(call.runtime.journal, entry)
     except JournalUnavailable as exc:
@@ -196,16 +205,7 @@ async def answer(call: Call, approval: Approval, words: str) -> None:
     journal that cannot be written loses only this note; the call changed nothing."""
     question = call.approved or call.asked
     targets = _shown(question) if question is not None else ()
-    entry = Entry(
-        Kind.ANSWER,
-        tool=call.spec.name,
-        account=await _account(call),
-        site=_site(call, targets),
-        targets=targets,
-        asked_by=_asked_by(call),
-        approval=approval,
-        words=words,
-    )
+    entry = await _call_entry(call, Kind.ANSWER, targets, approval, words)
     try:
         await _append(call.runtime.journal, entry)
     except JournalUnavailable:

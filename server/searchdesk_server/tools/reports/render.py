@@ -13,24 +13,24 @@ NOUNS: Final = {"page": "pages", "query": "queries", "country": "countries", "de
 
 def number(value: float | None, kind: str) -> str:
     """A value in a table cell; `kind` is "ctr", "position", or anything else for a count."""
-    if value is None:
-        return "–"
-    if kind == "ctr":
-        return f"{value * 100:.2f}%"
-    if kind == "position":
-        return f"{value:.2f}"
-    return f"{value:,}"
+    return _cell(value, kind, "", "%")
 
 
 def signed(value: float | None, kind: str) -> str:
     """A change with its sign always shown, so a rise and a fall never look alike; CTR in points."""
+    return _cell(value, kind, "+", " pt")
+
+
+def _cell(value: float | None, kind: str, sign: str, ctr_unit: str) -> str:
+    """One rule for a value and a change (`sign` "+" shows it always): two decimals for CTR (as a
+    percentage, `ctr_unit`) and position, thousands separated for a count."""
     if value is None:
         return "–"
     if kind == "ctr":
-        return f"{value * 100:+.2f} pt"
+        return f"{value * 100:{sign}.2f}{ctr_unit}"
     if kind == "position":
-        return f"{value:+.2f}"
-    return f"{value:+,}"
+        return f"{value:{sign}.2f}"
+    return f"{value:{sign},}"
 
 
 def percent(value: float | None, now: float | None) -> str:
