@@ -53,6 +53,17 @@ def demo_banner(text: str = "") -> QLabel:
     return banner
 
 
+def page_column(demo: bool, heading: str, scale: float) -> tuple[QWidget, QVBoxLayout]:
+    """A window's content, as every window with steps or settings opens: the demo's strip first (in
+    the demo), then the window's heading; the caller adds the rest to the column."""
+    content = QWidget()
+    column = QVBoxLayout(content)
+    if demo:
+        column.addWidget(demo_banner())
+    column.addWidget(bold(plain_label(heading, selectable=False), scale))
+    return content, column
+
+
 def error_label(text: str = "") -> QLabel:
     """A sentence that says what went wrong and what to do, hidden while there is none."""
     label = plain_label(text)
@@ -205,6 +216,15 @@ def fit_height(window: QWidget) -> None:
     height = min(max(height, window.minimumHeight()), room)
     if height > 0 and height != window.height():
         window.resize(window.width(), height)
+
+
+def in_front(window: QWidget, *, activate: bool = False) -> None:
+    """Show a window above the others (a window already open comes forward rather than a second one
+    opening); `activate` also gives it the keyboard, for a window the person is about to type in."""
+    window.show()
+    window.raise_()
+    if activate:
+        window.activateWindow()
 
 
 def fit_to_screen(window: QWidget, width: int, height: int) -> None:

@@ -37,12 +37,12 @@ from ..help import HelpButton
 from ..titles import title
 from ..widgets import (
     FlowLayout,
-    bold,
     clear_layout,
-    demo_banner,
     error_label,
     exec_yes,
     fit_to_screen,
+    in_front,
+    page_column,
     plain_label,
     plural,
     scrolling,
@@ -88,12 +88,8 @@ class MainWindow(QMainWindow):
         self.lock_notice = ""  # and one more, once: whether the screen is locked cannot be read here
         self.setWindowTitle(title(core.demo))
 
-        content = QWidget()
+        content, layout = page_column(core.demo, "Set up SearchDesk in three steps", 1.5)
         content.setObjectName("content")
-        layout = QVBoxLayout(content)
-        if core.demo:
-            layout.addWidget(demo_banner())
-        layout.addWidget(bold(plain_label("Set up SearchDesk in three steps", selectable=False), 1.5))
         layout.addWidget(plain_label(WHAT_IT_DOES, selectable=False))
         #: Notes to see as the window opens (the first start's record of changes): above the steps.
         self.notices = QVBoxLayout()
@@ -295,23 +291,19 @@ class MainWindow(QMainWindow):
         if self.activity_window is None:
             self.activity_window = ActivityWindow(self.core)
         self.activity_window.refresh()
-        self.activity_window.show()
-        self.activity_window.raise_()
+        in_front(self.activity_window)
 
     def show_settings(self) -> None:
         if self.settings_window is None:
             self.settings_window = SettingsWindow(self.core)
         elif not self.settings_window.isVisible():  # open already: its unsaved edits stay
             self.settings_window.load()
-        self.settings_window.show()
-        self.settings_window.raise_()
-        self.settings_window.activateWindow()
+        in_front(self.settings_window, activate=True)
 
     def show_about(self) -> None:
         if self.about_dialog is None:
             self.about_dialog = AboutDialog(self.core)
-        self.about_dialog.show()
-        self.about_dialog.raise_()
+        in_front(self.about_dialog)
 
     # --- the steps' actions, where tests and the screenshots call them on the window ------------
     def sign_in_with_client_file(self, path: Path) -> None:

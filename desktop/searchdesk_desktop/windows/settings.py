@@ -46,11 +46,10 @@ from ..help import HelpButton
 from ..titles import title
 from ..widgets import (
     FlowLayout,
-    bold,
     clear_layout,
-    demo_banner,
     error_label,
     fit_to_screen,
+    page_column,
     plain_label,
     scrolling,
     set_error,
@@ -83,11 +82,7 @@ class SettingsWindow(QDialog):
         self.setWindowTitle(title(core.demo, "Settings"))
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        content = QWidget()
-        layout = QVBoxLayout(content)
-        if core.demo:
-            layout.addWidget(demo_banner())
-        layout.addWidget(bold(plain_label("What Claude can do with SearchDesk", selectable=False), 1.25))
+        content, layout = page_column(core.demo, "What Claude can do with SearchDesk", 1.25)
         layout.addWidget(
             plain_label(
                 "These settings reach SearchDesk through Claude Desktop. After saving, quit "

@@ -571,20 +571,21 @@ class Archive:
         return Answer(out, table, copied, gaps, truncated)
 
 
+#: Google's filter operators as SQL over an interned value (`regexp` is `_regexp`: Python's re for RE2).
+_FILTER_SQL: Final[Mapping[str, str]] = {
+    "equals": "value = ?",
+    "notEquals": "value != ?",
+    "contains": "instr(lower(value), lower(?)) > 0",
+    "notContains": "instr(lower(value), lower(?)) = 0",
+    "includingRegex": "regexp(?, value)",
+    "excludingRegex": "NOT regexp(?, value)",
+}
+
+
 def _filter_clause(operator: str, expression: str) -> tuple[str, str]:
-    if operator == "equals":
-        return "value = ?", expression
-    if operator == "notEquals":
-        return "value != ?", expression
-    if operator == "contains":
-        return "instr(lower(value), lower(?)) > 0", expression
-    if operator == "notContains":
-        return "instr(lower(value), lower(?)) = 0", expression
-    if operator == "includingRegex":
-        return "regexp(?, value)", expression
-    if operator == "excludingRegex":
-        return "NOT regexp(?, value)", expression
-    raise CannotAnswer(f"SearchDesk's copy does not know the filter {operator}.")
+    if operator not in _FILTER_SQL:
+        raise CannotAnswer(f"SearchDesk's copy does not know the filter {operator}.")
+    return _FILTER_SQL[operator], expression
 
 
 def _each_day(start: dt.date, end: dt.date) -> Iterator[dt.date]:
