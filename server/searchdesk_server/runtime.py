@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -326,11 +326,12 @@ class Call:
         limit: Limit | None = None,
         retry: bool = False,
         deadline: float | None = None,
+        decode: Callable[[bytes], object | None] | None = None,
     ) -> Any:
         """Call Google as this call's account; a guarded tool's request is sent exactly once (no retry,
         no resend after a 401). A request that changes something is recorded in the journal before it
         is sent and its outcome after (journal/record.py); raises ToolFailure, sending nothing, when it
-        cannot be recorded."""
+        cannot be recorded. ``decode``: as `GoogleClient.call`'s."""
         from .google.errors import GoogleError
         from .google.http import Limit
         from .journal import record
@@ -358,6 +359,7 @@ class Call:
                 once=self.spec.guarded,
                 account=self.account.token_name if self.account is not None else None,
                 before_send=before_send if recorded else None,
+                decode=decode,
             )
         except GoogleError as exc:
             if change is not None:

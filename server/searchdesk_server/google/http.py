@@ -524,6 +524,7 @@ class GoogleClient:
         once: bool = False,
         account: str | None = None,
         before_send: Callable[[], Awaitable[None]] | None = None,
+        decode: Callable[[bytes], object | None] | None = None,
     ) -> Any:
         """One API call; returns the decoded JSON (an empty 2xx body is {}), raises GoogleError.
 
@@ -532,7 +533,9 @@ class GoogleClient:
         since a person's yes is spent by one request reaching Google. ``account`` is the Google
         account whose token is used (the app holds several); None: the only or default one.
         ``before_send`` runs once, after the access token is in hand and before the request first leaves
-        (the journal's row); whatever it raises stops the call with nothing sent."""
+        (the journal's row); whatever it raises stops the call with nothing sent. ``decode`` reads a
+        successful answer's body first (tools/analytics/rows.py common_answer: typed rows, no dict per
+        row); when it returns None the body is decoded as every other answer is."""
         if method.upper() not in _METHODS:
             raise ValueError(f"unsupported HTTP method {method!r}")
         url = build_url(api, path, path_params)
@@ -584,6 +587,11 @@ class GoogleClient:
             refresh_on_401=not once,
             policy=self.policy,
         )
+        if decode is not None and answer.body:
+            with collection_paused():  # everything decoded is kept (gcpause.py)
+                typed = decode(answer.body)
+            if typed is not None:
+                return typed
         return _decode_json(answer, used)
 
     async def aclose(self) -> None:

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from mcp import Client
 
 import searchdesk_server
+from searchdesk_server.google import jsonbody
 from searchdesk_server.google import shapes as sh
 from searchdesk_server.tools.analytics import rows
 from searchdesk_server.tools.analytics.metrics import summed
@@ -191,6 +192,133 @@ def test_common_entries_take_a_plain_answer_and_leave_an_odd_one() -> None:
     assert rows.common_entries([{k: v for k, v in plain[0].items() if k != "position"}], 2) is None
 
 
+_SPELLED: Final = st.sampled_from(
+    [
+        "2",
+        "7",
+        "12",
+        "2.0",
+        "2e0",
+        "1E2",
+        "-0.0",
+        "0",
+        "-1",
+        "1e15",
+        "999999999999999",
+        "1000000000000000",
+        "18446744073709551616",
+        "1e400",
+        "NaN",
+        '"3"',
+        "true",
+        "null",
+        "1.5",
+        "0.1e1",
+    ]
+)
+
+
+@st.composite
+def _answer_body(draw: st.DrawFn) -> tuple[bytes, int]:
+    """Google's answer as bytes: mostly of the common shape, now and then with a value spelled another
+    way (a whole-number position, a float count, NaN, an integer beyond 64 bits), a row of any shape,
+    a lone surrogate, a byte order mark, a repeated field, or a document that is not an object."""
+    found, dims = draw(_common_answer())
+    listed = [row for row in found if isinstance(row, dict) and isinstance(row.get("keys"), list)]
+    if listed and draw(st.integers(0, 4)) == 0:  # one row with a key more or less than the others
+        keys = draw(st.sampled_from(listed))["keys"]
+        if draw(st.booleans()) or not keys:
+            keys.append("b")
+        else:
+            keys.pop()
+    doc: dict[str, Any] = {"rows": found, "responseAggregationType": "byPage"}
+    if draw(st.booleans()):
+        doc["metadata"] = draw(
+            st.one_of(st.dictionaries(_WORD, _WORD, max_size=2), _KEY, st.just({"firstIncompleteDate": "2026-10-29"}))
+        )
+    if draw(st.integers(0, 9)) == 0:
+        del doc["rows"]
+    text = json.dumps(doc, ensure_ascii=draw(st.booleans()), allow_nan=True)
+    if draw(st.integers(0, 2)):  # no lone surrogate (msgspec refuses those): more answers for the typed path
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").replace("\\ud", "\\u0")
+    for _ in range(draw(st.integers(0, 3)) if found else 0):  # a number spelled as JSON text may spell it
+        field = draw(st.sampled_from(['"clicks": ', '"impressions": ', '"position": ']))
+        parts = text.split(field)
+        if len(parts) > 1:
+            at = draw(st.integers(1, len(parts) - 1))  # which row's
+            number = parts[at].split(",", 1)[0].split("}", 1)[0]
+            parts[at] = draw(_SPELLED) + parts[at][len(number) :]
+            text = field.join(parts)
+    edit = draw(st.integers(0, 15))
+    if edit == 0:
+        text = "\ufeff" + text
+    elif edit == 1:
+        text = text[:-1] + ', "rows": ' + draw(st.sampled_from(["null", "[]", "{}", '[{"keys": ["a"]}]'])) + "}"
+    elif edit == 2:
+        text = draw(st.sampled_from(["[]", "null", "3", '"x"', "", " ", "{", '{"rows": [1]}']))
+    return text.encode("utf-8", "surrogatepass"), dims
+
+
+def _as_today(body: bytes, dims: int) -> tuple[str, str, object] | None:
+    """What the tool makes of a body without the typed path: its entries and sums, and its metadata."""
+    try:
+        doc = jsonbody.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    found = doc.get("rows") if isinstance(doc, dict) else None
+    google = found if isinstance(found, list) else []
+    common = rows.common_entries(google, dims)
+    kept = list(common[0]) if common else rows.checked(google, dims)
+    sums = common[1] if common else summed(kept)
+    return repr(kept), repr(sums), doc.get("metadata") if isinstance(doc, dict) else None
+
+
+@PROPERTY
+@given(_answer_body())
+def test_the_typed_path_reads_what_the_plain_path_reads(case: tuple[bytes, int]) -> None:
+    """Any answer the typed decoder takes (rows.common_answer) gives the very entries, totals and
+    metadata that decoding it as JSON and checking its rows give; any other it leaves (None), and it
+    takes only answers the column path (`common_entries`) would take too."""
+    body, dims = case
+    typed = rows.common_answer(dims)(body)
+    if typed is None:
+        return
+    today = _as_today(body, dims)
+    assert today is not None
+    doc = jsonbody.loads(body)
+    assert isinstance(doc, dict) and rows.common_entries(doc.get("rows", []), dims) is not None
+    assert (repr(list(typed.entries)), repr(typed.sums)) == today[:2]
+    assert repr(typed.entries[:]) == today[0]
+    assert repr(typed.metadata) == repr(today[2])
+
+
+def test_the_typed_path_takes_a_plain_answer_and_leaves_an_odd_one() -> None:
+    row = '{"keys": ["q", "p"], "clicks": 3, "impressions": 10, "ctr": 0.3, "position": 1.5}'
+    plain = f'{{"rows": [{row}, {row}], "metadata": {{"firstIncompleteDate": "2026-10-29"}}}}'
+    typed = rows.common_answer(2)(plain.encode())
+    assert typed is not None and len(typed.entries) == 2 and typed.metadata == {"firstIncompleteDate": "2026-10-29"}
+    assert rows.common_answer(2)(b'{"responseAggregationType": "byPage"}') is not None
+    odd = [
+        ('"position": 1.5', '"position": 2'),  # a whole-number position: the checks keep it an int
+        ('"clicks": 3', '"clicks": 3.0'),
+        ('"clicks": 3', '"clicks": -1'),
+        ('"clicks": 3', '"clicks": 1000000000000000'),
+        ('"clicks": 3', '"clicks": 18446744073709551616'),
+        ('"position": 1.5', '"position": NaN'),
+        ('"position": 1.5', '"position": 1e400'),
+        ('"position": 1.5', '"position": -0.0'),
+        ('"q"', '"\\ud800"'),
+        ('"q"', "1"),
+        ('"q", "p"', '"q"'),
+        ('"clicks": 3, ', ""),
+    ]
+    for before, after in odd:
+        assert rows.common_answer(2)(plain.replace(before, after, 1).encode()) is None, after
+    for body in (b"", b" ", b"[]", b"null", b'{"rows": null}', b"\xef\xbb\xbf" + plain.encode(), b'{"rows": [1]}'):
+        assert rows.common_answer(2)(body) is None, body
+    assert rows.common_answer(0)(b'{"rows": []}') is None  # no dimensions: rows without keys
+
+
 def test_entries_of_a_non_list_are_none() -> None:
     assert rows.checked({"rows": []}, 2) == [] == list(earlier_entries({"rows": []}, 2))
 
@@ -217,16 +345,21 @@ HOSTILE: Final = (
 )
 
 
-def _text(rng: random.Random, i: int) -> str:
+#: HOSTILE without the strings that are not well-formed UTF-16 (lone surrogates): an answer made of
+#: these alone is one the typed path (rows.common_answer) reads.
+WELL_FORMED: Final = tuple(h for h in HOSTILE if h.encode("utf-16", "surrogatepass").decode("utf-16", "replace") == h)
+
+
+def _text(rng: random.Random, i: int, hostile: tuple[str, ...] = HOSTILE) -> str:
     pick = rng.random()
     if pick < 0.05:
-        return rng.choice(HOSTILE) + f" {i}"
+        return rng.choice(hostile) + f" {i}"
     if pick < 0.07:
         return "long " + "é" * rng.randrange(300, 3000)
     return f"garden query {rng.randrange(5000)}"
 
 
-def answer(rows_n: int, seed: int, *, odd: bool = False, dims: int = 3) -> bytes:
+def answer(rows_n: int, seed: int, *, odd: bool = False, dims: int = 3, hostile: tuple[str, ...] = HOSTILE) -> bytes:
     """A deterministic answer as Google writes it: rows ordered by clicks, hostile values mixed in."""
     rng = random.Random(seed)
     out: list[object] = []
@@ -235,8 +368,8 @@ def answer(rows_n: int, seed: int, *, odd: bool = False, dims: int = 3) -> bytes
         clicks = max(0, clicks - rng.randrange(0, 80))
         impressions = clicks + rng.randrange(0, 50_000)
         keys = [
-            _text(rng, i),
-            f"https://www.example.com/p/{rng.randrange(900)}/{_text(rng, i)}",
+            _text(rng, i, hostile),
+            f"https://www.example.com/p/{rng.randrange(900)}/{_text(rng, i, hostile)}",
             f"2026-10-{1 + i % 28:02d}",
         ]
         row: dict[str, Any] = {
@@ -264,6 +397,9 @@ CASES: Final = (
     ("3,000 rows with odd ones", lambda: answer(3_000, 2, odd=True), {"row_limit": 5_000, "start_row": 100}),
     ("one dimension, long values", lambda: answer(800, 3, dims=1), {"dimensions": ["query"]}),
     ("no rows", lambda: b'{"responseAggregationType":"byPage"}', {}),
+    # Read by the typed path (test_the_well_formed_answers_take_the_typed_path); the others by the plain one.
+    ("25,000 rows, well-formed text", lambda: answer(25_000, 4, hostile=WELL_FORMED), {"row_limit": 25_000}),
+    ("one dimension, well-formed", lambda: answer(800, 5, dims=1, hostile=WELL_FORMED), {"dimensions": ["query"]}),
 )
 #: sha256 of each case's result (text and structuredContent), and of the CSV export of the odd answer,
 #: as the code before the change wrote them.
@@ -272,6 +408,8 @@ DIGESTS: Final = {
     "3,000 rows with odd ones": "b0b3e5c2c44b89ddd23c25c7e344d57ccde0bef971e21f738ed3710a7c0fa67a",
     "one dimension, long values": "fcb4bc071664a6b980b5efacd6f2d196ab7351c3149a96c212b1b4a40f3328c8",
     "no rows": "55d7574b4ebace4df9aba42daf45588ca7f968ca5ba13540a8b78fd94db4a6cd",
+    "25,000 rows, well-formed text": "756d9b97a453309d7fd25726111ec28546ab73b027f79caf35f81216d737950d",
+    "one dimension, well-formed": "b207001bbac67bc2cd483f9a14e2b8fe349dc40e8b759bca5d5337419aba42da",
     "CSV export": "8cfa895169e251108063db5b717077b6d761144f0c1f1046732b92778fb6ab57",
 }
 
@@ -314,3 +452,9 @@ async def test_answers_read_exactly_as_before(fake_google: FakeGoogle, tmp_path:
         _compare("CSV export", {"csv": content, "structured": keep}, seen)
     if os.environ.get("LIVE_PATH_RECORD"):
         print(json.dumps(seen, indent=4))
+
+
+def test_the_well_formed_answers_take_the_typed_path() -> None:
+    """The recorded cases cover both paths: a lone surrogate sends an answer to the plain one."""
+    typed = {name for name, make, args in CASES if rows.common_answer(len(args.get("dimensions", DIMS)))(make())}
+    assert typed == {"no rows", "25,000 rows, well-formed text", "one dimension, well-formed"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,11 +99,21 @@ def build_query(call: Call, today: dt.date | None = None) -> Query:
     return Query(site, start, end, dims, body, row_limit, start_row)
 
 
-async def search_analytics(call: Call, site: str, body: Mapping[str, Any]) -> Any:
+async def search_analytics(
+    call: Call, site: str, body: Mapping[str, Any], *, decode: Callable[[bytes], object | None] | None = None
+) -> Any:
     """One Search Analytics request as every analytics tool and report sends it (retried: a read),
-    with the days Google no longer keeps from the archive (`archive.reader.fetch`)."""
-    from ...archive.reader import fetch
+    with the days Google no longer keeps from the archive (`archive.reader.fetch`).
+
+    ``decode`` (the Google client's fast decoder, rows.common_answer) is used only for a range that
+    starts on or after Google's first day, whose answer the archive passes on as Google sent it: the
+    archive merges its rows into the plain JSON of any other answer."""
+    from ...archive.reader import fetch, google_first_day
     from ...google.http import Api, Limit
+
+    today = google_today(call.config.today)
+    if decode is not None and dt.date.fromisoformat(str(body["startDate"])) < google_first_day(today):
+        decode = None
 
     async def send(request: dict[str, Any]) -> Any:
         return await call.google(
@@ -114,6 +124,7 @@ async def search_analytics(call: Call, site: str, body: Mapping[str, Any]) -> An
             body=request,
             limit=Limit.ANALYTICS,
             retry=True,
+            decode=decode,
         )
 
-    return await fetch(call, site, body, send, google_today(call.config.today))
+    return await fetch(call, site, body, send, today)

@@ -22,7 +22,7 @@ from .lazy_rows import LazyRows
 from .metrics import ctr, position, summed, totals, totals_sentence
 from .paging import ROW_CAP
 from .query import build_query
-from .rows import Entry, common_entries, entries
+from .rows import CommonAnswer, Entry, common_answer, common_entries, entries
 
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:T[0-9:.+\-Z]{2,30})?")
 
@@ -84,22 +84,28 @@ async def query_search_analytics(call: Call) -> Output:
     q = build_query(call)
     from .query import search_analytics
 
-    raw = await search_analytics(call, q.site, q.body)
-    raw_rows = raw.get("rows") if isinstance(raw, dict) else None
-    google_rows: list[Any] = raw_rows if isinstance(raw_rows, list) else []
-    common = common_entries(google_rows, len(q.dimensions))  # the usual answer: no row is odd
+    raw = await search_analytics(call, q.site, q.body, decode=common_answer(len(q.dimensions)))
+    google_rows: list[Any] = []
+    if isinstance(raw, CommonAnswer):  # the usual answer, read straight into typed rows: no row is odd
+        common: tuple[Sequence[Entry], list[float]] | None = (raw.entries, raw.sums)
+        metadata, count = raw.metadata, len(raw.entries)
+    else:
+        raw_rows = raw.get("rows") if isinstance(raw, dict) else None
+        google_rows = raw_rows if isinstance(raw_rows, list) else []
+        common = common_entries(google_rows, len(q.dimensions))  # no row is odd
+        metadata, count = raw.get("metadata") if isinstance(raw, dict) else None, len(google_rows)
     kept: Sequence[Entry] = common[0] if common else list(entries(google_rows, len(q.dimensions)))
     rows = LazyRows(kept, _row(q.dimensions))
-    odd = len(google_rows) - len(kept)
+    odd = count - len(kept)
 
     def at_google(shown: int) -> int:
         """The start_row that follows the first `shown` rows of this answer."""
         return q.start_row + (shown if not odd else _google_rows(google_rows, len(q.dimensions), shown))
 
-    meta = sh.record(raw.get("metadata")) if isinstance(raw, dict) else {}
+    meta = sh.record(metadata)
     incomplete = _stamp(meta.get("firstIncompleteDate")) or _stamp(meta.get("firstIncompleteHour"))
     total = totals(common[1] if common else summed(kept))
-    more_at_google = len(google_rows) >= q.row_limit
+    more_at_google = count >= q.row_limit
     span = f"{q.start.isoformat()} to {q.end.isoformat()}"
     by = f" by {', '.join(q.dimensions)}" if q.dimensions else ""
     intro = f"Search performance for {q.site}, {span} (Pacific time){by}: {plural(len(rows), 'row')}"
@@ -119,7 +125,7 @@ async def query_search_analytics(call: Call) -> Output:
     if {"query", "page"} & set(q.dimensions):
         notes.append("Rows grouped by query or page do not add up to the property total (Google omits rare queries).")
     if more_at_google:
-        notes.append(f"Google may have more rows: call again with start_row={q.start_row + len(google_rows)}.")
+        notes.append(f"Google may have more rows: call again with start_row={q.start_row + count}.")
     out = listing(
         entries=rows,
         headers=[*q.dimensions, "Clicks", "Impressions", "CTR", "Position"],
@@ -141,5 +147,5 @@ async def query_search_analytics(call: Call) -> Output:
     )
     shown = out.data.get("shown", len(rows))
     if shown < len(rows) or more_at_google:
-        out.data["next_start_row"] = at_google(shown) if shown < len(rows) else q.start_row + len(google_rows)
+        out.data["next_start_row"] = at_google(shown) if shown < len(rows) else q.start_row + count
     return out
