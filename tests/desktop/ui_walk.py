@@ -680,7 +680,7 @@ def no_claude_states(qapp: QApplication, scene: Scene, reports: dict[str, Any]) 
 async def _says_who_started_it(socket: str, name: str, version: str) -> None:
     """What a server does once its MCP client has said who it is (runtime.announce_soon): the server's own
     agent client says hello with `client`, over the app's real socket. (The real stdio server sending it
-    after tools/list: tests/security/socket/test_started_by.py.)"""
+    after tools/list: tests/security/agent_socket/test_started_by.py.)"""
     from searchdesk_server.agent.client import AgentClient
     from searchdesk_server.agent.protocol import ClientInfo
 

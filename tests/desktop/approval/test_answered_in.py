@@ -12,9 +12,9 @@ from searchdesk_server.agent import client as agent_client
 from searchdesk_server.agent import protocol
 from searchdesk_server.agent.protocol import ApprovalResult, StatusResult
 from tests.desktop.agent_helpers import Background, in_background
+from tests.desktop.agent_socket import test_listener
+from tests.desktop.agent_socket.test_listener import Setup
 from tests.desktop.helpers import arm, question
-from tests.desktop.socket import test_listener
-from tests.desktop.socket.test_listener import Setup
 
 setup = test_listener.setup  # the listener tests' fixtures: a real listener, book and dialog queue
 sock_dir = test_listener.sock_dir

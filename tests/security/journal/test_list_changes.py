@@ -18,8 +18,8 @@ from searchdesk_server.journal.paths import journal_path
 from searchdesk_server.journal.store import Journal
 from tests.agentref import Script
 from tests.fakegoogle import SERVICE_ACCOUNT_EMAIL, FakeGoogle
+from tests.security.agent_socket.test_accounts import AGENCY, CLIENT, DEMO, WWW, accounts, running, server, two  # noqa: F401
 from tests.security.conftest import Planted, Witness, serve
-from tests.security.socket.test_accounts import AGENCY, CLIENT, DEMO, WWW, accounts, running, server, two  # noqa: F401
 from tests.server.stdio import text_of
 from tests.server.tools.test_list_changes import change
 

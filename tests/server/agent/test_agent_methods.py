@@ -1,5 +1,5 @@
 """The method table (`protocol.METHODS`) is what every part keys on: this suite, the server's client,
-the desktop app's listener (tests/desktop/socket/test_listener_methods.py) and every listener it runs against.
+the desktop app's listener (tests/desktop/agent_socket/test_listener_methods.py) and every listener it runs against.
 
 A method added to the table and not to one of them fails here: the suite below has no call for it,
 the client none to make, or a listener does not serve it.

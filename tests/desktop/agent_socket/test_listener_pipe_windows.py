@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 from searchdesk_desktop.approval.book import ApprovalBook
 from searchdesk_desktop.listener import AgentListener
 from searchdesk_desktop.tokens import DemoTokens
-from tests.desktop.socket.test_listener_pipe import HELLO, TOKEN
+from tests.desktop.agent_socket.test_listener_pipe import HELLO, TOKEN
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "win32", reason="named pipes are Windows's; Linux runs the same listener with the calls faked"

@@ -23,7 +23,7 @@ from searchdesk_desktop.approval.book import ApprovalBook
 from searchdesk_desktop.listener import AgentListener
 from searchdesk_desktop.tokens import DemoTokens
 from searchdesk_server.agent import paths, winpipe
-from tests.desktop.socket.test_listener import closed_by_listener, raw_lines
+from tests.desktop.agent_socket.test_listener import closed_by_listener, raw_lines
 
 NAME = r"\\.\pipe\searchdesk-agent-test"
 HELLO = b'{"jsonrpc":"2.0","id":1,"method":"hello","params":{"protocol":1}}\n'
