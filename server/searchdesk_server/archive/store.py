@@ -377,7 +377,7 @@ class Archive:
         pages and queries, so ids already seen by this process are not asked again."""
         conn = self._conn
         known = self._ids
-        new = values
+        new = values - known.keys()
         if new:
             conn.execute("CREATE TEMP TABLE IF NOT EXISTS wanted(value TEXT PRIMARY KEY) WITHOUT ROWID")
             conn.execute("DELETE FROM wanted")
