@@ -206,12 +206,12 @@ def analytics_run(google: Google, command: list[str], env: dict[str, str], body:
         google.script_analytics(small)
         cpu0 = s.cpu_seconds()
         first = s.call_tool("query_search_analytics", {**ANALYTICS_ARGS, "row_limit": 10})
-        first_cpu = s.cpu_seconds() - cpu0
+        first_cpu = s.cpu_since(cpu0)
         _expect_ok(first.result, "the first (small) analytics call")
         google.script_analytics(body)
         cpu0 = s.cpu_seconds()
         big = s.call_tool("query_search_analytics", ANALYTICS_ARGS)
-        cpu = s.cpu_seconds() - cpu0
+        cpu = s.cpu_since(cpu0)
         rss_after = s.peak_rss_mib()
     _expect_ok(big.result, "the 25,000-row analytics call")
     structured = big.result.get("structuredContent") or {}

@@ -126,6 +126,12 @@ class StdioSession:
         fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLOCK_TICK
 
+    def cpu_since(self, earlier: float) -> float:
+        """CPU seconds since `earlier` (a `cpu_seconds()` reading), as a whole number of clock ticks:
+        the difference of two tick counts each divided by CLOCK_TICK carries float noise (1.35 - 1.23
+        is 0.12000000000000011), and a verdict against a limit must not turn on it."""
+        return round((self.cpu_seconds() - earlier) * CLOCK_TICK) / CLOCK_TICK
+
     def peak_rss_mib(self) -> float:
         """VmHWM: the most resident memory the process has had so far."""
         for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
