@@ -1,4 +1,5 @@
-"""What both PyInstaller specs share: paths, the version, what to leave out, the OAuth client.
+"""What both PyInstaller specs share: paths, the version, what to leave out, the OAuth client, the
+update check's release key.
 
 The .spec files are executed by PyInstaller, which ruff and mypy do not read; everything with a
 decision in it lives here, typed and linted, and the specs stay a few lines of wiring.
@@ -7,6 +8,8 @@ PyInstaller's spec reference: https://pyinstaller.org/en/v6.22.3/spec-files.html
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
 import sys
@@ -30,6 +33,13 @@ STRIP = sys.platform.startswith("linux")
 OAUTH_CLIENT_VAR = "SEARCHDESK_BUILD_OAUTH_CLIENT_FILE"
 #: Where the desktop app looks for it (searchdesk_desktop.signin.BUNDLED_CLIENT, next to signin.py).
 OAUTH_CLIENT_DEST = "searchdesk_desktop/oauth_client.json"
+
+#: The build-time variable holding the update check's release key (raw Ed25519 public key, base64; the
+#: release workflow fills it from the repository variable UPDATE_PUBLIC_KEY). Unset: a build that never
+#: checks for updates, and says so in About (docs/update-manifest.md).
+UPDATE_KEY_VAR = "SEARCHDESK_BUILD_UPDATE_PUBLIC_KEY"
+#: Where the app reads it (searchdesk_desktop.update_check.KEY_FILE, next to update_check.py).
+UPDATE_KEY_DEST = "searchdesk_desktop/update_public_key.txt"
 
 #: Never in any build: the stdlib GUI toolkit and test/tooling packages that may sit in the venv.
 COMMON_EXCLUDES = [
@@ -329,6 +339,30 @@ def oauth_client_datas(env: dict[str, str] | None = None) -> list[tuple[str, str
             "'installed' section), as downloaded from Google Cloud > APIs & Services > Credentials."
         )
     return [(OAUTH_CLIENT_DEST, str(path.resolve()), "DATA")]
+
+
+def update_key_datas(env: dict[str, str] | None = None, workdir: Path | None = None) -> list[tuple[str, str, str]]:
+    """The update check's release key as a PyInstaller DATA entry, or nothing for a build without one.
+
+    Checked here so a release never ships an app that holds something other than a key (it would
+    believe nothing and say it checks). Written to build/, never into the source tree."""
+    env = dict(os.environ) if env is None else env
+    key = env.get(UPDATE_KEY_VAR, "").strip()
+    if not key:
+        return []
+    try:
+        raw = base64.b64decode(key, validate=True)
+    except (ValueError, binascii.Error):
+        raw = b""
+    if len(raw) != 32:
+        raise BuildConfigError(
+            f"{UPDATE_KEY_VAR} must be the release key's public half as `sign_manifest.py keygen` prints it "
+            "(44 characters of base64)."
+        )
+    path = (workdir or ROOT / "build") / "update_public_key.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(key + "\n", encoding="ascii")
+    return [(UPDATE_KEY_DEST, str(path.resolve()), "DATA")]
 
 
 def info_plist() -> dict[str, object]:

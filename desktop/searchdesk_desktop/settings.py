@@ -64,6 +64,13 @@ class AppSettings:
     #: The newest version a signed manifest named, and its release page ("" until one was newer).
     newer_version: str = ""
     newer_url: str = ""
+    #: What the check has believed (update_manifest.Seen): the highest version and the newest `issued` of a
+    #: signed manifest, so an older one played back is refused; and when it last had such a fresh answer.
+    update_seen_version: str = ""
+    update_seen_issued: float = 0.0
+    update_fresh_at: float = 0.0
+    #: How the last check ended (update_manifest.Outcome's value; "" before the first), for About.
+    update_last_outcome: str = ""
     #: The archive (archive_sync.py): off until the person says yes, asked once after sign-in and in Settings.
     archive_on: bool = False
     archive_asked: bool = False

@@ -4,7 +4,8 @@ Off until the person turns it on: the main window asks once ("Tell me when a new
 out?"), and Settings has the switch. When on, at most once a day, the app asks this project's release
 page for one small signed file (update_manifest.py says what it holds and why it is read so strictly).
 A newer version is shown in the main window and the tray menu with a link to the release page. Nothing
-is ever downloaded or installed by the app itself.
+is ever downloaded or installed by the app itself. About says when the check last had a fresh answer
+(`status_text`), or that this copy has no check at all (a build without the release key).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
 
 import httpx
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
@@ -20,17 +23,28 @@ from PySide6.QtWidgets import QCheckBox, QFrame, QGroupBox, QLabel, QVBoxLayout
 
 from . import __version__
 from .settings import AppSettings
-from .update_manifest import Found, Outcome, Release, check_once, due, is_newer, load_key
-from .update_manifest import release_link_ok as release_link_ok  # packaging/sign_manifest.py's
-from .update_manifest import version_key as version_key  # packaging/sign_manifest.py's
+from .update_manifest import Found, Outcome, Release, Seen, check_once, due, is_newer, load_key, release_link_ok
 from .widgets import OnceQuestion, bold, panel, plain_label
 
 log = logging.getLogger(__name__)
 
-PUBLIC_KEY = ""
-"""The project's release key (raw Ed25519 public key, base64). Empty until a maintainer makes the key
-(`packaging/sign_manifest.py keygen` prints the line to put here); while empty, no manifest can be
-believed, so the check sends nothing at all."""
+KEY_FILE = Path(__file__).with_name("update_public_key.txt")
+"""Where a release build puts the project's release key: packaging/spec_common.py writes it from
+SEARCHDESK_BUILD_UPDATE_PUBLIC_KEY, which the release workflow fills from the repository variable
+UPDATE_PUBLIC_KEY. Not in the repository: a fork or a development build has none."""
+
+
+def built_in_key(path: Path = KEY_FILE) -> str:
+    """The release key this build carries (raw Ed25519 public key, base64), or "" for none."""
+    try:
+        return path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+PUBLIC_KEY = built_in_key()
+"""The project's release key, or "" in a build made without it; then no manifest can be believed, so
+the check sends nothing at all, and About says this copy does not check for updates."""
 
 #: How often the running app looks whether a day has passed since the last check. Hourly, not daily: a
 #: computer asleep overnight stops a day-long timer's clock with it (as keeping the record does).
@@ -118,10 +132,12 @@ class UpdateCheck(QObject):
         self._save()
         self._busy = True
         key, running, transport = self._key, self.running, self._transport
+        seen = Seen(self.settings.update_seen_version, self.settings.update_seen_issued)
+        now = self._now
 
         def work() -> None:
             try:
-                found = check_once(key, running, transport)
+                found = check_once(key, running, transport, seen=seen, now=now())
             except Exception:  # a bug, not the network: still finish, so the next day's check runs
                 log.exception("the update check failed")
                 found = Found(Outcome.UNREACHABLE, why="error")
@@ -136,13 +152,21 @@ class UpdateCheck(QObject):
     def _done(self, found: Found) -> None:
         self._busy = False
         self.last = found
+        s = self.settings
+        s.update_last_outcome = found.outcome.value
+        believed = found.outcome in (Outcome.NEWER, Outcome.CURRENT) and found.release is not None
+        if believed and found.release is not None:  # what replays are measured against from now on
+            if not is_newer(s.update_seen_version, found.release.version):
+                s.update_seen_version = found.release.version
+            s.update_seen_issued = max(s.update_seen_issued, found.release.issued)
+            s.update_fresh_at = self._now()
         if found.outcome is Outcome.NEWER and found.release is not None:
             log.info("a newer SearchDesk is out: %s", found.release.version)
-            self.settings.newer_version, self.settings.newer_url = found.release.version, found.release.url
-            self._save()
-            self.changed.emit()
+            s.newer_version, s.newer_url = found.release.version, found.release.url
         else:
             log.info("update check: %s (%s)", found.outcome.value, found.why or "nothing newer")
+        self._save()
+        self.changed.emit()
 
     @property
     def newer(self) -> Release | None:
@@ -154,6 +178,47 @@ class UpdateCheck(QObject):
         if not release_link_ok(s.newer_url):
             return None
         return Release(s.newer_version, s.newer_url)
+
+
+NO_CHECK = (
+    "This copy does not check for updates: it was built without SearchDesk's release key, which is how it "
+    "would know that news of a new version really comes from SearchDesk. New versions are on SearchDesk's "
+    "release page."
+)
+"""About's line in a build without the release key (a development build, or a fork's)."""
+
+#: What About adds when the last check did not bring a fresh answer, by how it ended (Outcome's value).
+AFTER = {
+    Outcome.STALE.value: "The last answer was out of date, so SearchDesk ignored it.",
+    Outcome.REJECTED.value: "The last answer was not signed by SearchDesk, so SearchDesk ignored it.",
+    Outcome.UNREACHABLE.value: "The last check could not reach GitHub.",
+}
+
+
+def day(when: float) -> str:
+    """A date as a person reads it, on this computer's clock: 4 December 2026."""
+    moment = datetime.fromtimestamp(when)
+    return f"{moment.day} {moment:%B %Y}"
+
+
+def status_text(settings: AppSettings, *, offered: bool, running: str = __version__) -> str:
+    """About's "Updates" line: whether the check is on, when it last had a fresh answer and what that said.
+
+    A fresh answer is one the release key signed that had not expired and was no older than one already
+    believed; a person can tell from the date whether news of a new version could have reached them."""
+    if not offered:
+        return NO_CHECK
+    if not settings.update_check:
+        return "Off. You can turn it on in Settings."
+    if settings.update_fresh_at <= 0:
+        said = "On. No up-to-date answer from SearchDesk's release page yet."
+    else:
+        newest = is_newer(settings.newer_version, running)
+        said = f"On. Last up-to-date answer on {day(settings.update_fresh_at)}: " + (
+            f"SearchDesk {settings.newer_version} is out." if newest else "this is the newest version."
+        )
+    after = AFTER.get(settings.update_last_outcome, "")
+    return f"{said} {after}" if after else said
 
 
 def news_line(release: Release) -> str:

@@ -2,17 +2,24 @@
 
 At most once a day, when the person has turned the check on, the app asks this project's release page
 for one small file, `update.json`, which names the newest version and the page to get it from, signed
-with the project's Ed25519 key (its public half is `update_check.PUBLIC_KEY`).
+with the project's Ed25519 key (its public half is `update_check.PUBLIC_KEY`, written into the app by the
+release build from the repository variable UPDATE_PUBLIC_KEY).
 
 Why so strict: this is the only request the app makes that does not go to Google, so it says nothing
 about the person (no cookies, no version, no system, no account), goes only to GitHub (the release
-page and the file host it redirects downloads to, `HOSTS`), and believes only what the key signed. A
-bad signature, an older or the same version, a link anywhere but the release page, or no answer at all
-changes nothing and is only written to the log: none of them is the person's problem.
+page and the file host it redirects downloads to, `HOSTS`), and believes only what the key signed and
+only while it is fresh: a manifest lapses 30 days after it was signed, and one older than a manifest
+already believed (an earlier `issued`, or a lower version) is a replay and refused, so whoever stands
+between the app and GitHub can neither hold back news of a new version for ever nor bring back an old
+one. A bad signature, a stale manifest, an older or the same version, a link anywhere but the release
+page, or no answer at all changes nothing the person is shown except About's line on when the app last
+had a fresh answer: none of them is the person's problem.
 
-The manifest (written by packaging/sign_manifest.py at release):
+The manifest (written by packaging/sign_manifest.py, which cannot import this module; the one definition
+of its bytes is docs/update-manifest.md):
     {"payload": base64(JSON bytes), "signature": base64(Ed25519 signature of those bytes)}
-    payload = {"app": "searchdesk", "version": "1.2.0", "url": "<RELEASES>/tag/v1.2.0"}
+    payload = {"app": "searchdesk", "expires": "2027-01-03T12:00:00Z", "issued": "2026-12-04T12:00:00Z",
+               "url": "<RELEASES>/tag/v1.2.0", "version": "1.2.0"}
 
 The running app's side (the daily timer, the worker thread, the question and the notice) is
 update_check.py (DESIGN.md, "The update check"; issue 27).
@@ -28,6 +35,7 @@ import re
 import ssl
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import Enum
 from urllib.parse import urljoin, urlsplit
 
@@ -58,6 +66,12 @@ TOTAL_S = 30.0  # a server that drips a byte every few seconds is given up on, n
 HEADERS = {"user-agent": "SearchDesk", "accept": "*/*", "accept-encoding": "identity"}
 _VERSION = re.compile(r"^\d{1,6}(?:\.\d{1,6}){1,3}$")
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9._/-]*$")
+#: The manifest's times: UTC, to the second (docs/update-manifest.md).
+_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+#: The longest a signed manifest may be believed (the signer writes exactly this; a weekly workflow
+#: signs the latest release's again, so a lapse means no fresh answer for weeks).
+VALID_DAYS = 30
 
 
 class Outcome(Enum):
@@ -67,12 +81,25 @@ class Outcome(Enum):
     CURRENT = "current"  # the same version, or an older one: nothing to say
     UNREACHABLE = "unreachable"  # no network, a timeout, a server error, a redirect elsewhere
     REJECTED = "rejected"  # not signed by our key, not our shape, or a link that is not the release page
+    STALE = "stale"  # signed by our key, but expired, or older than a manifest already believed (a replay)
 
 
 @dataclass(frozen=True)
 class Release:
     version: str
     url: str
+    #: When the manifest naming it was signed, and until when it may be believed (Unix times; 0.0 for a
+    #: release remembered in the settings rather than just read).
+    issued: float = 0.0
+    expires: float = 0.0
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the app has already believed, kept in its settings: a manifest older than this is a replay."""
+
+    version: str = ""
+    issued: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -84,6 +111,22 @@ class Found:
 
 class NotOurs(Exception):
     """The manifest is not one our key signed for this app, or names a page that is not ours."""
+
+
+class NotFresh(Exception):
+    """Our key signed it, but it may not be believed now; the subclass says why (for the log)."""
+
+
+class Expired(NotFresh):
+    """Past its `expires`: a manifest someone kept back, or one the weekly re-signing missed."""
+
+
+class Replayed(NotFresh):
+    """Signed before a manifest the app already believed: an old answer played back."""
+
+
+class SteppedBack(NotFresh):
+    """Names a lower version than one a believed manifest named: a step back to an old release."""
 
 
 def version_key(text: str) -> tuple[int, ...] | None:
@@ -112,6 +155,16 @@ def release_link_ok(url: str) -> bool:
     if not _SAFE_PATH.match(path) or "/../" in path + "/" or "//" in path:
         return False
     return path == ours.path or path.startswith(ours.path + "/")
+
+
+def parse_time(text: object) -> float | None:
+    """A manifest time (`2026-12-04T12:00:00Z`) as a Unix time; None for anything else."""
+    if not isinstance(text, str) or not _TIME.match(text):
+        return None
+    try:
+        return datetime.strptime(text, TIME_FORMAT).replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
 
 
 def load_key(text: str) -> Ed25519PublicKey | None:
@@ -148,7 +201,22 @@ def read_manifest(document: bytes, key: Ed25519PublicKey) -> Release:
         raise NotOurs("the signed payload names no version")
     if not isinstance(url, str) or not release_link_ok(url):
         raise NotOurs("the signed payload points somewhere other than the release page")
-    return Release(version, url)
+    issued, expires = parse_time(body.get("issued")), parse_time(body.get("expires"))
+    if issued is None or expires is None:
+        raise NotOurs("the signed payload says no issued and expires times")
+    if not issued < expires <= issued + VALID_DAYS * DAY_S:
+        raise NotOurs(f"the signed payload's validity is not between its issue and {VALID_DAYS} days later")
+    return Release(version, url, issued, expires)
+
+
+def check_fresh(release: Release, seen: Seen, now: float) -> None:
+    """Raise NotFresh unless the release may be believed now, given what was believed before."""
+    if now >= release.expires:
+        raise Expired("the manifest has expired")
+    if release.issued < seen.issued:
+        raise Replayed("the manifest is older than one already believed")
+    if is_newer(seen.version, release.version):
+        raise SteppedBack(f"the manifest names {release.version}, lower than {seen.version} already seen")
 
 
 def new_client(transport: httpx.BaseTransport | None = None) -> httpx.Client:
@@ -201,9 +269,15 @@ def fetch(client: httpx.Client, url: str = MANIFEST_URL) -> bytes:
 
 
 def check_once(
-    key: Ed25519PublicKey, running: str = __version__, transport: httpx.BaseTransport | None = None
+    key: Ed25519PublicKey,
+    running: str = __version__,
+    transport: httpx.BaseTransport | None = None,
+    *,
+    seen: Seen = Seen(),
+    now: float | None = None,
 ) -> Found:
-    """One check, start to end; never raises (runs on a worker thread)."""
+    """One check, start to end; never raises (runs on a worker thread). `seen` is what was believed
+    before (the settings keep it), `now` the app's clock."""
     try:
         with new_client(transport) as client:
             document = fetch(client)
@@ -213,6 +287,10 @@ def check_once(
         release = read_manifest(document, key)
     except NotOurs as exc:
         return Found(Outcome.REJECTED, why=str(exc))
+    try:
+        check_fresh(release, seen, time.time() if now is None else now)
+    except NotFresh as exc:
+        return Found(Outcome.STALE, release, why=str(exc))
     if not is_newer(release.version, running):
         return Found(Outcome.CURRENT, release)
     return Found(Outcome.NEWER, release)

@@ -15,6 +15,7 @@ from .. import claude_config as cc
 from ..core import Core
 from ..help import HelpButton
 from ..titles import app_name, title
+from ..update_check import status_text
 from ..widgets import FlowLayout, SupportDetails, bold, fit_to_screen, plain_label
 from .parts import WHAT_IT_DOES
 
@@ -34,7 +35,8 @@ def accounts_text(core: Core) -> str:
 
 
 def versions(core: Core) -> list[tuple[str, str]]:
-    """What About says first, for the person: this version, the accounts, where the sign-in is kept."""
+    """What About says first, for the person: this version, the accounts, where the sign-in is kept, and
+    whether this copy checks for updates and when it last heard (not in the demo, which never checks)."""
     try:
         store = core.keystore.place
     except Exception:
@@ -43,6 +45,7 @@ def versions(core: Core) -> list[tuple[str, str]]:
         ("Version", __version__ + (" (demo)" if core.demo else "")),
         ("Google accounts" if len(core.accounts.rows) > 1 else "Google account", accounts_text(core)),
         *([] if core.demo else [("Sign-in kept in", store)]),
+        *([] if core.demo else [("Updates", status_text(core.settings, offered=core.updates_offered))]),
     ]
 
 
