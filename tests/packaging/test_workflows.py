@@ -18,7 +18,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
-NAMES = ["ci.yml", "release.yml"]
+NAMES = ["ci.yml", "release.yml", "update-manifest.yml"]
 
 PINNED = re.compile(r"^\s*(?:-\s+)?uses:\s*(?P<action>[^@\s]+)@(?P<ref>\S+)(?P<rest>.*)$")
 SHA = re.compile(r"[0-9a-f]{40}")

@@ -4,7 +4,7 @@ The app reaches it as a person behind a company proxy reaches GitHub: HTTPS_PROX
 CONNECT proxy and SSL_CERT_FILE a test CA whose certificate names github.com and the file host. No
 address in the app is changed for the test; what is injected is the test's own key pair (the app's
 public key has a private half no test has) and the clock. The server's log is the judge of what was
-sent, and of whether anything was sent at all.
+sent, and of whether anything was sent at all; About's "Updates" line, of what the person is told.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -26,8 +27,8 @@ from searchdesk_desktop import __version__
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.project import RELEASES
 from searchdesk_desktop.settings import AppSettings
-from searchdesk_desktop.update_check import QUESTION, UpdateCheck
-from searchdesk_desktop.update_manifest import DAY_S, HOSTS, Outcome
+from searchdesk_desktop.update_check import NO_CHECK, QUESTION, UpdateCheck, day
+from searchdesk_desktop.update_manifest import DAY_S, HOSTS, VALID_DAYS, Outcome
 from tests import REPO as ROOT
 from tests.desktop.helpers import core_args
 from tests.fakegoogle.backend import FakeRequest, FakeResponse
@@ -108,20 +109,38 @@ def key() -> Ed25519PrivateKey:
 
 
 class Clock:
+    START = 1_800_000_000.0
+
     def __init__(self) -> None:
-        self.t = 1_800_000_000.0
+        self.t = self.START
 
     def __call__(self) -> float:
         return self.t
 
 
-def signed(key: Ed25519PrivateKey, version: str = NEWER, url: str = "") -> bytes:
-    """What packaging/sign_manifest.py writes for a release (the maintainer's command, its rules kept)."""
-    return sign_manifest.sign(key, version, url, expect_public=sign_manifest.public_b64(key))
+#: When the tests' manifests were signed, unless a test says otherwise: an hour before the app's clock.
+ISSUED = Clock.START - 3600
+
+
+def signed(key: Ed25519PrivateKey, version: str = NEWER, url: str = "", issued: float = ISSUED) -> bytes:
+    """What packaging/sign_manifest.py writes for a release (the release's command, its rules kept)."""
+    return sign_manifest.sign(
+        key,
+        version,
+        url or f"{RELEASES}/tag/v{version}",
+        expect_public=sign_manifest.public_b64(key),
+        issued=datetime.fromtimestamp(issued, UTC),
+    )
 
 
 def start_app(
-    qapp: QApplication, place: dict, key: Ed25519PrivateKey, clock: Clock, *, turned_on: bool = True
+    qapp: QApplication,
+    place: dict,
+    key: Ed25519PrivateKey,
+    clock: Clock,
+    *,
+    turned_on: bool = True,
+    built_with_key: bool = True,
 ) -> object:
     from searchdesk_desktop.app import DesktopApp
 
@@ -132,7 +151,7 @@ def start_app(
     updates = UpdateCheck(
         core.settings,
         lambda: core.settings.save(core.settings_path),
-        key=sign_manifest.public_b64(key),
+        key=sign_manifest.public_b64(key) if built_with_key else "",
         now=clock,
     )
     app = DesktopApp(qapp, core, autostart=place["autostart"], tray=True, updates=updates)  # type: ignore[arg-type]
@@ -157,6 +176,29 @@ def words(app: object) -> list[str]:
 def checked(qtbot: QtBot, app: object) -> object:
     qtbot.waitUntil(lambda: app.updates.last is not None, timeout=20_000)  # type: ignore[attr-defined]
     return app.updates.last  # type: ignore[attr-defined]
+
+
+def check_again(qtbot: QtBot, app: object, clock: Clock) -> object:
+    """A day later, the next check (the running app's timer would do the same)."""
+    clock.t += DAY_S
+    app.updates.last = None  # type: ignore[attr-defined]
+    app.updates.look()  # type: ignore[attr-defined]
+    return checked(qtbot, app)
+
+
+def about_updates(app: object) -> str:
+    """About's "Updates" line, as the person reads it."""
+    from searchdesk_desktop.windows.about import AboutDialog
+
+    dialog = AboutDialog(app.core)  # type: ignore[attr-defined]
+    try:
+        lines = dialog.summary.text().splitlines()
+    finally:
+        dialog.deleteLater()
+    return next(line for line in lines if line.startswith("Updates: ")).removeprefix("Updates: ")
+
+
+OUT_OF_DATE = "The last answer was out of date, so SearchDesk ignored it."
 
 
 def test_a_newer_signed_release_is_shown_in_the_window_and_the_tray_with_its_link(
@@ -225,10 +267,15 @@ def test_what_is_not_a_newer_release_from_us_changes_nothing_and_says_nothing(
     elif case == "same version":
         site.manifest = signed(key, __version__)
     elif case == "link to another host":
-        site.manifest = sign_manifest.manifest(key, NEWER, f"https://{OTHER_HOST}{REPO_PATH}/tag/v{NEWER}")
+        site.manifest = sign_manifest.manifest(
+            key, NEWER, f"https://{OTHER_HOST}{REPO_PATH}/tag/v{NEWER}", datetime.fromtimestamp(ISSUED, UTC)
+        )
     elif case == "link to another repository":  # GitHub, but not this project's release page
         site.manifest = sign_manifest.manifest(
-            key, NEWER, f"https://github.com/someone-else/searchdesk/releases/tag/v{NEWER}"
+            key,
+            NEWER,
+            f"https://github.com/someone-else/searchdesk/releases/tag/v{NEWER}",
+            datetime.fromtimestamp(ISSUED, UTC),
         )
     elif case == "oversized":  # more than any manifest we publish: not read to the end
         site.manifest = signed(key) + b" " * 20_000
@@ -258,6 +305,110 @@ def test_what_is_not_a_newer_release_from_us_changes_nothing_and_says_nothing(
         if case == "redirect to another host":
             assert f"{OTHER_HOST}:443" not in site.proxy.connects
             assert all(r.host != OTHER_HOST for r in site.log)
+        # What About then says: a believed answer (nothing newer) is a fresh one; the rest are not.
+        fresh = f"On. Last up-to-date answer on {day(Clock.START)}: this is the newest version."
+        none_yet = "On. No up-to-date answer from SearchDesk's release page yet."
+        assert about_updates(app) == {
+            Outcome.CURRENT: fresh,
+            Outcome.REJECTED: f"{none_yet} The last answer was not signed by SearchDesk, so SearchDesk ignored it.",
+            Outcome.UNREACHABLE: f"{none_yet} The last check could not reach GitHub.",
+        }[expected]
+    finally:
+        stop_app(app)
+
+
+def test_an_expired_manifest_is_refused_and_about_says_there_is_no_fresh_answer(
+    qtbot: QtBot, qapp: QApplication, place: dict, site: ReleaseSite, key: Ed25519PrivateKey, real_keyring: object
+) -> None:
+    """Signed by our key and naming a newer version, but past its 30 days: someone kept it back (or the
+    weekly re-signing stopped). Believing it would let whoever holds it hide every later release."""
+    site.manifest = signed(key, issued=Clock.START - VALID_DAYS * DAY_S - 60)
+    app = start_app(qapp, place, key, Clock())
+    try:
+        before = words(app)
+        found = checked(qtbot, app)
+        assert found.outcome is Outcome.STALE and "expired" in found.why, found  # type: ignore[attr-defined]
+        qtbot.wait(100)
+        assert not app.update_notice.isVisible() and words(app) == before  # type: ignore[attr-defined]
+        saved = AppSettings.load(place["settings_path"])
+        assert (saved.newer_version, saved.update_seen_version, saved.update_seen_issued) == ("", "", 0.0)
+        assert saved.update_fresh_at == 0.0
+        assert about_updates(app) == f"On. No up-to-date answer from SearchDesk's release page yet. {OUT_OF_DATE}"
+    finally:
+        stop_app(app)
+
+
+def test_an_older_manifest_played_back_is_refused_also_after_a_restart(
+    qtbot: QtBot, qapp: QApplication, place: dict, site: ReleaseSite, key: Ed25519PrivateKey, real_keyring: object
+) -> None:
+    """Two genuine manifests for the same version, both within their 30 days: once the newer has been
+    believed, the older (an answer recorded earlier and played back) is refused, also by the app started
+    again (what it believed is in its settings). The weekly re-signed one is then believed again."""
+    clock = Clock()
+    older = signed(key, issued=Clock.START - 3 * DAY_S)
+    site.manifest = signed(key, issued=Clock.START - 3600)
+    app = start_app(qapp, place, key, clock)
+    try:
+        assert checked(qtbot, app).outcome is Outcome.NEWER  # type: ignore[attr-defined]
+    finally:
+        stop_app(app)
+    saved = AppSettings.load(place["settings_path"])
+    assert (saved.update_seen_version, saved.update_seen_issued, saved.update_fresh_at) == (
+        NEWER,
+        Clock.START - 3600,
+        Clock.START,
+    )
+    site.manifest = older
+    clock.t += DAY_S
+    app = start_app(qapp, place, key, clock, turned_on=False)
+    try:
+        found = checked(qtbot, app)
+        assert found.outcome is Outcome.STALE and "older than one already believed" in found.why, found  # type: ignore[attr-defined]
+        assert about_updates(app) == (
+            f"On. Last up-to-date answer on {day(Clock.START)}: SearchDesk {NEWER} is out. {OUT_OF_DATE}"
+        )
+        assert AppSettings.load(place["settings_path"]).update_seen_issued == Clock.START - 3600
+        site.manifest = signed(key, issued=clock.t - 60)  # the weekly workflow's: same version, signed later
+        assert check_again(qtbot, app, clock).outcome is Outcome.NEWER  # type: ignore[attr-defined]
+        assert about_updates(app) == f"On. Last up-to-date answer on {day(clock.t)}: SearchDesk {NEWER} is out."
+    finally:
+        stop_app(app)
+
+
+def test_a_version_below_one_already_seen_is_refused(
+    qtbot: QtBot, qapp: QApplication, place: dict, site: ReleaseSite, key: Ed25519PrivateKey, real_keyring: object
+) -> None:
+    """A manifest signed later but naming a lower version than one believed: a step back to an old release
+    (an old release's manifest re-signed by mistake, or a stolen key that cannot undo what was seen)."""
+    clock = Clock()
+    site.manifest = signed(key, NEWER)
+    app = start_app(qapp, place, key, clock)
+    try:
+        assert checked(qtbot, app).outcome is Outcome.NEWER  # type: ignore[attr-defined]
+        lower = "9.9.8"
+        site.manifest = signed(key, lower, issued=clock.t + DAY_S - 60)
+        found = check_again(qtbot, app, clock)
+        assert found.outcome is Outcome.STALE and f"lower than {NEWER}" in found.why, found  # type: ignore[attr-defined]
+        saved = AppSettings.load(place["settings_path"])
+        assert (saved.newer_version, saved.update_seen_version, saved.update_fresh_at) == (NEWER, NEWER, Clock.START)
+        assert app.update_notice.heading.text() == f"SearchDesk {NEWER} is out"  # type: ignore[attr-defined]
+        assert about_updates(app).endswith(OUT_OF_DATE)
+    finally:
+        stop_app(app)
+
+
+def test_a_build_without_the_release_key_says_in_about_that_it_does_not_check(
+    qtbot: QtBot, qapp: QApplication, place: dict, site: ReleaseSite, key: Ed25519PrivateKey, real_keyring: object
+) -> None:
+    site.manifest = signed(key)
+    app = start_app(qapp, place, key, Clock(), built_with_key=False)
+    try:
+        assert not app.updates.can_check  # type: ignore[attr-defined]
+        app.updates.look()  # type: ignore[attr-defined]
+        qtbot.wait(300)
+        assert site.log == [] and site.proxy.connects == []
+        assert about_updates(app) == NO_CHECK
+        assert NO_CHECK.startswith("This copy does not check for updates: ")
     finally:
         stop_app(app)
 
@@ -404,10 +555,13 @@ def test_the_demo_never_asks_and_never_checks(qapp: QApplication, place: dict) -
 def test_the_signing_script_refuses_a_key_that_is_not_the_apps_and_a_foreign_link(
     tmp_path: Path, key: Ed25519PrivateKey
 ) -> None:
+    page = f"{RELEASES}/tag/v{NEWER}"
     with pytest.raises(sign_manifest.SignError, match="not the one"):
-        sign_manifest.sign(key, NEWER, expect_public=sign_manifest.public_b64(Ed25519PrivateKey.generate()))
+        sign_manifest.sign(key, NEWER, page, expect_public=sign_manifest.public_b64(Ed25519PrivateKey.generate()))
     with pytest.raises(sign_manifest.SignError, match="release page"):
         sign_manifest.sign(key, NEWER, f"https://{OTHER_HOST}/", expect_public=sign_manifest.public_b64(key))
+    with pytest.raises(sign_manifest.SignError, match="release page"):  # another version's page
+        sign_manifest.sign(key, NEWER, f"{RELEASES}/tag/v1.0.0")
     private = tmp_path / "release.key"
     done = subprocess.run(
         [sys.executable, str(ROOT / "packaging" / "sign_manifest.py"), "keygen", "--private-key-file", str(private)],
@@ -416,4 +570,6 @@ def test_the_signing_script_refuses_a_key_that_is_not_the_apps_and_a_foreign_lin
         check=True,
     )
     assert private.stat().st_mode & 0o077 == 0
-    assert 'PUBLIC_KEY = "' in done.stdout and private.read_text().strip() not in done.stdout
+    assert "UPDATE_PUBLIC_KEY" in done.stdout and private.read_text().strip() not in done.stdout
+    public = done.stdout.strip().splitlines()[-1]
+    assert public == sign_manifest.public_b64(sign_manifest.load_private(private.read_text()))
