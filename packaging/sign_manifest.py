@@ -112,7 +112,9 @@ def sign(
         raise SignError(f"{version!r} is not a version like 1.2.0")
     page = RELEASE_PAGE.match(url)
     if page is None or page["version"] != version:
-        raise SignError(f"the link must be version {version}'s release page: https://github.com/<owner>/<repo>/releases/tag/v{version}")
+        raise SignError(
+            f"the link must be version {version}'s release page: https://github.com/<owner>/<repo>/releases/tag/v{version}"
+        )
     return manifest(key, version, url, issued or datetime.now(UTC))
 
 
@@ -135,8 +137,10 @@ def check_key(env: dict[str, str]) -> str:
             "release environment): an app with the key would never hear of this release"
         )
     if public_b64(load_private(private)) != check_public(public):
-        raise SignError("UPDATE_PUBLIC_KEY is not the public half of UPDATE_SIGNING_KEY: the app would refuse every update.json")
-    return "The update key checks: the app carries UPDATE_PUBLIC_KEY, and update.json will be signed with its private half."
+        raise SignError(
+            "UPDATE_PUBLIC_KEY is not the public half of UPDATE_SIGNING_KEY: the app would refuse every update.json"
+        )
+    return "The update key checks: the app carries UPDATE_PUBLIC_KEY; update.json is signed with its private half."
 
 
 def parse_now(text: str) -> datetime:
@@ -153,11 +157,17 @@ def main(argv: list[str] | None = None) -> int:
     gen.add_argument("--private-key-file", type=Path, required=True)
     sub.add_parser("check-key", help=f"${KEY_VARIABLE} and ${PUBLIC_VARIABLE}: both set and matching, or neither")
     signing = sub.add_parser("sign", help="write the signed update.json for one release")
-    signing.add_argument("--key-file", required=True, help='the private key (keygen\'s file), or "-" for standard input')
+    signing.add_argument(
+        "--key-file", required=True, help='the private key (keygen\'s file), or "-" for standard input'
+    )
     signing.add_argument("--version", required=True, help="the release's version, e.g. 1.2.0")
-    signing.add_argument("--url", required=True, help="the release page: https://github.com/<owner>/<repo>/releases/tag/v<version>")
+    signing.add_argument(
+        "--url", required=True, help="the release page: https://github.com/<owner>/<repo>/releases/tag/v<version>"
+    )
     signing.add_argument("--out", type=Path, required=True)
-    signing.add_argument("--public-key", default="", help="refuse unless the key's public half is this (UPDATE_PUBLIC_KEY)")
+    signing.add_argument(
+        "--public-key", default="", help="refuse unless the key's public half is this (UPDATE_PUBLIC_KEY)"
+    )
     signing.add_argument("--now", default="", help="the issued time (default: now), like 2026-12-04T12:00:00Z")
     args = parser.parse_args(argv)
     try:

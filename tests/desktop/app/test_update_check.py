@@ -308,11 +308,14 @@ def test_what_is_not_a_newer_release_from_us_changes_nothing_and_says_nothing(
         # What About then says: a believed answer (nothing newer) is a fresh one; the rest are not.
         fresh = f"On. Last up-to-date answer on {day(Clock.START)}: this is the newest version."
         none_yet = "On. No up-to-date answer from SearchDesk's release page yet."
-        assert about_updates(app) == {
-            Outcome.CURRENT: fresh,
-            Outcome.REJECTED: f"{none_yet} The last answer was not signed by SearchDesk, so SearchDesk ignored it.",
-            Outcome.UNREACHABLE: f"{none_yet} The last check could not reach GitHub.",
-        }[expected]
+        assert (
+            about_updates(app)
+            == {
+                Outcome.CURRENT: fresh,
+                Outcome.REJECTED: f"{none_yet} The last answer was not signed by SearchDesk, so SearchDesk ignored it.",
+                Outcome.UNREACHABLE: f"{none_yet} The last check could not reach GitHub.",
+            }[expected]
+        )
     finally:
         stop_app(app)
 
