@@ -109,4 +109,4 @@ class AboutDialog(QDialog):
             buttons.addWidget(button)
         layout.addStretch(1)
         layout.addLayout(buttons)
-        fit_to_screen(self, 620, 320)
+        fit_to_screen(self, 620, 380)  # room for the update line (a screen smaller than this caps it)
