@@ -18,6 +18,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 signer_python() {
     local dir="${SIGNER_DIR:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/signer}" base py
+    if command -v cygpath >/dev/null 2>&1; then dir="$(cygpath -u "$dir")"; fi # Git Bash on Windows: D:\a -> /d/a
     for base in ${SIGNER_PYTHON:-python3 python}; do
         if "$base" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then break; fi
         base=""
