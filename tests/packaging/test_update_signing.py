@@ -340,3 +340,18 @@ def test_the_weekly_re_signing_is_scheduled_with_the_least_it_needs() -> None:
     assert data["jobs"]["resign"]["permissions"] == {"contents": "write"}
     upload = next(s for s in data["jobs"]["resign"]["steps"] if "latest_release.sh upload" in str(s.get("run", "")))
     assert "secrets." not in json.dumps(upload), "the token and the signing key share a step"
+
+
+def test_without_the_key_the_release_signs_nothing_and_says_so(tmp_path: Path) -> None:
+    """The release step without the secret: no Python made, no file, a line in the log, the job goes on."""
+    out = tmp_path / "update.json"
+    env = {"PATH": os.environ.get("PATH", ""), "GITHUB_REPOSITORY": "searchdesk/searchdesk"}
+    done = subprocess.run(
+        ["bash", str(PACKAGING / "signer.sh"), "sign", "v1.2.0", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "No update key" in done.stdout, done
+    assert not out.exists()

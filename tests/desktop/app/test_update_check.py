@@ -576,3 +576,20 @@ def test_the_signing_script_refuses_a_key_that_is_not_the_apps_and_a_foreign_lin
     assert "UPDATE_PUBLIC_KEY" in done.stdout and private.read_text().strip() not in done.stdout
     public = done.stdout.strip().splitlines()[-1]
     assert public == sign_manifest.public_b64(sign_manifest.load_private(private.read_text()))
+
+
+def test_abouts_update_line_for_each_state() -> None:
+    """The words About shows, state by state (the checks above reach them through the real check)."""
+    from searchdesk_desktop.update_check import status_text
+
+    on = AppSettings(update_check=True, update_check_asked=True)
+    assert status_text(on, offered=False) == NO_CHECK
+    assert status_text(AppSettings(), offered=True) == "Off. You can turn it on in Settings."
+    assert status_text(on, offered=True) == "On. No up-to-date answer from SearchDesk's release page yet."
+    on.update_fresh_at, on.update_last_outcome = Clock.START, Outcome.CURRENT.value
+    assert (
+        status_text(on, offered=True)
+        == f"On. Last up-to-date answer on {day(Clock.START)}: this is the newest version."
+    )
+    on.update_last_outcome = Outcome.UNREACHABLE.value
+    assert status_text(on, offered=True).endswith("The last check could not reach GitHub.")
