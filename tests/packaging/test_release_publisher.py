@@ -41,8 +41,13 @@ def test_the_notes_name_each_systems_publisher(tmp_path: Path) -> None:
 
 
 def test_without_a_signature_the_notes_use_the_systems_own_words(tmp_path: Path) -> None:
-    write(tmp_path, signing_status.Status("darwin", signing_status.AD_HOC, False, ["SearchDesk-0.1.0-not-notarised.dmg"]))
-    write(tmp_path, signing_status.Status("win32", signing_status.UNSIGNED, False, ["SearchDesk-0.1.0-setup-unsigned.exe"]))
+    write(
+        tmp_path, signing_status.Status("darwin", signing_status.AD_HOC, False, ["SearchDesk-0.1.0-not-notarised.dmg"])
+    )
+    write(
+        tmp_path,
+        signing_status.Status("win32", signing_status.UNSIGNED, False, ["SearchDesk-0.1.0-setup-unsigned.exe"]),
+    )
     text = release.notes("v0.1.0", tmp_path, CHANGELOG)
     assert "macOS: \u201cunidentified developer\u201d; Windows: \u201cUnknown publisher\u201d." in text
 

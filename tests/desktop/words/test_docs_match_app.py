@@ -176,8 +176,12 @@ def test_every_word_of_other_programs_is_quoted_somewhere() -> None:
 
 SOURCE_COMMENT = re.compile(r"<!--\s*source:(.*?)-->", re.S)
 #: Sources that are this repository's own files or the vendor's own product page: not cited in a comment.
-CITED_ELSEWHERE = {WINDOWS_INSTALLER, "https://claude.ai/download", "https://support.apple.com/guide/keychain-access/",
-                   "https://wiki.gnome.org/Projects/GnomeKeyring"}
+CITED_ELSEWHERE = {
+    WINDOWS_INSTALLER,
+    "https://claude.ai/download",
+    "https://support.apple.com/guide/keychain-access/",
+    "https://wiki.gnome.org/Projects/GnomeKeyring",
+}
 
 
 def test_other_programs_words_carry_their_source() -> None:
@@ -186,7 +190,9 @@ def test_other_programs_words_carry_their_source() -> None:
     cited = " ".join(
         " ".join(SOURCE_COMMENT.findall((REPO / name).read_text(encoding="utf-8"))) for name in SITE_OWNER_PAGES
     )
-    missing = {w: src for w, (_, src) in OTHER_PROGRAMS.items() if src not in CITED_ELSEWHERE and src not in flat(cited)}
+    missing = {
+        w: src for w, (_, src) in OTHER_PROGRAMS.items() if src not in CITED_ELSEWHERE and src not in flat(cited)
+    }
     assert missing == {}
 
 
