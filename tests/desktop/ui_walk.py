@@ -655,6 +655,7 @@ def no_claude_states(qapp: QApplication, scene: Scene, reports: dict[str, Any]) 
         mode = "demo" if demo else "real"
         core = scene.core(demo=demo, account=account, **scene.without_claude())
         window = MainWindow(core, has_tray=True)
+        window.show()
         core.last_check = reports["passed"]
         window.refresh()
         settle(qapp)
