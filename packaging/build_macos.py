@@ -370,6 +370,7 @@ def release(run: Runner, *, ad_hoc: bool, freeze: bool) -> None:
         signature=signing_status.DEVELOPER_ID if auth else signing_status.AD_HOC,
         notarised=auth is not None,
         files=[dmg, mcpb],
+        publisher="" if identity.ad_hoc else signing_status.developer_name(identity.name),
     )
 
 

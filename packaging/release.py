@@ -76,6 +76,10 @@ def notes(tag: str, folder: Path | None = None, text: str | None = None) -> str:
         return body
     lines = ["", "### How these files are signed", ""]
     lines += [f"- {s.label()}" for s in statuses]
+    shown = [(signing_status.SYSTEMS[s.system], s.shown_publisher()) for s in statuses if s.shown_publisher()]
+    if shown:
+        named = "; ".join(f"{system}: \u201c{who}\u201d" for system, who in shown)
+        lines += [f"- The publisher your system will name when you open SearchDesk: {named}."]
     lines += ["- Every file is listed in SHA256SUMS and has a build-provenance attestation (`gh attestation verify`)."]
     if folder and not any(p.name == MANIFEST for p in folder.rglob(MANIFEST)):
         lines += [

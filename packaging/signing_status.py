@@ -9,6 +9,7 @@ draft release's notes, so no workflow step has to guess.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -23,12 +24,44 @@ UNSIGNED = "unsigned"
 SYSTEMS = {"darwin": "macOS", "win32": "Windows", "linux": "Linux"}
 
 
+#: What each system's prompt names when it cannot name a publisher (the words a person sees there).
+UNIDENTIFIED_DEVELOPER = "unidentified developer"  # macOS, for an app without a Developer ID (ad hoc)
+UNKNOWN_PUBLISHER = "Unknown publisher"  # Windows SmartScreen, for a file with no signature
+#: A Developer ID certificate's common name: "Developer ID Application: <name> (<team id>)".
+DEVELOPER_ID_NAME = re.compile(r"^Developer ID Application:\s*(?P<name>.+?)(?:\s*\([A-Z0-9]{10}\))?$")
+
+
+def developer_name(identity: str) -> str:
+    """The name macOS shows for a Developer ID identity: the certificate's name without its kind and team id."""
+    match = DEVELOPER_ID_NAME.match(identity.strip())
+    return match.group("name") if match else identity.strip()
+
+
 @dataclass(frozen=True)
 class Status:
     system: str  # darwin / win32 / linux
     signature: str  # one of the constants above
     notarised: bool  # macOS only: Apple's notary service accepted it and the ticket is stapled
     files: list[str]  # file names in dist/
+    #: Who signed, as the build knows it: macOS the Developer ID's name, Windows the certificate's subject
+    #: name ("" when the build could not read it). Additive: older status files have none.
+    publisher: str = ""
+
+    def shown_publisher(self) -> str:
+        """The publisher this system's prompt will name for these files ("" where none is shown: Linux).
+
+        Apple: an app from an "identified developer" carries a Developer ID, one without is from an
+        unidentified developer (support.apple.com/guide/mac-help/mh40616). Microsoft: SmartScreen shows the
+        signing certificate's publisher, or "Unknown publisher" for an unsigned file."""
+        if self.system == "darwin":
+            if self.signature == DEVELOPER_ID:
+                return self.publisher or "the Developer ID name in the app's signature"
+            return UNIDENTIFIED_DEVELOPER
+        if self.system == "win32":
+            if self.signature == UNSIGNED:
+                return UNKNOWN_PUBLISHER
+            return self.publisher or "the name in the signing certificate"
+        return ""
 
     def label(self) -> str:
         """One line for a person reading the release page."""
@@ -50,9 +83,11 @@ def path_for(system: str, dist: Path = DIST) -> Path:
     return dist / f"signing-{system}.json"
 
 
-def record(run: Runner, system: str, *, signature: str, notarised: bool, files: list[Path]) -> Status:
-    """Write this build's status (not in a dry run) and say it."""
-    status = Status(system, signature, notarised, [f.name for f in files])
+def record(
+    run: Runner, system: str, *, signature: str, notarised: bool, files: list[Path], publisher: str = ""
+) -> Status:
+    """Write this build's status (not in a dry run) and say it. `publisher`: who signed (`Status.publisher`)."""
+    status = Status(system, signature, notarised, [f.name for f in files], publisher)
     run.say(f"signing: {status.label()}")
     if not run.dry_run:
         path = path_for(system)
@@ -66,5 +101,13 @@ def load_all(folder: Path) -> list[Status]:
     found = []
     for path in sorted(folder.rglob("signing-*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
-        found.append(Status(str(data["system"]), str(data["signature"]), bool(data["notarised"]), list(data["files"])))
+        found.append(
+            Status(
+                str(data["system"]),
+                str(data["signature"]),
+                bool(data["notarised"]),
+                list(data["files"]),
+                str(data.get("publisher", "")),
+            )
+        )
     return found

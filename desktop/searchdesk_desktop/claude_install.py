@@ -50,6 +50,29 @@ EXTENSION_IN_THE_WAY = (
 )
 
 
+#: The systems Anthropic offers Claude Desktop for; on any other (Linux) only unofficial builds exist.
+CLAUDE_DESKTOP_SYSTEMS = ("darwin", "win32")
+#: Step 2 on Linux where no unofficial Claude Desktop is found: the status, then what works there instead.
+NO_CLAUDE_DESKTOP = "There is no Claude Desktop for Linux"
+NO_CLAUDE_DESKTOP_DETAIL = (
+    "Anthropic offers Claude Desktop for macOS and Windows only. On Linux, SearchDesk works with Claude Code and "
+    "other programs that can start it: Help shows how to add it there. Use an unofficial Claude Desktop for "
+    "Linux? Start it once, then click Look again: SearchDesk can add itself to its settings."
+)
+#: Step 3's last sentence after a check that passed, on Linux without Claude Desktop.
+NO_CLAUDE_DESKTOP_THEN = "To use it with Claude, add SearchDesk to Claude Code or another program (Help shows how)."
+
+
+def offers_claude_desktop(system: str, *, claude_found: bool) -> bool:
+    """Whether step 2 offers to add SearchDesk to Claude Desktop's settings file.
+
+    On macOS and Windows always: Anthropic's Claude Desktop reads the file whenever it is installed, before or
+    after. Elsewhere (Linux) Anthropic offers none, so only where an unofficial build is on this computer (its
+    program, its settings from before SearchDesk wrote there, or a server it started: `claude_found`): a file
+    written for a program that does not exist would tell the person something is set up that is not."""
+    return system in CLAUDE_DESKTOP_SYSTEMS or claude_found
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What one of step 2's actions came to.

@@ -27,7 +27,7 @@ from searchdesk_server.agent.protocol import AccountInfo, ErrorCode
 from searchdesk_server.google import grants
 
 from . import claude_config as cc
-from . import claude_found, extension, keeping, self_check
+from . import claude_found, claude_install, extension, keeping, self_check
 from .approval.book import ApprovalBook, State
 from .archive_copier import Scope
 from .archive_keeper import ArchiveKeeper
@@ -70,6 +70,8 @@ class Core(QObject):
         #: Where Claude Desktop is looked for (claude_found.py; a test's computer passes its own home).
         self._find_claude = find_claude
         self.demo = demo
+        #: The system whose rules step 2 follows (`sys.platform`; a test of another system's rules sets it).
+        self.system = sys.platform
         #: Whether Settings offers "Tell me when a new SearchDesk is out" (the app sets it from its update
         #: check: false in the demo and in a build without the release key).
         self.updates_offered = False
@@ -365,6 +367,10 @@ class Core(QObject):
         return self._find_claude(
             settings_predated=self.settings.claude_folder_before == "yes", connected=self.claude_seen() is not None
         )
+
+    def claude_desktop_offered(self) -> bool:
+        """Whether step 2 offers to add SearchDesk to Claude Desktop (claude_install.offers_claude_desktop)."""
+        return claude_install.offers_claude_desktop(self.system, claude_found=self.claude_evidence() is not None)
 
     def claude_status(self) -> ClaudeStatus:
         socket, connected = self.agent_socket_for_entry(), self.listener.connection_count

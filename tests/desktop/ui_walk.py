@@ -647,12 +647,25 @@ def never_claims(window: MainWindow, state: str) -> None:
 
 
 def no_claude_states(qapp: QApplication, scene: Scene, reports: dict[str, Any]) -> Iterator[tuple[str, QWidget]]:
-    """A computer without Claude Desktop, demo and real: before step 2, after "Add (the demo) to Claude
-    Desktop" (the button, answered yes) and after "Check it works" passed, step 2 is never green and step 3
-    never says Claude can use SearchDesk."""
+    """A computer without Claude Desktop, demo and real: on macOS or Windows (their rules) before step 2, after
+    "Add (the demo) to Claude Desktop" (the button, answered yes) and after "Check it works" passed; on Linux,
+    where Anthropic offers none, after a check that passed. Step 2 is never green and step 3 never says Claude
+    can use SearchDesk."""
     for demo, account in ((True, "demo"), (False, "signed in")):
         mode = "demo" if demo else "real"
         core = scene.core(demo=demo, account=account, **scene.without_claude())
+        window = MainWindow(core, has_tray=True)
+        window.show()
+        core.last_check = reports["passed"]
+        window.refresh()
+        settle(qapp)
+        never_claims(window, f"{mode}, Linux, no Claude Desktop")
+        true_or_stop("Look again" in window.step2.button_widgets, f"{mode}: Linux offered no Look again", window)
+        yield f"main window ({mode}, Linux, no Claude Desktop, checked)", window
+        window.close()
+        dispose(window, core)
+        core = scene.core(demo=demo, account=account, **scene.without_claude())
+        core.system = "darwin"  # Anthropic's Claude Desktop exists there: SearchDesk adds itself before it
         window = MainWindow(core, has_tray=True)
         window.ask = lambda box: True  # yes, add the demo
         window.show()

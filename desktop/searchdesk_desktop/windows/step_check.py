@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QMessageBox
 
+from .. import claude_install as install
 from ..core import Core
 from ..help import check_topic
 from ..self_check import check_verdict
@@ -72,7 +73,9 @@ class CheckStep(Step):
             elif result.ok:
                 state, status = TODO, "SearchDesk works; Claude Desktop does not have it yet"
                 then = "Once you add SearchDesk to Claude Desktop (step 2), Claude can use it."
-                if core.claude_evidence() is None:  # adding it alone would not let Claude use it
+                if not core.claude_desktop_offered():  # Linux: Anthropic offers no Claude Desktop there
+                    then = install.NO_CLAUDE_DESKTOP_THEN
+                elif core.claude_evidence() is None:  # adding it alone would not let Claude use it
                     then = "Claude Desktop was not found: install it from claude.ai/download, then add SearchDesk."
                 verdict = f"{result.verdict} {then}"
             else:

@@ -92,6 +92,11 @@ class ClaudeStep(Step):
             step.set_buttons(
                 [("Open it again", self.add_to_claude), ("Use the settings file instead", self.add_via_settings_file)]
             )
+        elif not core.claude_desktop_offered():  # Linux, and no unofficial Claude Desktop here
+            step.show_state(
+                TODO, install.NO_CLAUDE_DESKTOP, install.NO_CLAUDE_DESKTOP_DETAIL, error, topic="claude-linux"
+            )
+            step.set_buttons([("Look again", core.changed.emit)])
         else:
             notes = []
             if core.claude_evidence() is None:
@@ -134,15 +139,24 @@ class ClaudeStep(Step):
             step.set_buttons([(label, self.switch_claude)], primary=label)
         elif not claude.extension_is_ours:
             version = claude.extension_version or "unknown"
+            ships = self.core.add_method() == "bundle"  # a release carries no extension file: never there
+            todo = (
+                "Update it: Claude Desktop shows its install dialog, click Install there."
+                if ships
+                else "Remove it in Claude Desktop (Settings, Extensions, SearchDesk), then click Look again and add "
+                "SearchDesk here."
+            )
             step.show_state(
                 PROBLEM,
                 "The SearchDesk extension in Claude Desktop is another version",
-                f"Claude Desktop has version {version}; this app is {__version__}. Update it: Claude Desktop shows "
-                "its install dialog, click Install there.",
+                f"Claude Desktop has version {version}; this app is {__version__}. {todo}",
                 error,
                 topic="claude-extension",
             )
-            step.set_buttons([("Update the extension", self.add_to_claude)], primary="Update the extension")
+            if ships:
+                step.set_buttons([("Update the extension", self.add_to_claude)], primary="Update the extension")
+            else:
+                step.set_buttons([("Look again", self.core.changed.emit)])
         else:
             detail = "Its settings are in Claude Desktop: Settings, Extensions, SearchDesk."
             step.show_state(OK, "Added to Claude Desktop as an extension", detail, error)

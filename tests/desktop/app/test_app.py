@@ -463,11 +463,13 @@ def test_the_window_says_so_when_notifications_are_refused(qtbot: QtBot, qapp: o
 
 
 def test_without_claude_desktop_no_step_is_green_and_nothing_says_claude_can(qtbot: QtBot, place: dict) -> None:
-    """A computer with no Claude Desktop: adding the demo and checking it leave steps 2 and 3 unticked, and
-    nothing says Claude can see anything (the settings folder SearchDesk made itself is no evidence)."""
+    """A Mac or Windows PC with no Claude Desktop (their rules: SearchDesk adds itself before it is installed):
+    adding the demo and checking it leave steps 2 and 3 unticked, and nothing says Claude can see anything (the
+    settings folder SearchDesk made itself is no evidence). Linux's rules: tests/desktop/claude/test_step2_linux.py."""
     Path(place["claude_entry"]).unlink()
     place = dict(place, server=cc.server_command())
     core = make_core(place, demo=True)
+    core.system = "darwin"
     window = make_window(qtbot, core, place)
     assert "Claude Desktop was not found" in window.step2.detail.text()
     window.add_to_claude(confirm=lambda: True)

@@ -75,13 +75,34 @@ def test_each_setup_page_links_the_second_account_section(page: str) -> None:
     assert "## More than one Google account" in site_owner_text("docs/getting-started.md")
 
 
-#: What each system shows for an app from outside its store, as its maker documents it.
+#: What each system shows for an app from outside its store, as its maker documents it: macOS 15 and macOS 13/14
+#: for an app Apple has not notarised, SmartScreen for an unsigned file, and Smart App Control (no Run anyway).
 UNSIGNED_WORDS = {
-    "macos": ["**Privacy & Security**", "**Open Anyway**", "not notarised"],
-    "windows": ["*Windows protected your PC*", "**More info**", "**Run anyway**", "*Unknown publisher*"],
-    "linux": [],
+    "macos": ["**Privacy & Security**", "**Open Anyway**", "Not notarised", "macOS 15", "macOS 13 or 14"],
+    "windows": [
+        "*Windows protected your PC*",
+        "**More info**",
+        "**Run anyway**",
+        "*Unknown publisher*",
+        "Smart App Control",
+        "no **Run anyway**",
+    ],
+    "linux": ["carry no signature"],
+}
+#: The processors and oldest systems each page promises: what release.yml builds (the lead's decision, issue 35).
+MACHINES = {
+    "macos": ["Apple silicon", "not an Intel Mac", "macOS 13"],
+    "windows": ["64-bit Intel or AMD", "Arm-based PCs are not supported", "1809"],
+    "linux": ["64-bit Intel or AMD", "Debian 12"],
+}
+#: How each page says a person updates (and, on Linux, removes) what they installed.
+UPDATES = {
+    "macos": ["**A new version:**", "replacing the old"],
+    "windows": ["**A new version:**", "run the new installer"],
+    "linux": ["**A new version:**", "`sudo apt remove searchdesk`", "`./uninstall.sh`", "`./install.sh`"],
 }
 GOOGLES_PAGE = "https://support.google.com/accounts/answer/7455163"
+LINUX_OPENING = "There is no Claude Desktop for Linux: Anthropic offers it for macOS and Windows only."
 
 
 @pytest.mark.parametrize("page", sorted(PAGES))
@@ -90,12 +111,27 @@ def test_each_setup_page_says_what_installing_shows(page: str) -> None:
     text = site_owner_text(PAGES[page])
     assert f"]({project.RELEASES})" in text, "the download link is the release page"
     assert "not released yet" not in text and "nothing to download" not in text
-    for words in UNSIGNED_WORDS[page]:
+    for words in UNSIGNED_WORDS[page] + MACHINES[page] + UPDATES[page]:
         assert words in text, words
-    assert "Today's build" in text or "today's build" in text, "the unsigned build is labelled as such"
-    # Google's unverified-app screen: as Google shows it, why, and Google's own page.
-    assert "*Google hasn't verified this app*" in text
+    assert "not decided" not in text
+    # Google's unverified-app screen as Google's help names it, and its Testing stage (testers only, at most 100).
+    assert "*This app isn't verified*" in text and "Google hasn't verified this app" not in text
     assert "**Back to safety**" in text and f"]({GOOGLES_PAGE})" in text
+    assert "testing stage" in text and "at most 100" in text
+    # A release carries no extension file: no page sends a person to Claude Desktop's Install button.
+    assert "**Install** button" not in text and "Use the settings file instead" not in text
+    # Each statement a person acts on carries its source beside it.
+    assert source.count("<!-- source:") >= 3
     # What could not be tried here is said in the page's source, not to the reader.
     comment = re.search(r"<!--(.*?)-->", source, re.S)
-    assert comment is not None and "not tried" in comment.group(1).lower()
+    assert comment is not None and "not tried" in source.lower()
+
+
+def test_the_linux_page_opens_with_what_is_true_there() -> None:
+    """Anthropic offers Claude Desktop for macOS and Windows only: the Linux page says so first, and names the
+    programs SearchDesk works with there, as Other clients describes them."""
+    text = site_owner_text(PAGES["linux"])
+    first = next(line for line in text.splitlines()[1:] if line.strip() and not line.startswith("<!--"))
+    assert first == LINUX_OPENING
+    assert "](other-clients.md#claude-code)" in text and "](other-clients.md" in text
+    assert "Claude Desktop for Linux, installed" not in text

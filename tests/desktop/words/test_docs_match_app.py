@@ -35,29 +35,37 @@ SERVER = REPO / "server" / "searchdesk_server"
 #: Pages that also quote the server: what Claude is told, and the approval questions' words.
 QUOTE_THE_SERVER = {"docs/troubleshooting-claude-answers.md", "docs/asking-a-person.md"}
 
-#: Words of other programs' windows that the pages quote, and whose they are.
-OTHER_PROGRAMS = {
-    "Advanced": "Google's unverified-app warning",
-    "Google hasn't verified this app": "Google's unverified-app warning",
-    "Back to safety": "Google's unverified-app warning",
-    "Go to … (unsafe)": "Google's unverified-app warning, after Advanced",
-    '"SearchDesk" Not Opened': "macOS, for an app Apple has not notarised",
-    "Done": "macOS, for an app Apple has not notarised",
-    "Privacy & Security": "macOS System Settings",
-    "Open Anyway": "macOS System Settings › Privacy & Security, and its confirmation",
-    "Run anyway": "Windows SmartScreen, after More info",
-    "Continue": "Google's consent page",
-    "Open": "macOS, for an app downloaded from the Internet",
-    "Allow": "macOS, asking about notifications",
-    "Always Allow": "macOS, asking about the keychain",
-    "Unlock": "a Linux desktop's keyring prompt",
-    "More info": "Windows SmartScreen",
-    "Windows protected your PC": "Windows SmartScreen",
-    "Unknown publisher": "Windows SmartScreen",
-    "Install": "Claude Desktop's extension dialog, and the Windows installer",
-    "Finish": "the Windows installer",
-    "Quit": "Claude Desktop's icon in the Windows notification area",
-    "Quit Claude": "Claude Desktop's menu on a Mac",
+#: Words of other programs' windows that the pages quote: whose they are, and where their maker (or, where the
+#: maker's words cannot be read here, a stored copy) shows them. Each source is cited in a page's
+#: `<!-- source: … -->` comment, beside the words (test_other_programs_words_carry_their_source).
+GOOGLE_UNVERIFIED = "https://support.google.com/accounts/answer/7455163"
+APPLE_GATEKEEPER = "https://support.apple.com/en-us/102445"
+APPLE_OPEN_ANYWAY = "https://support.apple.com/guide/mac-help/mh40616/mac"
+SMARTSCREEN_DIALOG = "github.com/responsively-org/responsively-app/issues/151"
+WINDOWS_INSTALLER = "packaging/installer.nsi"
+OTHER_PROGRAMS: dict[str, tuple[str, str]] = {
+    "Advanced": ("Google's unverified-app warning", GOOGLE_UNVERIFIED),
+    "This app isn't verified": ("Google's unverified-app warning, as Google's help names it", GOOGLE_UNVERIFIED),
+    "Back to safety": ("Google's unverified-app warning", GOOGLE_UNVERIFIED),
+    "Go to … (unsafe)": ("Google's unverified-app warning, after Advanced", GOOGLE_UNVERIFIED),
+    "Allow": ("Google's consent page; macOS, asking about notifications", GOOGLE_UNVERIFIED),
+    "Continue": ("Google's consent page with a tick box per permission", GOOGLE_UNVERIFIED),
+    "Done": ("macOS 15, for an app Apple has not notarised", "nadce.com/?p=124"),
+    "Privacy & Security": ("macOS System Settings", APPLE_OPEN_ANYWAY),
+    "Open Anyway": ("macOS System Settings › Privacy & Security", APPLE_OPEN_ANYWAY),
+    "OK": ("macOS, after the login password for Open Anyway", APPLE_OPEN_ANYWAY),
+    "Open": ("macOS, for a notarised app downloaded from the Internet", APPLE_GATEKEEPER),
+    "Always Allow": ("macOS, asking about the keychain", "https://support.apple.com/guide/keychain-access/"),
+    "Unlock": ("a Linux desktop's keyring prompt", "https://wiki.gnome.org/Projects/GnomeKeyring"),
+    "More info": ("Windows SmartScreen", SMARTSCREEN_DIALOG),
+    "Windows protected your PC": ("Windows SmartScreen", SMARTSCREEN_DIALOG),
+    "Unknown publisher": ("Windows SmartScreen, for a file with no signature", SMARTSCREEN_DIALOG),
+    "Run anyway": ("Windows SmartScreen, after More info", SMARTSCREEN_DIALOG),
+    "System type": ("Windows Settings › System › About", "isumsoft.com/windows-10/check-windows-10-system-type"),
+    "Install": ("the Windows installer (NSIS's components page)", WINDOWS_INSTALLER),
+    "Finish": ("the Windows installer (NSIS's finish page)", WINDOWS_INSTALLER),
+    "Quit": ("Claude Desktop's icon in the Windows notification area", "https://claude.ai/download"),
+    "Quit Claude": ("Claude Desktop's menu on a Mac", "https://claude.ai/download"),
 }
 
 QUOTED_HEADING = re.compile(r'^#{1,6}[ \t]+"(.+)"[ \t]*$', re.M)
@@ -164,6 +172,45 @@ def test_every_word_of_other_programs_is_quoted_somewhere() -> None:
     """The list above holds only words the pages quote, so it cannot hide a stale quote of the app's."""
     quoted = {quote for name in SITE_OWNER_PAGES for _, quote in quotes(site_owner_text(name))}
     assert set(OTHER_PROGRAMS) - quoted == set()
+
+
+SOURCE_COMMENT = re.compile(r"<!--\s*source:(.*?)-->", re.S)
+#: Sources that are this repository's own files or the vendor's own product page: not cited in a comment.
+CITED_ELSEWHERE = {
+    WINDOWS_INSTALLER,
+    "https://claude.ai/download",
+    "https://support.apple.com/guide/keychain-access/",
+    "https://wiki.gnome.org/Projects/GnomeKeyring",
+}
+
+
+def test_other_programs_words_carry_their_source() -> None:
+    """Each other program's words a page quotes rest on a source a page cites beside them (`<!-- source: -->`):
+    a quote added without its source, or a source dropped from the pages, fails here."""
+    cited = " ".join(
+        " ".join(SOURCE_COMMENT.findall((REPO / name).read_text(encoding="utf-8"))) for name in SITE_OWNER_PAGES
+    )
+    missing = {
+        w: src for w, (_, src) in OTHER_PROGRAMS.items() if src not in CITED_ELSEWHERE and src not in flat(cited)
+    }
+    assert missing == {}
+
+
+#: The Windows installer's own words, as installer.nsi defines them (`${APP}` is SearchDesk).
+INSTALLER_WORDS = ("Start SearchDesk when you sign in to Windows", "Start SearchDesk now")
+
+
+def installer_strings() -> set[str]:
+    text = (REPO / WINDOWS_INSTALLER).read_text(encoding="utf-8").replace("${APP}", "SearchDesk")
+    return {q for line in text.splitlines() for q in re.findall(r'"([^"\n]*)"', line)}
+
+
+def test_the_windows_page_quotes_the_installer_as_it_is_built() -> None:
+    """What the Windows page tells a person to tick or leave ticked is the installer's own wording."""
+    page = site_owner_text("docs/setup-windows.md")
+    bold = set(re.findall(r"\*\*([^*]+)\*\*", page))
+    assert set(INSTALLER_WORDS) <= bold
+    assert set(INSTALLER_WORDS) <= installer_strings()
 
 
 def test_quotes_are_checked_against_the_app() -> None:

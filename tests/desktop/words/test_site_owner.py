@@ -253,12 +253,23 @@ def test_demo_app_with_the_extension_installed_is_not_green(qtbot: QtBot, place:
     finish(core)
 
 
-def test_an_extension_of_another_version_needs_updating(qtbot: QtBot, place: dict, real_keyring: object) -> None:
+def test_an_extension_of_another_version_needs_updating(
+    qtbot: QtBot, place: dict, tmp_path: Path, real_keyring: object
+) -> None:
+    """A build that carries the extension file offers to update it; a release carries none, so it says to remove
+    the old one in Claude Desktop and offers nothing that would put SearchDesk in Claude Desktop twice."""
     _extension(place, "0.0.1")
     core = make_core(place)
     window = make_window(qtbot, core, place)
-    assert window.step2.state == PROBLEM and "Update the extension" in window.step2.button_widgets
+    assert window.step2.state == PROBLEM and set(window.step2.button_widgets) == {"Look again"}
     assert "version 0.0.1" in window.step2.detail.text()
+    assert "Remove it in Claude Desktop (Settings, Extensions, SearchDesk)" in window.step2.detail.text()
+    finish(core)
+    bundle = tmp_path / "searchdesk.mcpb"
+    bundle.write_text("zip")
+    core = make_core(place, bundle=bundle)
+    window = make_window(qtbot, core, place)
+    assert window.step2.state == PROBLEM and "Update the extension" in window.step2.button_widgets
     finish(core)
 
 
