@@ -60,6 +60,12 @@ COMMON_EXCLUDES = [
     "pip",
 ]
 
+#: Windows wheels repaired by delvewheel keep their DLLs in `<distribution>.libs` beside the package, found
+#: at run time only through the package's own os.add_dll_directory; PyInstaller collects such a folder with
+#: `collect_delvewheel_libs_directory` (a no-op on macOS and Linux). google-re2 (server google/regex.py)
+#: ships its own msvcp140 there: (import name, folder).
+DELVEWHEEL_LIBS: list[tuple[str, str]] = [("re2", "google_re2.libs")]
+
 #: Set to build without the size cuts below (`make bundle-sizes` does, to measure what each one saves).
 NO_CUTS_VAR = "SEARCHDESK_BUILD_NO_CUTS"
 CUTTING = not os.environ.get(NO_CUTS_VAR)

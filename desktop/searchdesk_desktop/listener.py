@@ -61,7 +61,8 @@ from . import __version__
 from .agent_accounts import AccountDirectory, OneAccount, ProviderGetter
 from .agent_accounts import SignedOut as SignedOut
 from .agent_connection import Connection, QtTransport, Transport, UnixDoor, UnixTransport
-from .approval.book import ApprovalBook, Entry, QueueFull, RequestIdReused, State
+from .approval.book import ApprovalBook, Entry, State
+from .approval.wholes import check_wholes
 from .refusals import Refusal
 
 log = logging.getLogger(__name__)
@@ -368,11 +369,10 @@ class AgentListener(QObject):
     def _approval_request(self, conn: Connection, rpc_id: Any, request: ApprovalRequest) -> ApprovalResult | None:
         self._refuse_real_server_in_demo(request.requester)
         try:
+            check_wholes(request)  # what the dialog shows whole is what the words bind, or nothing is shown
             entry = self.book.ask(request)
-        except QueueFull as err:
+        except Refusal as err:  # the class names the code; the text says what was wrong
             raise _Reply(err.code, str(err), err.data) from None
-        except RequestIdReused as err:
-            raise _Reply(err.code, str(err)) from None
         log.info("approval asked: tool=%s fingerprint=%s", request.tool, request.fingerprint[:12])
         fp = request.fingerprint
         if entry.state is State.APPROVED:  # an unspent yes for this very question: spent by this call

@@ -5,6 +5,8 @@ One module per part, named for what it holds:
 - ``book``: the questions waiting for a person and what became of them (no Qt: the listener, the
   server's contract tests and the Qt parts all read the same book).
 - ``words``: the words about a question that the dialog, the main window and the tray say alike.
+- ``wholes``: that each value the dialog shows whole shortens to the value the words bind (else the
+  question is refused before it is kept).
 - ``arming``: when a press or a key may answer (the delay, the pointer rule, the keyboard rule).
 - ``layout``: how the dialog's words take exactly the room they need (a value shown whole, the
   scroll area as tall as its words).

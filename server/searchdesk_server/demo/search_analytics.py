@@ -16,6 +16,7 @@ from datetime import date, timedelta
 from operator import itemgetter
 from typing import Any
 
+from ..google import regex
 from . import wire
 from .clock import DemoClock, hour_key, iso_day
 from .facts import (
@@ -94,8 +95,6 @@ _INDEX = {
     "hour": HOUR,
 }
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_NOT_RE2 = re.compile(r"\(\?(?:[=!]|<[=!]|>|P=)|\\[1-9]|[*+?}][+]")
-_NESTED = re.compile(r"\((?:[^()\\]|\\.)*(?:[*+]|\{\d*,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d*,\d*\})")
 MAX_EXPRESSION = 4096
 
 
@@ -196,16 +195,12 @@ def _filters(groups: list[Any]) -> tuple[Filter, ...]:
 
 
 def _check_regex(expression: str) -> None:
-    """Google evaluates RE2: no lookaround or backreferences. Nested repeats are refused here too, since
-    Python's backtracking engine (unlike RE2) could take exponential time on them."""
-    if _NOT_RE2.search(expression):
-        raise bad_request("Invalid regular expression: RE2 syntax does not support lookaround or backreferences.")
-    if _NESTED.search(expression):
-        raise bad_request("The demo refuses nested repetition such as (a+)+ in a regular expression; simplify it.")
+    """Google evaluates RE2 (`google.regex`): what RE2 cannot read is Google's 400, and whatever it can
+    (nested repeats among it) is answered, in time linear in each value."""
     try:
-        re.compile(expression)
-    except re.error as err:
-        raise bad_request(f"Invalid regular expression: {err}.") from None
+        regex.check(expression)
+    except regex.RegexRefused as refused:
+        raise bad_request(f"Invalid regular expression: {refused.engine}.") from None
 
 
 @dataclass(frozen=True)
@@ -361,10 +356,10 @@ def _matcher(item: Filter, exact: bool) -> Callable[[str], bool]:
         return lambda w: folded in w.lower()
     if item.operator == "notContains":
         return lambda w: folded not in w.lower()
-    pattern = re.compile(expression)
+    regex.check(expression)  # parse refused it already; compiled once here, then cached
     if item.operator == "includingRegex":
-        return lambda w: pattern.search(w) is not None
-    return lambda w: pattern.search(w) is None
+        return lambda w: regex.searches(expression, w)
+    return lambda w: not regex.searches(expression, w)
 
 
 def _render(page: list[Any], lexicon: Lexicon, query: ReceivedQuery) -> list[dict[str, Any]]:

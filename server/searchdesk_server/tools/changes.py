@@ -71,6 +71,13 @@ RESULT_WORDS: Mapping[str, str] = {
 NO_OUTCOME = "not recorded (SearchDesk stopped before Google answered, or the change is still under way)"
 NOTHING_SENT = "nothing was sent"
 
+#: The note under a list with entries Claude may not see; their number is of the whole record, so it
+#: says nothing about the site or dates asked for (`select`).
+LEFT_OUT = (
+    "{entries} left out: the record holds them for Google accounts or properties Claude may not use now "
+    "(counted over the whole record, whatever site or dates were asked for)."
+)
+
 HEADERS = ["When (UTC)", "Change", "Property", "Values", "Account", "Asked by", "Approval", "What Google did"]
 
 
@@ -222,10 +229,15 @@ def select(
     start: dt.date | None = None,
     end: dt.date | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """The entries Claude may see, newest first, and how many others that match the same site and dates
-    were left out for it (accounts or properties it may not use now). A change and its outcome are one
-    entry; an outcome whose change was removed from the record stands alone. Checkpoints name no account
-    or property and are always shown: where the record was shortened is part of every question."""
+    """The entries Claude may see that match the site and dates, newest first, and how many entries of
+    the whole record it may not see (accounts or properties it may not use now). A change and its
+    outcome are one entry; an outcome whose change was removed from the record stands alone. Checkpoints
+    name no account or property and are always shown: where the record was shortened is part of every
+    question.
+
+    The count is taken by the visibility rule alone, before `site`, `start` and `end` apply: counted
+    among the rows a question matched, it would answer whether a withheld account has a property Claude
+    guessed, and on which days it changed (issue 36). Nothing Claude can choose changes it."""
     rows = list(rows)
     outcomes = {r.about: r for r in rows if r.kind == Kind.OUTCOME and r.about is not None}
     changes = {r.seq for r in rows if r.kind == Kind.CHANGE}
@@ -234,16 +246,15 @@ def select(
     for row in sorted(rows, key=lambda r: r.seq, reverse=True):
         if row.kind == Kind.OUTCOME and row.about in changes:
             continue  # shown with its change
-        if not _in_dates(row, start, end):
-            continue
         if row.kind == Kind.CHECKPOINT:
-            entries.append(_entry(row, None))
+            if _in_dates(row, start, end):
+                entries.append(_entry(row, None))
             continue
         prop, page = _property(row), _page(row)
-        if not _matches(site, prop, page):
-            continue
         if not (seen.account_ok(row.account) and seen.place_ok(prop, page)):
-            hidden += 1
+            hidden += 1  # whatever the site and dates: see the docstring
+            continue
+        if not (_in_dates(row, start, end) and _matches(site, prop, page)):
             continue
         if row.kind == Kind.OUTCOME:  # its change is no longer in the record
             entries.append(_entry(row, row) | {"kind": Kind.CHANGE.value})
@@ -268,12 +279,7 @@ async def list_changes(call: Call) -> Output:
     scope = f" for {site}" if site is not None else ""
     if start is not None or end is not None:
         scope += f" from {start.isoformat() if start else 'the start'} to {end.isoformat() if end else 'now'}"
-    footer = (
-        f"{plural(hidden, 'entry', 'entries')} left out: they are for Google accounts or properties Claude may "
-        "not use now."
-        if hidden
-        else ""
-    )
+    footer = LEFT_OUT.format(entries=plural(hidden, "entry", "entries")) if hidden else ""
     out = listing(
         entries=entries,
         headers=HEADERS,

@@ -8,6 +8,7 @@ app, and the next `list_changes` must not carry a trace of that account's rows â
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,17 @@ from searchdesk_server.journal.paths import journal_path
 from searchdesk_server.journal.store import Journal
 from tests.agentref import Script
 from tests.fakegoogle import SERVICE_ACCOUNT_EMAIL, FakeGoogle
-from tests.security.agent_socket.test_accounts import AGENCY, CLIENT, DEMO, WWW, accounts, running, server, two  # noqa: F401
+from tests.security.agent_socket.test_accounts import (  # noqa: F401 (`two` is a fixture)
+    AGENCY,
+    CLIENT,
+    DEMO,
+    NOBODY,
+    WWW,
+    accounts,
+    running,
+    server,
+    two,
+)
 from tests.security.conftest import Planted, Witness, serve
 from tests.server.stdio import text_of
 from tests.server.tools.test_list_changes import change
@@ -80,3 +91,37 @@ async def test_rows_without_an_account_only_for_a_server_whose_account_has_no_ad
     assert listed(named) == [(WWW, SERVICE_ACCOUNT_EMAIL)] and named.structured_content["left_out"] == 2
     assert "someone.else" not in whole(named)
     assert not fake.api_requests()  # neither server asked Google anything
+
+
+async def test_the_count_left_out_is_the_same_whatever_site_or_dates_claude_asks_about(
+    two: FakeGoogle,  # noqa: F811 (the fixture imported above)
+    witness: Witness,
+    folder: Path,
+) -> None:
+    """Issue 36, 1: counted among the rows a question matched, "N entries left out" told whether a
+    withheld account has a guessed property (1 for it, 0 for one nobody has) and, with dates, the day
+    it changed. Counted over the whole record, the answer is the same for every site and every range."""
+    today = dt.datetime.now(dt.UTC).date()
+    days = [{}, {"start_date": today.isoformat(), "end_date": today.isoformat()}]
+    days += [{"start_date": "2020-01-01", "end_date": "2020-01-31"}, {"end_date": "2021-06-30"}]
+    with running("desktop", folder, accounts(two)) as agent:
+        async with server(two, witness, folder) as served:
+            for feed in (f"{CLIENT}agency-a.xml", f"{CLIENT}agency-b.xml"):
+                done = await served.client.call_tool("submit_sitemap", {"site": CLIENT, "feedpath": feed})
+                assert not done.is_error, text_of(done)
+            agent.set_script(accounts(two, without=AGENCY))  # the person withholds the agency's account
+            answers: dict[str, Any] = {}
+            for guess in (CLIENT, NOBODY, None):
+                for span in days:
+                    args = {**span, **({"site": guess} if guess else {})}
+                    result = await served.client.call_tool("list_changes", args)
+                    assert not result.is_error, text_of(result)
+                    answers[json.dumps(args)] = result
+    for asked, result in answers.items():
+        assert result.structured_content["left_out"] == 2, asked
+        assert listed(result) == [], asked
+        footer = text_of(result).splitlines()[-1]
+        assert footer.startswith("2 entries left out:"), (asked, footer)
+        assert AGENCY not in whole(result) and "agency-" not in whole(result), asked
+    footers = {text_of(r).splitlines()[-1] for r in answers.values()}
+    assert len(footers) == 1, footers  # the same words for every site and range

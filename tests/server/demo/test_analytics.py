@@ -250,6 +250,11 @@ async def test_the_six_operators(client: httpx.AsyncClient) -> None:
     assert regex == {"best pruning shears", "best bypass loppers"}
     excluding = await _keys(client, "query", _filter("query", "excludingRegex", "example"))
     assert excluding == {q for q in every if "example" not in q}
+    # RE2, as at Google (issue 36): a nested repeat is answered (the demo used to refuse it), matching as
+    # Python's re would; `\d` is ASCII digits only and `(?i)` turns case off inside the pattern.
+    nested = await _keys(client, "query", _filter("query", "includingRegex", r"^(\w+\s?)+$"))
+    assert nested == {q for q in every if re.fullmatch(r"[A-Za-z0-9_]+(?: ?[A-Za-z0-9_]+)*", q)} and nested
+    assert await _keys(client, "query", _filter("query", "includingRegex", "(?i)^GARDEN GLOVES$")) == {"garden gloves"}
 
 
 async def test_filters_on_page_country_and_device(client: httpx.AsyncClient) -> None:
@@ -281,7 +286,8 @@ async def test_language_specific_queries_come_from_their_countries(client: httpx
         _filter("query", "startsWith", "a"),
         _filter("query", "includingRegex", "(unclosed"),
         _filter("query", "includingRegex", "garden(?=s)"),
-        _filter("query", "includingRegex", r"(\w+\s?)+$"),
+        _filter("query", "includingRegex", r"(garden) \1"),
+        _filter("query", "includingRegex", "gloves(?!s)"),
         [{"groupType": "or", "filters": []}],
         [{"filters": [{"dimension": "query", "expression": "x", "bogus": 1}]}],
         ["not an object"],

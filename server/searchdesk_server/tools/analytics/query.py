@@ -1,23 +1,26 @@
 """A Search Analytics request built from a tool call's arguments: dates, dimensions, filters.
 
 Checked here, before anything reaches Google, so a mistake gets a sentence that says what to change.
+A regular expression is checked by RE2, as Google reads it (`google.regex`): one Google would refuse is
+refused here in the same words whether the days asked for come from Google or from SearchDesk's copy.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ...catalogue import DEFAULT_ROWS
+from ...google import regex
 from ...result import ToolFailure
 from ...runtime import Call
 from .dates import date_range, google_today
 
 QUERY = "webmasters/v3/sites/{siteUrl}/searchAnalytics/query"
 POSITIVE_OPERATORS = ("equals", "contains", "includingRegex")
+REGEX_OPERATORS = ("includingRegex", "excludingRegex")
 
 
 def filter_groups(args: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -28,6 +31,11 @@ def filter_groups(args: Mapping[str, Any]) -> list[dict[str, Any]]:
     for i, f in enumerate(filters):
         if not f.get("expression", "").strip():
             raise ToolFailure(f"filters[{i}].expression is empty.")
+        if f.get("operator") in REGEX_OPERATORS:
+            try:
+                regex.check(f["expression"])
+            except regex.RegexRefused as refused:
+                raise ToolFailure(f"The pattern in filters[{i}] cannot be used. {refused}") from None
         parsed.append(
             {
                 "dimension": f["dimension"],
@@ -48,9 +56,9 @@ def filter_groups(args: Mapping[str, Any]) -> list[dict[str, Any]]:
     for f in parsed:
         expr = f["expression"]
         if f["operator"] == "equals":
-            parts.append(f"^{re.escape(expr)}$")
+            parts.append(f"^{regex.escape(expr)}$")
         elif f["operator"] == "contains":
-            parts.append(re.escape(expr))
+            parts.append(regex.escape(expr))
         else:
             parts.append(f"(?:{expr})")
     merged = {"dimension": dims.pop(), "operator": "includingRegex", "expression": "|".join(parts)}
