@@ -32,6 +32,7 @@ from ..core import Core
 from ..titles import title
 from ..widgets import (
     ZWSP,
+    ChoiceBox,
     FlowLayout,
     bold,
     breakable,
@@ -90,8 +91,8 @@ class ActivityWindow(QDialog):
             )
         )
         filters = FlowLayout()
-        self.site_filter = QComboBox()
-        self.account_filter = QComboBox()
+        self.site_filter = ChoiceBox()
+        self.account_filter = ChoiceBox()
         for label, box in (("Property:", self.site_filter), ("Google account:", self.account_filter)):
             # As wide as a usual address: a long one is cut in the box (its list and tooltip show it whole)
             # rather than widening the window past a small screen.
