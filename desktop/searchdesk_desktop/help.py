@@ -13,7 +13,7 @@ import re
 
 from PySide6.QtCore import QDir, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextOption
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout
 
 from .project import docs_url
 from .titles import title
@@ -101,13 +101,13 @@ def check_topic(kind: str) -> str:
     return topic if topic in TOPICS else "check"
 
 
-def open_help(topic: str, parent: QWidget | None = None, *, demo: bool = False) -> bool:
+def open_help(topic: str, *, demo: bool = False) -> bool:
     """Open the page in the person's browser (the system's handler for web addresses); when none opens
     it, show its address (`open_address`)."""
-    return open_address(help_url(topic), parent, demo=demo)
+    return open_address(help_url(topic), demo=demo)
 
 
-def open_address(address: str | QUrl, parent: QWidget | None = None, *, demo: bool = False) -> bool:
+def open_address(address: str | QUrl, *, demo: bool = False) -> bool:
     """Open a web page in the browser, or a folder in the file manager; True when the system took it.
 
     Every page and folder the app opens goes through here. When the system opens nothing (no browser
@@ -117,12 +117,12 @@ def open_address(address: str | QUrl, parent: QWidget | None = None, *, demo: bo
     url = address if isinstance(address, QUrl) else QUrl(address)
     if QDesktopServices.openUrl(url):
         return True
-    AddressDialog(url, parent, demo=demo).open_here()
+    AddressDialog(url, demo=demo).open_here()
     return False
 
 
 _SHOWN: set[AddressDialog] = set()
-"""The address windows open now: one opened from the tray menu has no parent to keep it alive."""
+"""The address windows open now (each has no parent to keep it alive)."""
 
 
 class AddressDialog(QDialog):
@@ -130,13 +130,16 @@ class AddressDialog(QDialog):
 
     The address is in a read-only text box that wraps anywhere: a web address has no spaces to wrap at,
     and one longer than the window would otherwise be cut off at 1024x600; selected, it copies exactly
-    (no invisible break marks)."""
+    (no invisible break marks).
+
+    A window of its own, never a child of the window whose button opened it: a dialog presses the first
+    default button among all its children on Enter, and this one's Copy must not answer for that window."""
 
     #: The address box shows this many lines at most (it scrolls beyond: no address of the app is as long).
     LINES = 3
 
-    def __init__(self, url: QUrl, parent: QWidget | None = None, *, demo: bool = False) -> None:
-        super().__init__(parent)
+    def __init__(self, url: QUrl, *, demo: bool = False) -> None:
+        super().__init__()
         self.setObjectName("addressDialog")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         local = url.isLocalFile()
@@ -200,7 +203,7 @@ class HelpButton(QPushButton):
         self.setObjectName("help")
         self.setAutoDefault(False)
         self.topic = topic
-        self.clicked.connect(lambda _checked=False: open_help(self.topic, self.window()))
+        self.clicked.connect(lambda _checked=False: open_help(self.topic))
 
     def set_topic(self, topic: str) -> None:
         """Point the button at another page (`TOPICS` must hold it)."""

@@ -7,7 +7,7 @@ import platform
 import sys
 
 from PySide6.QtCore import QUrl
-from PySide6.QtWidgets import QDialog, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QPushButton, QVBoxLayout
 
 from .. import __version__
 from .. import claude_config as cc
@@ -67,7 +67,7 @@ def support_versions(core: Core) -> list[tuple[str, str]]:
     ]
 
 
-def open_log_folder(parent: QWidget | None = None) -> bool:
+def open_log_folder() -> bool:
     """Show the log folder in the system's file manager (made first: before the first log line it may not
     exist). A path in text would not do: on a Mac and on Windows the folder is hidden (Library, AppData);
     only when no file manager opens it is its place shown, to copy (`open_address`)."""
@@ -75,7 +75,7 @@ def open_log_folder(parent: QWidget | None = None) -> bool:
 
     folder = log_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    return open_address(QUrl.fromLocalFile(str(folder)), parent)
+    return open_address(QUrl.fromLocalFile(str(folder)))
 
 
 class AboutDialog(QDialog):
@@ -98,7 +98,7 @@ class AboutDialog(QDialog):
         buttons = FlowLayout(align_right=True)
         self.log_button = QPushButton("Open the log folder")
         self.log_button.setAutoDefault(False)
-        self.log_button.clicked.connect(lambda _checked=False: open_log_folder(self))
+        self.log_button.clicked.connect(open_log_folder)
         self.help = HelpButton("about")
         close = QPushButton("Close")
         close.clicked.connect(self.close)
