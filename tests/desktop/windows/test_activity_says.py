@@ -86,13 +86,13 @@ def approval_on_screen(window: ActivityWindow, row: int) -> str:
     return window.table.item(row, list(ActivityWindow.COLUMNS).index("Approval")).text()
 
 
-def test_each_not_done_line_says_what_happened_and_what_to_do_in_a_line(
-    qtbot: QtBot, place: dict, data: Path
-) -> None:
+def test_each_not_done_line_says_what_happened_and_what_to_do_in_a_line(qtbot: QtBot, place: dict, data: Path) -> None:
     window, core = opened(qtbot, place)
     lines = window.lines()
     assert len(lines) == len(OUTCOMES)
     said = {name: approval_on_screen(window, len(OUTCOMES) - 1 - n) for n, name in enumerate(OUTCOMES)}
+    for name, text in said.items():
+        assert not FOR_CLAUDE.search(text), (name, text)
     assert said == {
         "waiting": history.WAITING,
         "asked again": history.WAITING,
@@ -101,8 +101,6 @@ def test_each_not_done_line_says_what_happened_and_what_to_do_in_a_line(
         "code": history.CODE_OFFERED,
         "demo": "Not done: The SearchDesk app is running the demo; start SearchDesk normally to approve.",
     }
-    for name, text in said.items():
-        assert not FOR_CLAUDE.search(text), (name, text)
     # What the person can do, in the same line, where there is something to do.
     assert "Answer there, then ask Claude again" in said["waiting"]
     assert "Ask Claude again" in said["unanswered"] and "Keep SearchDesk open" in said["code"]
@@ -152,7 +150,8 @@ def test_enter_on_a_line_shows_every_value_whole_and_copies_it(qtbot: QtBot, pla
     # The button does the same for the line chosen (here the newest).
     table.setCurrentCell(0, 0)
     window.line_button.click()
-    assert "Not done: The SearchDesk app is running the demo" in line_window(qtbot).findChild(
-        QPlainTextEdit, "wholeLine"
-    ).toPlainText()
+    assert (
+        "Not done: The SearchDesk app is running the demo"
+        in line_window(qtbot).findChild(QPlainTextEdit, "wholeLine").toPlainText()
+    )
     finish(core)
