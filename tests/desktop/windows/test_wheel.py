@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QComboBox, QMessageBox, QWidget
@@ -18,7 +19,7 @@ from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.widgets import ChoiceBox, NumberBox
 from tests import REPO
-from tests.desktop.helpers import finish, open_settings
+from tests.desktop.helpers import finish, make_core, open_settings
 from tests.desktop.windows.test_settings_properties import checked_demo
 
 DOWN = -120  # one notch of a mouse wheel, turned towards the person (the next item, the page further down)
@@ -132,3 +133,28 @@ def test_no_plain_combo_or_spin_box_is_made_anywhere_in_the_app() -> None:
                     found.append(f"{Path(path).relative_to(REPO)}:{node.lineno} makes a {name}")
     assert not found, "\n".join(found)
     assert issubclass(ChoiceBox, QComboBox) and issubclass(NumberBox, QAbstractSpinBox)
+
+
+def test_a_wheel_over_activitys_filters_changes_nothing(
+    qtbot: QtBot, place: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other boxes of the app: Activity's property and account filters, over a real journal."""
+    from searchdesk_desktop.windows.activity import ActivityWindow
+    from searchdesk_server.journal.paths import journal_path
+    from searchdesk_server.journal.store import Journal
+    from tests.desktop.windows.test_activity_says import record
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    record(Journal(journal_path()))
+    core = make_core(place)
+    window = ActivityWindow(core)
+    qtbot.addWidget(window)
+    window.refresh()
+    window.show()
+    qtbot.waitExposed(window)
+    shown = window.table.rowCount()
+    for box in (window.site_filter, window.account_filter):
+        assert isinstance(box, ChoiceBox) and box.count() == 2 and box.currentIndex() == 0
+        wheel(box, 3)
+        assert box.currentIndex() == 0 and window.table.rowCount() == shown
+    finish(core)
