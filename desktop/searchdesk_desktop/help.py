@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QPlainTextEdit, QPushButton,
 
 from .project import docs_url
 from .titles import title
-from .widgets import in_front, plain_label
+from .widgets import in_front, keep_width, plain_label
 
 HELP = "Help"
 """The label of every Help button and of the tray menu's Help."""
@@ -176,10 +176,7 @@ class AddressDialog(QDialog):
         buttons.addWidget(self.copy_button)
         buttons.addWidget(close)
         layout.addLayout(buttons)
-        # "Copied" is as wide as "Copy" may become: the button keeps its width, and Close its place.
-        self.copy_button.setMinimumWidth(
-            max(self.copy_button.sizeHint().width(), self.copy_button.fontMetrics().horizontalAdvance("Copied") + 24)
-        )
+        keep_width(self.copy_button, "Copied")  # Close keeps its place when Copy says Copied
         self.resize(560, self.sizeHint().height())
         _SHOWN.add(self)
         self.finished.connect(lambda _result: _SHOWN.discard(self))

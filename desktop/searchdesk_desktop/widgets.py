@@ -147,6 +147,7 @@ class SupportDetails(QWidget):
         self.text.setObjectName("supportDetails")
         self.copy_button = QPushButton("Copy details")
         self.copy_button.setAutoDefault(False)
+        keep_width(self.copy_button, "Copied")
         self.copy_button.clicked.connect(self.copy)
         inner.addWidget(self.text, 1)
         inner.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
@@ -175,6 +176,18 @@ class SupportDetails(QWidget):
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self.text.text())
         self.copy_button.setText("Copied")
+
+
+def keep_width(button: QPushButton, *texts: str) -> None:
+    """Make `button` as wide as it is with the widest of `texts` (the words it will say, "Copied"): when
+    its words change, it keeps its size and the buttons beside it do not move."""
+    shown = button.text()
+    widest = 0
+    for text in (shown, *texts):
+        button.setText(text)
+        widest = max(widest, button.sizeHint().width())
+    button.setText(shown)
+    button.setMinimumWidth(widest)
 
 
 def clear_layout(layout: QLayout) -> None:

@@ -40,6 +40,7 @@ from ..widgets import (
     demo_banner,
     error_label,
     fit_to_screen,
+    keep_width,
     plain_label,
     scrolling,
     set_error,
@@ -146,11 +147,7 @@ class ActivityWindow(QDialog):
         self.csv_button.setAutoDefault(False)
         self.csv_button.clicked.connect(self.copy_csv)
         # As wide as it will be once it says "Copied as CSV": the buttons beside it never move.
-        self.csv_button.setMinimumWidth(
-            self.csv_button.sizeHint().width()
-            + self.csv_button.fontMetrics().horizontalAdvance("Copied as CSV")
-            - self.csv_button.fontMetrics().horizontalAdvance("Copy as CSV")
-        )
+        keep_width(self.csv_button, "Copied as CSV")
         close = QPushButton("Close")
         close.setAutoDefault(False)  # Enter on a line opens it; it never closes the window
         close.clicked.connect(self.close)
@@ -385,9 +382,7 @@ class LineDialog(QDialog):
         row.addStretch(1)
         self.copy_button = QPushButton("Copy")
         self.copy_button.setAutoDefault(False)
-        self.copy_button.setMinimumWidth(
-            max(self.copy_button.sizeHint().width(), self.copy_button.fontMetrics().horizontalAdvance("Copied") + 24)
-        )
+        keep_width(self.copy_button, "Copied")
         self.copy_button.clicked.connect(self.copy)
         close = QPushButton("Close")
         close.setDefault(True)

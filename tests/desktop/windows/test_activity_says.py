@@ -155,3 +155,14 @@ def test_enter_on_a_line_shows_every_value_whole_and_copies_it(qtbot: QtBot, pla
         in line_window(qtbot).findChild(QPlainTextEdit, "wholeLine").toPlainText()
     )
     finish(core)
+
+
+def test_no_button_moves_when_copy_as_csv_says_copied(qtbot: QtBot, place: dict, data: Path) -> None:
+    window, core = opened(qtbot, place)
+    buttons = (window.line_button, window.check_button, window.csv_button)
+    before = [b.geometry() for b in buttons]
+    window.csv_button.click()
+    qtbot.wait(20)
+    assert window.csv_button.text() == "Copied as CSV"
+    assert [b.geometry() for b in buttons] == before
+    finish(core)
