@@ -158,3 +158,25 @@ def test_a_wheel_over_activitys_filters_changes_nothing(
         wheel(box, 3)
         assert box.currentIndex() == 0 and window.table.rowCount() == shown
     finish(core)
+
+
+def test_the_window_walk_names_a_plain_box(qtbot: QtBot) -> None:
+    """The walk's check (uicheck.layout_problems, run on every window state) finds a plain box, and
+    passes a ChoiceBox."""
+    from PySide6.QtWidgets import QVBoxLayout
+
+    from tests.desktop.uicheck import layout_problems
+
+    top = QWidget()
+    column = QVBoxLayout(top)
+    plain, guarded = QComboBox(), ChoiceBox()
+    for box in (plain, guarded):
+        box.addItems(["one", "two"])
+        column.addWidget(box)
+    qtbot.addWidget(top)
+    top.show()
+    qtbot.waitExposed(top)
+    found = [p for p in layout_problems(top, "a window") if "plain box" in p]
+    assert len(found) == 1
+    plain.hide()
+    assert not [p for p in layout_problems(top, "a window") if "plain box" in p]
