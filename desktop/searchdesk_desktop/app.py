@@ -233,10 +233,10 @@ class DesktopApp(QObject):
             self.open_url(release.url)
 
     def open_url(self, url: str) -> None:
-        from PySide6.QtCore import QUrl
-        from PySide6.QtGui import QDesktopServices
+        """Open a page in the browser; when none opens, its address is shown to copy (`open_address`)."""
+        from .help import open_address
 
-        QDesktopServices.openUrl(QUrl(url))
+        open_address(url, demo=self.core.demo)
 
     def restart_in_demo(self) -> None:
         """Try the demo: start a new copy with ``--demo``, then quit this one.

@@ -1,4 +1,5 @@
-"""Help: which page of SearchDesk's docs answers each message and window, and the Help button that opens it.
+"""Help: which page of SearchDesk's docs answers each message and window, the Help button that opens it, and
+`open_address`, the one way the app opens anything in the system's browser or file manager.
 
 One table, `TOPICS`, names for each place in the app the docs page and the heading on it that explains
 what the person sees there; a test (tests/desktop/words/test_docs_match_app.py) fails when a page is gone or a
@@ -10,11 +11,13 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtCore import QDir, Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextOption
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout
 
 from .project import docs_url
+from .titles import title
+from .widgets import in_front, keep_width, plain_label
 
 HELP = "Help"
 """The label of every Help button and of the tray menu's Help."""
@@ -100,9 +103,95 @@ def check_topic(kind: str) -> str:
     return topic if topic in TOPICS else "check"
 
 
-def open_help(topic: str) -> None:
-    """Open the page in the person's browser (the system's handler for web addresses)."""
-    QDesktopServices.openUrl(QUrl(help_url(topic)))
+def open_help(topic: str, *, demo: bool = False) -> bool:
+    """Open the page in the person's browser (the system's handler for web addresses); when none opens
+    it, show its address (`open_address`)."""
+    return open_address(help_url(topic), demo=demo)
+
+
+def open_address(address: str | QUrl, *, demo: bool = False) -> bool:
+    """Open a web page in the browser, or a folder in the file manager; True when the system took it.
+
+    Every page and folder the app opens goes through here. When the system opens nothing (no browser
+    set up, a locked-down desktop, a remote session), the person would otherwise see nothing happen at
+    all: the address is shown instead, selectable, with a Copy button, so it can be pasted into a
+    browser or another computer's."""
+    url = address if isinstance(address, QUrl) else QUrl(address)
+    if QDesktopServices.openUrl(url):
+        return True
+    AddressDialog(url, demo=demo).open_here()
+    return False
+
+
+_SHOWN: set[AddressDialog] = set()
+"""The address windows open now (each has no parent to keep it alive)."""
+
+
+class AddressDialog(QDialog):
+    """The address SearchDesk could not open, to read, select and copy whole (it deletes itself on Close).
+
+    The address is in a read-only text box that wraps anywhere: a web address has no spaces to wrap at,
+    and one longer than the window would otherwise be cut off at 1024x600; selected, it copies exactly
+    (no invisible break marks).
+
+    A window of its own, never a child of the window whose button opened it: a dialog presses the first
+    default button among all its children on Enter, and this one's Copy must not answer for that window."""
+
+    #: The address box shows this many lines at most (it scrolls beyond: no address of the app is as long).
+    LINES = 3
+
+    def __init__(self, url: QUrl, *, demo: bool = False) -> None:
+        super().__init__()
+        self.setObjectName("addressDialog")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        local = url.isLocalFile()
+        #: What Copy copies and the box shows: a folder as this computer names it, else the web address.
+        self.address = QDir.toNativeSeparators(url.toLocalFile()) if local else url.toString()
+        self.setWindowTitle(title(demo, "could not open this" if local else "could not open the page"))
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            plain_label(
+                "SearchDesk could not open the folder. It is here on this computer; copy its place and "
+                "paste it into your file manager:"
+                if local
+                else "SearchDesk could not open your web browser. To read the page, copy its address "
+                "and paste it into a browser, on this computer or another:",
+                selectable=False,
+            )
+        )
+        self.box = QPlainTextEdit(self.address)
+        self.box.setObjectName("address")
+        self.box.setReadOnly(True)
+        self.box.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.box.setTabChangesFocus(True)
+        lines = self.box.fontMetrics().lineSpacing() * self.LINES
+        self.box.setFixedHeight(lines + 2 * self.box.frameWidth() + 2 * int(self.box.document().documentMargin()))
+        layout.addWidget(self.box)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.copy_button = QPushButton("Copy")
+        self.copy_button.setDefault(True)
+        self.copy_button.clicked.connect(self.copy)
+        close = QPushButton("Close")
+        close.setAutoDefault(False)
+        close.clicked.connect(self.close)
+        buttons.addWidget(self.copy_button)
+        buttons.addWidget(close)
+        layout.addLayout(buttons)
+        keep_width(self.copy_button, "Copied")  # Close keeps its place when Copy says Copied
+        self.resize(560, self.sizeHint().height())
+        _SHOWN.add(self)
+        self.finished.connect(lambda _result: _SHOWN.discard(self))
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.address)
+        self.copy_button.setText("Copied")
+
+    def open_here(self) -> None:
+        """Show it in front, the address selected, so Ctrl+C copies it too."""
+        in_front(self, activate=True)
+        self.box.selectAll()
+        self.box.setFocus()
 
 
 class HelpButton(QPushButton):

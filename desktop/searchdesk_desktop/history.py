@@ -23,6 +23,7 @@ from enum import Enum
 from functools import cache
 from pathlib import Path
 
+from searchdesk_server.approval.chain import TOKEN_OFFERED
 from searchdesk_server.approval.question import value_line
 from searchdesk_server.journal.check import Report, Seen, check
 from searchdesk_server.journal.store import Approval, Journal, JournalError, Kind, Result, Row
@@ -55,10 +56,19 @@ APPROVED = {
     Approval.NOT_ASKED.value: "Not asked: SearchDesk does not ask before this change",
 }
 NOT_RECORDED = "How it was approved was not recorded"
+#: A guarded call that sent nothing, in one line: what happened and what the person can do. The table
+#: shows this line; the words SearchDesk gave the program that asked follow it in the line's details
+#: (a sentence written for Claude, "…then call it again with the same arguments", is not the person's).
 DECLINED = "You declined"
 NOT_DONE = "Not done: "
-UNANSWERED = "Not done: nobody answered in time"
-WAITING = "Not done: it waited for your answer in SearchDesk"
+UNANSWERED = "Not done: nobody answered in time. Ask Claude again, and answer in SearchDesk."
+WAITING = "Not done: it waited for your answer in SearchDesk. Answer there, then ask Claude again."
+CODE_OFFERED = (
+    "Not done: nobody could be asked, so the program that asked got a one-time code instead. Keep SearchDesk "
+    "open to be asked."
+)
+REFUSED = "SearchDesk stopped it before asking you"
+TOLD = "What SearchDesk told the program that asked: "
 #: What Google did.
 DONE = "Done"
 GOOGLE_REFUSED = "Google refused: "
@@ -198,15 +208,30 @@ def plain(words: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
+def first_sentence(text: str) -> tuple[str, str]:
+    """`text` as its first sentence and the rest ("" when it is one sentence)."""
+    parts = re.split(r"(?<=[.!?])\s+", text.strip(), maxsplit=1)
+    return parts[0], parts[1] if len(parts) > 1 else ""
+
+
 def _answered(row: Row) -> str:
-    """An answer row's Approval cell: why the change was not made."""
+    """An answer row's Approval cell: its first paragraph says in a line what happened and what the person
+    can do (derived from the row's approval, and for a one-time code from its words); the paragraphs
+    after it, shown in the line's details and in Copy as CSV, keep the server's own reason, reworded."""
+    said = plain(row.words)
     if row.approval == Approval.DECLINED.value:
         return DECLINED
-    if row.approval == Approval.UNANSWERED.value:
-        return UNANSWERED
-    if row.approval == Approval.WAITING.value:
-        return NOT_DONE + plain(row.words) if row.words else WAITING
-    return NOT_DONE + (plain(row.words) or "SearchDesk refused it")
+    if row.approval == Approval.WAITING.value and row.words == TOKEN_OFFERED:
+        return CODE_OFFERED
+    if row.approval in (Approval.UNANSWERED.value, Approval.WAITING.value):
+        line = UNANSWERED if row.approval == Approval.UNANSWERED.value else WAITING
+        return f"{line}\n\n{TOLD}{said}" if said else line
+    if not said:
+        return f"{NOT_DONE}{REFUSED}."
+    # A refusal's reason is SearchDesk's own (the demo is running, the account cannot see the property, the
+    # code was wrong…): its first sentence is the line, what follows it (often what to do) the details.
+    first, rest = first_sentence(said)
+    return f"{NOT_DONE}{first}\n\n{rest}" if rest else f"{NOT_DONE}{first}"
 
 
 def _google(outcome: Row | None) -> str:

@@ -111,7 +111,7 @@ class Tray(QSystemTrayIcon):
             ("Settings", self._show_settings),
             ("Activity", self._show_activity),
             ("About SearchDesk", self._show_about),
-            (HELP, lambda: open_help("help")),
+            (HELP, lambda: open_help("help", demo=self.core.demo)),
         ):
             action = QAction(label, menu)
             action.triggered.connect(slot)

@@ -8,8 +8,9 @@ an error box), and each pair is readable on its own (the contrast test checks th
 from __future__ import annotations
 
 from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QWheelEvent
 from PySide6.QtWidgets import (
+    QComboBox,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QScrollArea,
+    QSpinBox,
     QStyle,
     QToolButton,
     QVBoxLayout,
@@ -78,6 +80,41 @@ def set_error(label: QLabel, text: str) -> None:
     label.setVisible(bool(text))
 
 
+class ChoiceBox(QComboBox):
+    """A combo box that a mouse wheel changes only once the person has clicked (or tabbed) into it.
+
+    Why: Qt's combo box takes the wheel whenever the pointer is over it, so scrolling a window with the
+    wheel changed whatever box the pointer happened to pass over (Settings' default property became one
+    no account can read, and Close then asked whether to save it). Here a wheel over a box without the
+    keyboard focus is left to the page around it, which scrolls on; a wheel never gives the box the focus.
+    Every combo box of the app is one of these (a test walks every window for a plain one)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # Qt's WheelFocus would let the wheel take it
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()  # on to the scroll area around it
+
+
+class NumberBox(QSpinBox):
+    """A spin box that a mouse wheel changes only once clicked (or tabbed) into: the same rule as
+    `ChoiceBox`, for numbers."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()
+
+
 SUPPORT = "Details for support"
 """The one name of what is for whoever helps the person (versions, the names of the parts that failed)."""
 
@@ -110,6 +147,7 @@ class SupportDetails(QWidget):
         self.text.setObjectName("supportDetails")
         self.copy_button = QPushButton("Copy details")
         self.copy_button.setAutoDefault(False)
+        keep_width(self.copy_button, "Copied")
         self.copy_button.clicked.connect(self.copy)
         inner.addWidget(self.text, 1)
         inner.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
@@ -138,6 +176,18 @@ class SupportDetails(QWidget):
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self.text.text())
         self.copy_button.setText("Copied")
+
+
+def keep_width(button: QPushButton, *texts: str) -> None:
+    """Make `button` as wide as it is with the widest of `texts` (the words it will say, "Copied"): when
+    its words change, it keeps its size and the buttons beside it do not move."""
+    shown = button.text()
+    widest = 0
+    for text in (shown, *texts):
+        button.setText(text)
+        widest = max(widest, button.sizeHint().width())
+    button.setText(shown)
+    button.setMinimumWidth(widest)
 
 
 def clear_layout(layout: QLayout) -> None:

@@ -42,7 +42,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QUrl
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 
 from searchdesk_desktop import claude_config as cc
@@ -52,6 +52,7 @@ from searchdesk_desktop.approval.book import ApprovalBook, State
 from searchdesk_desktop.approval.dialog import ApprovalDialog
 from searchdesk_desktop.autostart import Autostart
 from searchdesk_desktop.core import Core
+from searchdesk_desktop.help import AddressDialog, help_url
 from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.screenshots import as_sent
 from searchdesk_desktop.settings import AppSettings
@@ -552,6 +553,13 @@ def activity_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWi
     settle(qapp)
     assert window.table.rowCount() == ACTIVITY_LINES, window.table.rowCount()
     yield f"activity ({ACTIVITY_LINES} lines)", window
+    for row in range(4):  # a change done, one Google refused, with no answer from Google, not made
+        window.show_line(row)
+        line = window.line_dialog
+        assert line is not None
+        settle(qapp)
+        yield f"activity (line {row + 1} whole)", line
+    line.close()
     window.check_record()
     dialog = window.check_dialog
     assert dialog is not None
@@ -567,7 +575,7 @@ def activity_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWi
     yield "check the record (does not check)", dialog
     dialog.close()
     window.close()
-    dispose(dialog, window, core)
+    dispose(dialog, line, window, core)
 
 
 def approval_states(qapp: QApplication) -> Iterator[tuple[str, QWidget]]:
@@ -617,6 +625,13 @@ def about_states(qapp: QApplication, scene: Scene) -> Iterator[tuple[str, QWidge
         dialog.show()
         settle(qapp)
         yield f"about ({account})", dialog
+        # What Help shows when no browser opens (made here: on the X server of the colour walk a click
+        # could start a real browser).
+        address = AddressDialog(QUrl(help_url(dialog.help.topic)), demo=core.demo)
+        address.open_here()
+        settle(qapp)
+        yield f"about ({account}, Help with no browser)", address
+        address.close()
         dialog.close()
         dispose(dialog, core)
 

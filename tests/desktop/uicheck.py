@@ -2,7 +2,8 @@
 
 Two checks on a shown top-level window, used by the window walk (``ui_walk``):
 
-- ``layout_problems``: the window fits its screen; every label, button, check box and group box has
+- ``layout_problems``: the window fits its screen; no combo or spin box takes a wheel it was not clicked into
+  (each is a ``ChoiceBox`` or ``NumberBox``); every label, button, check box and group box has
   the room its text needs at its present size (wrapped text: the height for its width; one line:
   the width); nothing is cut off by a parent that does not scroll, and a window's page never
   scrolls sideways; table headers are whole, and
@@ -25,7 +26,9 @@ from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractScrollArea,
+    QAbstractSpinBox,
     QCheckBox,
+    QComboBox,
     QGroupBox,
     QHeaderView,
     QLabel,
@@ -38,6 +41,8 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QWidget,
 )
+
+from searchdesk_desktop.widgets import ChoiceBox, NumberBox
 
 WCAG_AA = 4.5
 BIG = 1_000_000
@@ -186,6 +191,8 @@ def layout_problems(top: QWidget, state: str) -> list[str]:
             problems += [f"{state}: {p}" for p in _header_problems(w)]
         elif isinstance(w, QTableWidget):
             problems += [f"{state}: {p}" for p in _cell_problems(w)]
+        elif isinstance(w, (QComboBox, QAbstractSpinBox)) and not isinstance(w, (ChoiceBox, NumberBox)):
+            what = "is a plain box: a mouse wheel passing over it would change it (make it a ChoiceBox or NumberBox)"
         elif isinstance(w, QScrollArea) and w.objectName() == "page" and w.horizontalScrollBar().isVisible():
             problems.append(f"{state}: the window's content is wider than the window (it scrolls sideways)")
         if what:

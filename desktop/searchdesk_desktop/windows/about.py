@@ -7,13 +7,12 @@ import platform
 import sys
 
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QPushButton, QVBoxLayout
 
 from .. import __version__
 from .. import claude_config as cc
 from ..core import Core
-from ..help import HelpButton
+from ..help import HelpButton, open_address
 from ..titles import app_name, title
 from ..update_check import status_text
 from ..widgets import FlowLayout, SupportDetails, bold, fit_to_screen, plain_label
@@ -71,14 +70,15 @@ def support_versions(core: Core) -> list[tuple[str, str]]:
     ]
 
 
-def open_log_folder() -> None:
+def open_log_folder() -> bool:
     """Show the log folder in the system's file manager (made first: before the first log line it may not
-    exist). A path in text would not do: on a Mac and on Windows the folder is hidden (Library, AppData)."""
+    exist). A path in text would not do: on a Mac and on Windows the folder is hidden (Library, AppData);
+    only when no file manager opens it is its place shown, to copy (`open_address`)."""
     from ..logs import log_dir
 
     folder = log_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+    return open_address(QUrl.fromLocalFile(str(folder)))
 
 
 class AboutDialog(QDialog):

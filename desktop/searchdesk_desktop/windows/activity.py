@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import ClassVar
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication, QHideEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QGuiApplication, QHideEvent, QKeySequence, QShowEvent, QTextOption
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDialog,
     QHBoxLayout,
+    QPlainTextEdit,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -32,12 +33,14 @@ from ..core import Core
 from ..titles import title
 from ..widgets import (
     ZWSP,
+    ChoiceBox,
     FlowLayout,
     bold,
     breakable,
     demo_banner,
     error_label,
     fit_to_screen,
+    keep_width,
     plain_label,
     scrolling,
     set_error,
@@ -90,8 +93,8 @@ class ActivityWindow(QDialog):
             )
         )
         filters = FlowLayout()
-        self.site_filter = QComboBox()
-        self.account_filter = QComboBox()
+        self.site_filter = ChoiceBox()
+        self.account_filter = ChoiceBox()
         for label, box in (("Property:", self.site_filter), ("Google account:", self.account_filter)):
             # As wide as a usual address: a long one is cut in the box (its list and tooltip show it whole)
             # rather than widening the window past a small screen.
@@ -129,16 +132,26 @@ class ActivityWindow(QDialog):
         self.table.addAction(copy)
         layout.addWidget(self.table, 1)
         self.table.viewport().installEventFilter(self)
+        # A line whole: Enter (or a double click) on it, or this button, opens every value of it in full.
+        self.table.activated.connect(lambda index: self.show_line(index.row()))
+        self.line_dialog: LineDialog | None = None
         buttons = FlowLayout(align_right=True)
+        self.line_button = QPushButton("Show the whole line")
+        self.line_button.setAutoDefault(False)
+        self.line_button.setToolTip("Every value of the chosen line in full (or press Enter on the line)")
+        self.line_button.clicked.connect(lambda _checked=False: self.show_line(max(self.table.currentRow(), 0)))
         self.check_button = QPushButton("Check the record")
         self.check_button.setAutoDefault(False)
         self.check_button.clicked.connect(self.check_record)
         self.csv_button = QPushButton("Copy as CSV")
         self.csv_button.setAutoDefault(False)
         self.csv_button.clicked.connect(self.copy_csv)
+        # As wide as it will be once it says "Copied as CSV": the buttons beside it never move.
+        keep_width(self.csv_button, "Copied as CSV")
         close = QPushButton("Close")
+        close.setAutoDefault(False)  # Enter on a line opens it; it never closes the window
         close.clicked.connect(self.close)
-        for button in (self.check_button, self.csv_button, close):
+        for button in (self.line_button, self.check_button, self.csv_button, close):
             buttons.addWidget(button)
         layout.addLayout(buttons)
         fit_to_screen(self, 1200, 560)  # every column in view where the screen allows
@@ -219,6 +232,7 @@ class ActivityWindow(QDialog):
         self.empty.setVisible(not lines)
         self.table.setVisible(bool(lines))
         self.csv_button.setEnabled(bool(lines))
+        self.line_button.setEnabled(bool(lines))
         self.more.setText(
             f"Showing the newest {len(shown):,} of {len(lines):,}; Copy as CSV copies every one."
             if len(lines) > len(shown)
@@ -261,6 +275,16 @@ class ActivityWindow(QDialog):
         if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
             self.fit_columns()
         return super().eventFilter(watched, event)
+
+    def show_line(self, row: int) -> None:
+        """Every value of the line shown in table row `row`, whole, in a window of its own: a long address
+        is cut at its column's edge, and a tooltip cannot be read without a mouse."""
+        shown = self.lines()[: self.MAX_SHOWN]
+        if not 0 <= row < len(shown):
+            return
+        if self.line_dialog is None:
+            self.line_dialog = LineDialog(self.core.demo)
+        self.line_dialog.show_line(shown[row])
 
     def csv_text(self) -> str:
         """The lines the filters let through as CSV, every value in full, cells escaped as the server's
@@ -331,3 +355,58 @@ class RecordCheckDialog(QDialog):
         self.show()
         self.raise_()
         self.activateWindow()
+
+
+class LineDialog(QDialog):
+    """One line of Activity with every value whole, to read, select and copy (Enter on a line opens it).
+
+    A read-only text box that wraps anywhere: a long address has no space to wrap at, and in the table it
+    is cut at its column's edge. The box takes the keyboard, so the text can be read and selected
+    without a mouse; Copy copies it all. A window of its own, not Activity's child: a dialog presses the
+    first default button among all its children on Enter, and Enter on a line must open it, not close it."""
+
+    def __init__(self, demo: bool) -> None:
+        super().__init__()
+        self.setObjectName("activityLine")
+        self.setWindowTitle(title(demo, "Activity, one line"))
+        layout = QVBoxLayout(self)
+        self.heading = bold(plain_label("", selectable=False))
+        layout.addWidget(self.heading)
+        self.text = QPlainTextEdit()
+        self.text.setObjectName("wholeLine")
+        self.text.setReadOnly(True)
+        self.text.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.text.setTabChangesFocus(True)
+        layout.addWidget(self.text, 1)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        self.copy_button = QPushButton("Copy")
+        self.copy_button.setAutoDefault(False)
+        keep_width(self.copy_button, "Copied")
+        self.copy_button.clicked.connect(self.copy)
+        close = QPushButton("Close")
+        close.setDefault(True)
+        close.clicked.connect(self.close)
+        row.addWidget(self.copy_button)
+        row.addWidget(close)
+        layout.addLayout(row)
+        fit_to_screen(self, 640, 440)
+
+    @staticmethod
+    def whole_text(line: history.Line) -> str:
+        """The line as its window shows it: each column's name, then its value whole, a blank line between."""
+        cells = line.cells(whole=True)
+        return "\n\n".join(f"{name}:\n{value}" for name, value in zip(history.COLUMNS, cells, strict=True) if value)
+
+    def show_line(self, line: history.Line) -> None:
+        self.heading.setText(f"{line.what}, {line.when}")
+        self.text.setPlainText(self.whole_text(line))
+        self.copy_button.setText("Copy")
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        self.text.setFocus()
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.text.toPlainText())
+        self.copy_button.setText("Copied")

@@ -45,6 +45,7 @@ from ..core import Core
 from ..help import HelpButton
 from ..titles import title
 from ..widgets import (
+    ChoiceBox,
     FlowLayout,
     clear_layout,
     error_label,
@@ -141,7 +142,7 @@ class SettingsWindow(QDialog):
             )
         )
         # The default is picked from the accounts' own properties (the last check's list), or typed.
-        self.site_choice = QComboBox()
+        self.site_choice = ChoiceBox()
         self.site_choice.setObjectName("defaultProperty")
         self.site_choice.setEditable(True)
         self.site_choice.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
@@ -315,7 +316,11 @@ class SettingsWindow(QDialog):
         return bool(self._saved) and self._form() != self._saved
 
     def unsaved_box(self) -> QMessageBox:
-        """Before closing with changes not saved: Save (the default), Discard, or Keep editing (Escape)."""
+        """Before closing with changes not saved: Save, Discard, or Keep editing (the default, and Escape).
+
+        Keep editing is the default because it is the one answer that changes nothing: an edit the person
+        never meant (a wheel that passed over a box, a key pressed in the wrong field) is neither written
+        to Claude Desktop by a reflexive Enter nor thrown away; the window stays with the edit in view."""
         box = QMessageBox(
             QMessageBox.Icon.Question,
             title(self.core.demo, "save your changes?"),
@@ -327,7 +332,7 @@ class SettingsWindow(QDialog):
         box.button(QMessageBox.StandardButton.Save).setText("Save")
         box.button(QMessageBox.StandardButton.Discard).setText("Discard changes")
         box.button(QMessageBox.StandardButton.Cancel).setText("Keep editing")
-        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setEscapeButton(QMessageBox.StandardButton.Cancel)
         return box
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout
 
 from .. import claude_config as cc
 from .. import keeping
 from ..core import Core
 from ..titles import title
-from ..widgets import breakable, error_label, plain_label, set_error
+from ..widgets import ChoiceBox, breakable, error_label, plain_label, set_error
 
 
 class RecordBox(QGroupBox):
@@ -42,7 +42,7 @@ class RecordBox(QGroupBox):
         )
         row = QHBoxLayout()
         label = plain_label("Kept for:", selectable=False)
-        self.kept_for = QComboBox()
+        self.kept_for = ChoiceBox()
         self.kept_for.setObjectName("keptFor")
         for days, words in keeping.CHOICES:
             self.kept_for.addItem(words, days)
