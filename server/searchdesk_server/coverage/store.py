@@ -23,10 +23,12 @@ import enum
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from ..google import shapes as sh
 
 __all__ = [
     "MAX_PAGES",
@@ -68,6 +70,19 @@ CREATE TABLE IF NOT EXISTS watch(
     site TEXT PRIMARY KEY, switched_on INTEGER NOT NULL, paused INTEGER NOT NULL,
     pass_started REAL, next_pass REAL) WITHOUT ROWID;
 """
+#: URL Inspection's index status fields as SearchDesk names them, with Google's names (`inspect_url`
+#: shows them; the watch keeps all but `crawled_as`).
+INDEX_FIELDS: Final = (
+    ("verdict", "verdict", sh.text),
+    ("coverage", "coverageState", sh.text),
+    ("indexing_state", "indexingState", sh.text),
+    ("robots_txt", "robotsTxtState", sh.text),
+    ("page_fetch", "pageFetchState", sh.text),
+    ("last_crawl", "lastCrawlTime", sh.text),
+    ("crawled_as", "crawledAs", sh.text),
+    ("google_canonical", "googleCanonical", sh.text),
+    ("user_canonical", "userCanonical", sh.text),
+)
 _RESULT_COLUMNS: Final = (
     "verdict",
     "coverage",
@@ -118,9 +133,14 @@ class PageResult:
     user_canonical: str = ""
 
     @classmethod
-    def from_index(cls, index: dict[str, object]) -> PageResult:
-        """From `summarise(...)["index"]` (the keys of `tools.inspection.INDEX_FIELDS`)."""
+    def from_index(cls, index: Mapping[str, object]) -> PageResult:
+        """From `tools.inspection.summarise(...)["index"]` (SearchDesk's names of `INDEX_FIELDS`)."""
         return cls(**{k: str(index.get(k) or "") for k in _RESULT_COLUMNS})
+
+    @classmethod
+    def from_google(cls, index_status: object) -> PageResult:
+        """From Google's `indexStatusResult` as it came (cleaned as every answer of Google's is)."""
+        return cls.from_index(sh.pick(sh.record(index_status), INDEX_FIELDS))
 
 
 @dataclass(frozen=True)
@@ -253,6 +273,13 @@ class CoverageStore:
                 raise CoverageDamaged(f"The coverage file {path.name} is damaged.") from exc
             raise
         return cls(path, conn, readonly=False)
+
+    @classmethod
+    def in_memory(cls) -> CoverageStore:
+        """A store that is never a file (the demo's watch)."""
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        conn.executescript(_SCHEMA)
+        return cls(Path(":memory:"), conn, readonly=False)
 
     @classmethod
     def open_readonly(cls, path: Path) -> CoverageStore | None:

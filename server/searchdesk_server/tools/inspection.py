@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..coverage.store import INDEX_FIELDS
 from ..deadlines import Deadline
 from ..google import shapes as sh
 from ..google.errors import ErrorKind, GoogleError
@@ -20,18 +21,6 @@ from ._batch import NOT_STARTED, ending, run_batch
 INSPECT = "v1/urlInspection/index:inspect"
 BATCH_CONCURRENCY = 5
 _LANG = re.compile(r"^[A-Za-z0-9-]{1,35}$")
-
-INDEX_FIELDS = (
-    ("verdict", "verdict", sh.text),
-    ("coverage", "coverageState", sh.text),
-    ("indexing_state", "indexingState", sh.text),
-    ("robots_txt", "robotsTxtState", sh.text),
-    ("page_fetch", "pageFetchState", sh.text),
-    ("last_crawl", "lastCrawlTime", sh.text),
-    ("crawled_as", "crawledAs", sh.text),
-    ("google_canonical", "googleCanonical", sh.text),
-    ("user_canonical", "userCanonical", sh.text),
-)
 
 
 def _language(call: Call) -> str | None:
@@ -161,7 +150,17 @@ async def inspect_url(call: Call) -> Output:
     left = quota.remaining(call.quota_kind, site)
     lines = _lines(url, summary)
     lines.append(f"(URL Inspection quota left today for this property: {left:,} of {quota.limit(call.quota_kind):,}.)")
-    return Output("\n".join(lines), {"site": site, "url": url, **summary, "quota_left": left})
+    data: dict[str, Any] = {"site": site, "url": url, **summary, "quota_left": left}
+    from .coverage import older_result
+
+    older = await older_result(call, site, url)
+    if older is not None:
+        lines.append(
+            f"SearchDesk's watch last inspected this page on {sh.cell(older['inspected_at'][:10])}: "
+            f"{sh.cell(older['verdict'])} — {sh.cell(older['coverage'])}."
+        )
+        data["watch"] = older
+    return Output("\n".join(lines), data)
 
 
 async def inspect_urls(call: Call) -> Output:
