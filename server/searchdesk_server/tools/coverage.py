@@ -29,7 +29,12 @@ from ._listing import listing
 PAGE: Final = 1_000
 SITE_GET: Final = "webmasters/v3/sites/{siteUrl}"
 ONE_PAGE_NOW = "inspect_url (Inspect URL) checks one page with Google now."
+OWN_CREDENTIALS: Final = (
+    "this server uses its own Google credentials, and the watch is kept by the SearchDesk app signed in to the "
+    "same Google account"
+)
 VERDICTS: Final = ("PASS", "PARTIAL", "FAIL", "NEUTRAL")
+_LOOSE: Final = str.maketrans({"–": "-", "—": "-", "‘": "'", "’": "'", "“": '"', "”": '"'})
 
 
 async def open_watch(call: Call, site: str, *, confirm: bool) -> CoverageStore | None:
@@ -73,13 +78,7 @@ async def older_result(call: Call, site: str, url: str) -> dict[str, str] | None
     )
 
 
-def _no_watch(call: Call, site: str, why: str) -> Output:
-    own = call.config.credential.kind not in ("desktop", "demo")
-    if own:
-        why = (
-            "this server uses its own Google credentials, and the watch is kept by the SearchDesk app signed in to "
-            "the same Google account"
-        )
+def _no_watch(site: str, why: str) -> Output:
     text = (
         f"SearchDesk is not keeping watch over which of {site}'s pages are in Google: {why}. {ONE_PAGE_NOW} "
         f"To keep watch: {SWITCH_ON}; it then checks the site's pages in the background within Google's daily "
@@ -159,12 +158,12 @@ def _change_entry(change: Change) -> dict[str, Any]:
 
 def _state_of(raw: str, counts: Counts) -> tuple[str | None, str | None]:
     """(coverage state, verdict) the `state` argument names: a verdict, or a coverage state as the
-    counts list it (case and dashes aside)."""
+    counts list it (case, dashes and curly quotes aside: Google writes ‘noindex’, people type 'noindex')."""
     if raw.upper() in VERDICTS:
         return None, raw.upper()
 
     def key(s: str) -> str:
-        return " ".join(s.casefold().replace("–", "-").replace("—", "-").split())
+        return " ".join(s.casefold().translate(_LOOSE).split())
 
     for state in counts.by_coverage:
         if key(state) == key(raw):
@@ -187,7 +186,8 @@ async def index_coverage(call: Call) -> Output:
             f"and recovers what it can when it next starts. {ONE_PAGE_NOW}"
         ) from None
     if store is None:
-        return _no_watch(call, site, "the watch is switched off")
+        own = call.config.credential.kind not in ("desktop", "demo")
+        return _no_watch(site, OWN_CREDENTIALS if own else "the watch is switched off")
     try:
         return await anyio.to_thread.run_sync(_answer, store, call, site, since, start_row)
     finally:
@@ -197,10 +197,10 @@ async def index_coverage(call: Call) -> Output:
 def _answer(store: CoverageStore, call: Call, site: str, since: dt.datetime | None, start_row: int) -> Output:
     watch = store.watch(site)
     if watch is None or not watch.switched_on:
-        return _no_watch(call, site, "the watch is switched off for this property")
+        return _no_watch(site, "the watch is switched off for this property")
     counts = store.counts(site)
     if counts.inspected == 0:
-        return _no_watch(call, site, "the watch is on, but its first pass over the pages has not begun yet")
+        return _no_watch(site, "the watch is on, but its first pass over the pages has not begun yet")
     opening, data = _summary(counts, watch)
     data = {"site": site, **data}
     if since is not None:
