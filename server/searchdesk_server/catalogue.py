@@ -617,18 +617,12 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         scopes=(SCOPE_WM_RO,),
         title="Index coverage",
         description="Which of a property's pages are in Google, from SearchDesk's own background inspections "
-        "(not Google's Page indexing report): counts by verdict and coverage state; with state, its pages; with "
-        "since (YYYY-MM-DD), pages whose state changed. Spends no inspection quota.",
+        "(not Google's report): counts by verdict and coverage state; state: its pages; since (YYYY-MM-DD): "
+        "what changed.",
         params={"site": SITE_REQ, "state": SITE, "since": SITE, "start_row": {"type": "integer", "minimum": 0}},
         required=("site",),
         handler="searchdesk_server.tools.coverage.index_coverage",
-        output={
-            "known": {"type": "integer"},
-            "inspected": {"type": "integer"},
-            "by_coverage": {"type": "object"},
-            "pages": {"type": "array"},
-            "changes": {"type": "array"},
-        },
+        output={"by_coverage": {"type": "object"}, "pages": {"type": "array"}},
     ),
 )
 
