@@ -85,7 +85,7 @@ def ending(end: BatchEnd, stopped_early: bool, again: str) -> list[str]:
         )
     if end.not_started and not stopped_early:
         lines.append(
-            f"Stopped at {end.seconds:.0f} s so the answer arrives before the client stops waiting: "
-            f'{len(end.not_started)} not started (marked "{NOT_STARTED}"). {again}'
+            f"Nothing was started that could still be running at {end.seconds:.0f} s, so the answer arrives before "
+            f'the client stops waiting: {len(end.not_started)} not started (marked "{NOT_STARTED}"). {again}'
         )
     return lines

@@ -41,16 +41,16 @@ async def open_watch(call: Call, site: str, *, confirm: bool) -> CoverageStore |
     """The watch's store for this call's routed account (the demo's own in the demo); None: none kept.
     With `confirm`, Google is first asked whether the account sees `site` now (raises as a live call
     would) — only when there is a store to open. Raises CoverageDamaged."""
-    if call.config.demo:
+    path = None if call.config.demo else path_for(await call.account_name())
+    if path is not None and not path.is_file():  # a stat, not an open
+        return None
+    if confirm:
+        await call.google(Api.SEARCHCONSOLE, "GET", SITE_GET, path_params={"siteUrl": site}, retry=True)
+    if path is None:
         from ..coverage.demo_watch import demo_watch
         from ..demo.clock import resolve_today
 
         return await anyio.to_thread.run_sync(demo_watch, resolve_today(call.config.today))
-    path = path_for(await call.account_name())
-    if not path.is_file():  # a stat, not an open
-        return None
-    if confirm:
-        await call.google(Api.SEARCHCONSOLE, "GET", SITE_GET, path_params={"siteUrl": site}, retry=True)
     return await anyio.to_thread.run_sync(CoverageStore.open_readonly, path)
 
 
