@@ -479,10 +479,17 @@ class CoverageStore:
         return None if row is None else _page(row)
 
     def changed_since(
-        self, site: str, since: dt.datetime, until: dt.datetime | None = None, *, limit: int | None = None
+        self,
+        site: str,
+        since: dt.datetime,
+        until: dt.datetime | None = None,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> tuple[list[Change], int]:
         """Changes of verdict or coverage state from `since` (inclusive) to `until` (exclusive),
-        newest first, and how many there are: one range scan of the (site, changed_at) index."""
+        newest first (from the `offset`-th), and how many there are: one range scan of the (site,
+        changed_at) index."""
         high = _stamp(until) if until is not None else float("inf")
         args = (site, _stamp(since), high)
         total = int(
@@ -492,8 +499,8 @@ class CoverageStore:
         )
         rows = self._conn.execute(
             "SELECT url, changed_at, from_verdict, to_verdict, from_coverage, to_coverage FROM changes "
-            "WHERE site=? AND changed_at>=? AND changed_at<? ORDER BY changed_at DESC, url LIMIT ?",
-            (*args, -1 if limit is None else limit),
+            "WHERE site=? AND changed_at>=? AND changed_at<? ORDER BY changed_at DESC, url LIMIT ? OFFSET ?",
+            (*args, -1 if limit is None else limit, offset),
         )
         return [Change(u, dt.datetime.fromtimestamp(t, dt.UTC), a, b, c, d) for u, t, a, b, c, d in rows], total
 

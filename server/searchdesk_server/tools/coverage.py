@@ -174,6 +174,16 @@ def _state_of(raw: str, counts: Counts) -> tuple[str | None, str | None]:
     )
 
 
+def _paged(out: Output, start_row: int, total: int) -> Output:
+    """Where the next page starts when this one did not reach the end (said in the text too)."""
+    shown = int(out.data.get("shown", out.data.get("count", 0)))
+    if start_row + shown < total:
+        out.data["next_start_row"] = start_row + shown
+        if f"start_row={start_row + shown}" not in out.text:
+            out.text += f"\n\n{total - start_row - shown:,} more: call again with start_row={start_row + shown}."
+    return out
+
+
 async def index_coverage(call: Call) -> Output:
     site = call.site()
     since = _since(call.args.get("since"))
@@ -204,7 +214,7 @@ def _answer(store: CoverageStore, call: Call, site: str, since: dt.datetime | No
     opening, data = _summary(counts, watch)
     data = {"site": site, **data}
     if since is not None:
-        changes, total = store.changed_since(site, since, limit=PAGE)
+        changes, total = store.changed_since(site, since, limit=PAGE, offset=start_row)
         out = listing(
             entries=[_change_entry(c) for c in changes],
             headers=["When (UTC)", "Page", "Was", "Now"],
@@ -215,13 +225,13 @@ def _answer(store: CoverageStore, call: Call, site: str, since: dt.datetime | No
                 sh.cell(f"{e['to']['verdict']} — {e['to']['coverage']}"),
             ],
             intro=f"{opening}\n\n{plural(total, 'change')} of verdict or coverage state since {since.date()}, "
-            "newest first:",
+            "newest first" + (f", from row {start_row:,}" if start_row else "") + ":",
             key="changes",
-            narrow="Give a later since to see fewer changes.",
+            narrow=lambda shown: f"Call again with start_row={start_row + shown} for older changes.",
             noun="changes",
-            extra={**data, "since": since.date().isoformat(), "total": total},
+            extra={**data, "since": since.date().isoformat(), "total": total, "start_row": start_row},
         )
-        return out
+        return _paged(out, start_row, total)
     state = call.args.get("state")
     if state is not None:
         coverage, verdict = _state_of(str(state), counts)
@@ -244,10 +254,7 @@ def _answer(store: CoverageStore, call: Call, site: str, since: dt.datetime | No
             noun="pages",
             extra={**data, "state": coverage or verdict, "total": total, "start_row": start_row},
         )
-        shown = int(out.data.get("shown", out.data.get("count", 0)))
-        if start_row + shown < total:
-            out.data["next_start_row"] = start_row + shown
-        return out
+        return _paged(out, start_row, total)
     lines = [
         opening,
         "",

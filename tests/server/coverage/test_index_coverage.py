@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,28 +103,41 @@ async def test_the_counts_a_state_and_the_changes_since_a_date(fake_google: Fake
     assert len([r for r in fake_google.api_requests() if "urlInspection" in r.path]) == 0, "no quota spent"
 
 
-async def test_a_big_state_is_paged_without_repeats(fake_google: FakeGoogle, tmp_path: Path) -> None:
+async def page_through(client: Any, args: dict[str, Any], key: str, calls: list[int]) -> list[str]:
+    """Every entry of a paged answer, following next_start_row as Claude would (`calls` counts the pages)."""
+    seen: list[str] = []
+    while True:
+        calls.append(1)
+        result = await client.call_tool("index_coverage", args)
+        data = result.structured_content
+        assert not result.is_error and data is not None, text_of(result)
+        assert len(text_of(result).encode()) <= 100_000
+        seen += [e["url"] for e in data[key]]
+        if "next_start_row" not in data:
+            return seen
+        assert f"start_row={data['next_start_row']}" in text_of(result)
+        args = {**args, "start_row": data["next_start_row"]}
+
+
+async def test_a_big_state_and_a_long_history_are_paged_without_repeats(
+    fake_google: FakeGoogle, tmp_path: Path
+) -> None:
     path = store_path(tmp_path)
-    urls = [f"{WWW}products/item-{i:05d}" for i in range(1_500)]
+    urls = [f"{WWW}products/item-{i:05d}" for i in range(2_500)]
     with CoverageStore.open(path) as store:
         store.set_watch(WWW, WatchState(True))
         store.add_pages(WWW, urls, Why.SITEMAP, now=day(0))
         for url in urls:
             store.record(WWW, url, CRAWLED, inspected_at=day(1))
-    seen: list[str] = []
+        for i, url in enumerate(urls[:1_200]):  # 1,200 changes, a second apart, newest last
+            store.record(WWW, url, NOINDEX, inspected_at=day(2) + dt.timedelta(seconds=i))
+    pages: list[int] = []
     async with serve(fake_google, tmp_path) as client:
-        args = {"site": WWW, "state": CRAWLED.coverage}
-        while True:
-            result = await client.call_tool("index_coverage", args)
-            data = result.structured_content
-            assert not result.is_error and data is not None, text_of(result)
-            assert len(text_of(result).encode()) <= 100_000
-            seen += [p["url"] for p in data["pages"]]
-            if "next_start_row" not in data:
-                break
-            assert f"start_row={data['next_start_row']}" in text_of(result)
-            args = {**args, "start_row": data["next_start_row"]}
-    assert seen == urls
+        crawled = await page_through(client, {"site": WWW, "state": CRAWLED.coverage}, "pages", pages)
+        changed = await page_through(client, {"site": WWW, "since": "2026-11-01"}, "changes", pages)
+    assert crawled == urls[1_200:]
+    assert changed == urls[:1_200][::-1]
+    assert len(pages) >= 4, "both were paged"
 
 
 async def test_a_watch_switched_off_or_not_begun_is_said_plainly(fake_google: FakeGoogle, tmp_path: Path) -> None:
