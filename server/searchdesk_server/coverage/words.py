@@ -7,8 +7,8 @@ from typing import Final
 
 #: The question the app asks after sign-in and shows in Settings (the watch's one switch).
 QUESTION: Final = "Keep track of which of your pages are in Google?"
-#: How a person switches the watch on.
-SWITCH_ON: Final = f"In the SearchDesk app, open Settings and switch on “{QUESTION}”"
+#: How a person switches the watch on (a clause: it follows a colon).
+SWITCH_ON: Final = f"in the SearchDesk app, open Settings and switch on “{QUESTION}”"
 
 
 def figures_sentence(inspected: int, oldest: dt.datetime | None, newest: dt.datetime | None) -> str:
