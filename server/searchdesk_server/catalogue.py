@@ -62,6 +62,7 @@ GROUPS: Final = (
     "verification",
     "reports",
     "changes",
+    "coverage",
 )
 
 
@@ -94,6 +95,8 @@ class ToolSpec:
     question: str | None = field(default=None, kw_only=True)
     #: The daily quota each call spends (the handler counts it in `Runtime.quota`), if any.
     quota: QuotaKind | None = field(default=None, kw_only=True)
+    #: The output schema's properties, for a tool that declares them (every schema stays open).
+    output: Mapping[str, Mapping[str, Any]] | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         if (self.kind == "guarded") != (self.question is not None):
@@ -136,6 +139,8 @@ class ToolSpec:
     @property
     def output_schema(self) -> dict[str, Any]:
         # Open on purpose: an odd Google answer must never make the schema refuse a result.
+        if self.output:
+            return {"type": "object", "properties": {k: dict(v) for k, v in self.output.items()}}
         return {"type": "object"}
 
 
@@ -601,6 +606,23 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         params=dict(REPORT_DATES),
         route="none",
         handler="searchdesk_server.tools.changes.list_changes",
+    ),
+    # --- coverage (coverage/: SearchDesk's own watch, kept by the app; read only) ------------------
+    ToolSpec(
+        name="index_coverage",
+        group="coverage",
+        service="searchconsole",
+        endpoint="webmasters.sites.get (access now); SearchDesk's own URL inspections on this computer",
+        kind="read",
+        scopes=(SCOPE_WM_RO,),
+        title="Index coverage",
+        description="Which of a property's pages are in Google, from SearchDesk's own background inspections "
+        "(not Google's report): counts by verdict and coverage state; state: its pages; since (YYYY-MM-DD): "
+        "what changed.",
+        params={"site": SITE_REQ, "state": SITE, "since": SITE, "start_row": {"type": "integer", "minimum": 0}},
+        required=("site",),
+        handler="searchdesk_server.tools.coverage.index_coverage",
+        output={"by_coverage": {"type": "object"}, "pages": {"type": "array"}},
     ),
 )
 

@@ -14,6 +14,7 @@ logged; a folder that cannot be written keeps counting in memory. Nothing here r
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import json
@@ -27,12 +28,26 @@ from typing import Final
 
 from .catalogue import QuotaKind
 
-__all__ = ["DAILY_LIMITS", "QuotaBook", "QuotaError", "QuotaKind", "default_path", "google_day"]
+__all__ = [
+    "DAILY_LIMITS",
+    "WATCH_PER_MINUTE",
+    "WATCH_SPARE",
+    "QuotaBook",
+    "QuotaError",
+    "QuotaKind",
+    "default_path",
+    "google_day",
+]
 
 log = logging.getLogger(__name__)
 
 
 DAILY_LIMITS: Final[Mapping[QuotaKind, int]] = {QuotaKind.INDEXING: 200, QuotaKind.INSPECTION: 2_000}
+#: URL inspections of a property's Google day the coverage watch never takes: Claude's own inspect_url
+#: always has these (issue 37).
+WATCH_SPARE: Final = 500
+#: The coverage watch takes at most this many URL inspections a minute per property (Google allows 600).
+WATCH_PER_MINUTE: Final = 60
 _FORMAT: Final = 1
 _KEEP_DAYS: Final = 2  # today and yesterday: a process whose clock lags a little still finds its day
 
@@ -113,6 +128,7 @@ class QuotaBook:
         self._limits = dict(DAILY_LIMITS if limits is None else limits)
         self._memory: Counts = {}  # used only while the file cannot be written
         self._warned: set[str] = set()
+        self._watch_minute: dict[str, collections.deque[datetime]] = {}  # the watch's spends in the last minute
 
     @property
     def path(self) -> Path:
@@ -137,8 +153,9 @@ class QuotaBook:
         """How many more spends today allows (never negative)."""
         return max(0, self.limit(kind) - self.used(kind, key))
 
-    def try_spend(self, kind: QuotaKind | str, key: str, n: int = 1) -> bool:
-        """Spend ``n`` if all of them fit in today's quota; otherwise spend nothing and say False."""
+    def try_spend(self, kind: QuotaKind | str, key: str, n: int = 1, *, spare: int = 0) -> bool:
+        """Spend ``n`` if all of them fit in today's quota with ``spare`` still left after them;
+        otherwise spend nothing and say False."""
         kind = self._kind(kind)
         if n < 0:
             raise QuotaError(f"A quota spend must be zero or more, not {n}.")
@@ -146,11 +163,27 @@ class QuotaBook:
         with self._locked():
             counts = self._load()
             keys = counts.setdefault(day, {}).setdefault(kind.value, {})
-            if keys.get(key, 0) + n > self._limits[kind]:
+            if keys.get(key, 0) + n > self._limits[kind] - spare:
                 return False
             if n:
                 keys[key] = keys.get(key, 0) + n
                 self._store(counts)
+        return True
+
+    def try_spend_watch(self, site: str) -> bool:
+        """Take one URL inspection of ``site``'s count for the coverage watch — the same count
+        inspect_url spends from — only if it leaves the property's last `WATCH_SPARE` of Google's day
+        and the watch has taken fewer than `WATCH_PER_MINUTE` for it in the last minute (counted by
+        this book: the one watcher in the app). False: not now; nothing was taken."""
+        now = self._clock()
+        recent = self._watch_minute.setdefault(site, collections.deque())
+        while recent and (now - recent[0]).total_seconds() >= 60:
+            recent.popleft()
+        if len(recent) >= WATCH_PER_MINUTE:
+            return False
+        if not self.try_spend(QuotaKind.INSPECTION, site, spare=WATCH_SPARE):
+            return False
+        recent.append(now)
         return True
 
     def refund(self, kind: QuotaKind | str, key: str, n: int = 1, *, day: date | None = None) -> None:

@@ -18,6 +18,7 @@ import anyio.abc
 
 from .catalogue import QuotaKind, ToolSpec
 from .config import Config
+from .deadlines import BATCH_SECONDS
 from .properties import PropertyError, check_allowed, check_allowed_url, check_url, normalise_property
 from .result import ToolFailure
 
@@ -66,6 +67,8 @@ class Runtime:
         #: The server's own background tasks (`server.build_server`'s lifespan); None outside a run.
         self.background: anyio.abc.TaskGroup | None = None
         self._announced = False
+        #: How long a batch tool may run (deadlines.py); in-process tests shorten it.
+        self.batch_seconds: float = BATCH_SECONDS
 
     async def client(self) -> GoogleClient:
         async with self._lock:

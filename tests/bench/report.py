@@ -30,6 +30,8 @@ LIVE_BEFORE_S = 0.27
 ARCHIVE_YOY_S = 1.0
 ARCHIVE_COPY_DAY_S = 0.5
 ARCHIVE_FILE_BYTES = 1_000_000_000
+COVERAGE_COUNTS_S = 0.1
+COVERAGE_CHANGED_S = 0.2
 APP_FOLDER_MIB = 143
 APP_FOLDER = "SearchDesk"
 BATCH_WALL_S = 2.5
@@ -236,7 +238,37 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
             lambda v, lim: f"{abs(lim - v) * 1000:.0f} ms {'under' if v <= lim else 'over'}",
         )
     )
-    return [*out, *_archive_targets(r)]
+    return [*out, *_archive_targets(r), *_coverage_targets(r)]
+
+
+def _coverage_targets(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """Issue 37's store targets (absent in a smoke run, which skips its fixture)."""
+    c = r.get("coverage")
+    if not c:
+        return []
+
+    def seconds(v: float) -> str:
+        return f"{v:.3f} s"
+
+    def margin(v: float, lim: float) -> str:
+        return f"{abs(lim - v):.3f} s {'under' if v <= lim else 'over'}"
+
+    return [
+        _target(
+            f"Coverage: the counts for {c['pages']:,} watched pages ≤ {COVERAGE_COUNTS_S} s (issue 37)",
+            c["counts_s"]["median"],
+            COVERAGE_COUNTS_S,
+            seconds,
+            margin,
+        ),
+        _target(
+            f"Coverage: pages changed since a date over a year of history ≤ {COVERAGE_CHANGED_S} s (issue 37)",
+            c["changed_since_s"]["median"],
+            COVERAGE_CHANGED_S,
+            seconds,
+            margin,
+        ),
+    ]
 
 
 def _archive_targets(r: dict[str, Any]) -> list[dict[str, Any]]:
@@ -348,6 +380,7 @@ def render(r: dict[str, Any]) -> str:
         *_approval(r),
         *_bundle(r),
         *_archive(r),
+        *_coverage(r),
         *_before(r),
     ]
     return "\n".join(lines).rstrip() + "\n"
@@ -360,6 +393,15 @@ def _archive(r: dict[str, Any]) -> list[str]:
     from tests.bench.archive import markdown
 
     return ["", *markdown(r["archive"]).splitlines()]
+
+
+def _coverage(r: dict[str, Any]) -> list[str]:
+    """The coverage watch's section (tests/bench/coverage.py renders it from its own figures)."""
+    if not r.get("coverage"):
+        return []
+    from tests.bench.coverage import markdown
+
+    return ["", *markdown(r["coverage"]).splitlines()]
 
 
 def _why_missed(r: dict[str, Any]) -> list[str]:

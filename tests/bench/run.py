@@ -30,6 +30,7 @@ if str(REPO) not in sys.path:  # run as a script (`python tests/bench/run.py`): 
 
 from tests.bench import archive as archive_bench  # noqa: E402
 from tests.bench import before as before_bench  # noqa: E402
+from tests.bench import coverage as coverage_bench  # noqa: E402
 from tests.bench import peers as peer_install  # noqa: E402
 from tests.bench import report, scenarios  # noqa: E402
 from tests.bench.stdio import ServerFailed, cold_start  # noqa: E402
@@ -514,6 +515,8 @@ def assemble(
         "approval": approval_out,
         # The archive's figures (issue 28): its 20-million-row fixture is built once and kept, so not in a smoke run.
         "archive": None if bench.smoke else archive_bench.measure(max(bench.runs, 5), log),
+        # The coverage watch's figures (issue 37): its 100,000-page fixture is built once and kept, as the archive's.
+        "coverage": None if bench.smoke else coverage_bench.measure(max(bench.runs, 5), log),
     }
     out["targets"] = report.targets(out)
     return out

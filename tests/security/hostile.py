@@ -255,6 +255,7 @@ SHAPES: dict[str, Shape] = {
     "verification": {"items": [RESOURCE], **RESOURCE, "token": "s", "method": "s", "siteEntry": [SITE_ENTRY]},
     "reports": ANALYTICS,
     "changes": {},  # list_changes calls no Google API
+    "coverage": {"siteUrl": "s", "permissionLevel": "s"},  # index_coverage asks Google only whether a site is seen
 }
 
 

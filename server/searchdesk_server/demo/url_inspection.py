@@ -36,7 +36,7 @@ class Outcome:
     indexing: str = "INDEXING_ALLOWED"
     fetch: str = "SUCCESSFUL"
     crawled: bool = True
-    canonical: str = "self"  # "self", "none" or "other"
+    canonical: str = "self"  # "self", "none", "other" or "google" (Google chose one; the page declares none)
     in_sitemap: bool = True
     mobile: str = "PASS"
     rich: str = ""  # "", "PASS", "PARTIAL" or "FAIL"
@@ -75,6 +75,19 @@ OUTCOMES: dict[str, Outcome] = {
     "duplicate": Outcome(
         "NEUTRAL", "Duplicate, Google chose different canonical than user", canonical="other", mobile=""
     ),
+    "duplicate_no_canonical": Outcome(
+        "NEUTRAL", "Duplicate without user-selected canonical", canonical="google", in_sitemap=False, mobile=""
+    ),
+    "blocked": Outcome(
+        "NEUTRAL",
+        "Blocked by robots.txt",
+        robots="DISALLOWED",
+        fetch="BLOCKED_ROBOTS_TXT",
+        crawled=False,
+        canonical="none",
+        in_sitemap=False,
+        mobile="",
+    ),
     "alternate": Outcome(
         "NEUTRAL", "Alternate page with proper canonical tag", canonical="other", in_sitemap=False, mobile=""
     ),
@@ -111,6 +124,8 @@ FIXED: dict[str, str] = {
     "https://blog.example.com/posts/no-dig-gardening": "duplicate",
     "https://blog.example.com/posts/kids-garden-projects": "discovered",
     "https://shop.example.org/products/plant-stand": "noindex",
+    W + "products/garden-hose?colour=green": "duplicate_no_canonical",
+    W + "cart/": "blocked",
 }
 _BY_HASH = (
     "indexed",
@@ -198,6 +213,8 @@ def _index_status(url: str, outcome: Outcome, state: DemoState) -> dict[str, Any
     if outcome.canonical == "self":
         out["googleCanonical"] = url
         out["userCanonical"] = url
+    elif outcome.canonical == "google":
+        out["googleCanonical"] = url.split("?", 1)[0]
     elif outcome.canonical == "other":
         out["googleCanonical"] = _canonical_of(url)
         out["userCanonical"] = url if outcome.coverage.startswith("Duplicate") else _canonical_of(url)

@@ -364,7 +364,8 @@ async def fetch(
     with force_refresh=True when ``refresh_on_401`` is set — whatever ``retry`` says, because Google
     acted on nothing it refused to authenticate. Other failures are retried only when ``retry`` is
     set: on 429/500/502/503/504 and on network errors, never on 403, at most ``policy.attempts``
-    times, never sleeping past ``deadline`` (time.monotonic()) or longer than ``policy.max_wait``.
+    times, never longer than ``policy.max_wait`` between attempts, and never starting an attempt
+    that could still be running (``policy.request_timeout``) at ``deadline`` (time.monotonic()).
     """
     attempt = 0
     refreshed = False
@@ -383,6 +384,8 @@ async def fetch(
             if answer.status < 300:
                 return answer
             if answer.status == 401 and refresh_on_401 and not refreshed:
+                if deadline is not None and time.monotonic() + policy.request_timeout > deadline:
+                    raise explain(answer).with_attempts(attempt)  # a resend could outlast the batch
                 refreshed = True
                 force_refresh = True
                 attempt -= 1  # the refresh is its own single retry, not one of the budgeted ones
@@ -403,8 +406,8 @@ async def fetch(
                 raise _asked_to_wait(failure, wait_hint, attempt)
             wait = max(wait, wait_hint)
         wait = min(wait, policy.max_wait)
-        if deadline is not None and time.monotonic() + wait >= deadline:
-            raise failure.with_attempts(attempt)
+        if deadline is not None and time.monotonic() + wait + policy.request_timeout > deadline:
+            raise failure.with_attempts(attempt)  # the next attempt might still be running at the deadline
         await anyio.sleep(wait)
 
 

@@ -6,33 +6,21 @@ batch runs a few at a time and stops at the first 429 rather than burning the re
 
 from __future__ import annotations
 
-import asyncio
 import re
-import time
 from typing import Any
 
+from ..coverage.store import INDEX_FIELDS
+from ..deadlines import Deadline
 from ..google import shapes as sh
 from ..google.errors import ErrorKind, GoogleError
 from ..google.http import Api, Limit
 from ..result import Output, ToolFailure
 from ..runtime import Call
+from ._batch import NOT_STARTED, ending, run_batch
 
 INSPECT = "v1/urlInspection/index:inspect"
-BATCH_SECONDS = 120.0
 BATCH_CONCURRENCY = 5
 _LANG = re.compile(r"^[A-Za-z0-9-]{1,35}$")
-
-INDEX_FIELDS = (
-    ("verdict", "verdict", sh.text),
-    ("coverage", "coverageState", sh.text),
-    ("indexing_state", "indexingState", sh.text),
-    ("robots_txt", "robotsTxtState", sh.text),
-    ("page_fetch", "pageFetchState", sh.text),
-    ("last_crawl", "lastCrawlTime", sh.text),
-    ("crawled_as", "crawledAs", sh.text),
-    ("google_canonical", "googleCanonical", sh.text),
-    ("user_canonical", "userCanonical", sh.text),
-)
 
 
 def _language(call: Call) -> str | None:
@@ -162,47 +150,53 @@ async def inspect_url(call: Call) -> Output:
     left = quota.remaining(call.quota_kind, site)
     lines = _lines(url, summary)
     lines.append(f"(URL Inspection quota left today for this property: {left:,} of {quota.limit(call.quota_kind):,}.)")
-    return Output("\n".join(lines), {"site": site, "url": url, **summary, "quota_left": left})
+    data: dict[str, Any] = {"site": site, "url": url, **summary, "quota_left": left}
+    from .coverage import older_result
+
+    older = await older_result(call, site, url)
+    if older is not None:
+        lines.append(
+            f"SearchDesk's watch last inspected this page on {sh.cell(older['inspected_at'][:10])}: "
+            f"{sh.cell(older['verdict'])} — {sh.cell(older['coverage'])}."
+        )
+        data["watch"] = older
+    return Output("\n".join(lines), data)
 
 
 async def inspect_urls(call: Call) -> Output:
     site = call.site()
     urls = list(dict.fromkeys(call.url(u, f"urls[{i}]") for i, u in enumerate(call.args["urls"])))
     lang = _language(call)
-    deadline = time.monotonic() + BATCH_SECONDS
-    results: list[dict[str, Any]] = [{"url": u, "status": "not attempted"} for u in urls]
-    gate = asyncio.Semaphore(BATCH_CONCURRENCY)
+    results: list[dict[str, Any]] = [{"url": u, "status": NOT_STARTED} for u in urls]
     stop: list[str] = []
 
-    async def one(i: int) -> None:
-        async with gate:
-            if stop or time.monotonic() >= deadline:
-                return
-            try:
-                summary = await _inspect(call, site, urls[i], lang, deadline)
-            except GoogleError as exc:
-                results[i].update(status="failed", error=str(exc))
-                if exc.kind is ErrorKind.QUOTA:
-                    stop.append("Google answered 429 (quota or rate limit); the rest were not attempted.")
-                return
-            except ToolFailure as exc:
-                results[i].update(status="failed", error=str(exc))
-                stop.append(str(exc))
-                return
-            idx = summary["index"]
-            results[i].update(status="inspected", verdict=idx.get("verdict", ""), coverage=idx.get("coverage", ""))
-            for key in ("mobile", "rich_results", "amp"):
-                if key in summary:
-                    results[i][key] = summary[key]["verdict"]
-            await call.progress(sum(r["status"] != "not attempted" for r in results), len(urls))
+    async def one(i: int) -> bool:
+        try:
+            summary = await _inspect(call, site, urls[i], lang, deadline.at)
+        except GoogleError as exc:
+            results[i].update(status="failed", error=str(exc))
+            if exc.kind is ErrorKind.QUOTA:
+                stop.append("Google answered 429 (quota or rate limit); the rest were not attempted.")
+                return False
+            return True
+        except ToolFailure as exc:
+            results[i].update(status="failed", error=str(exc))
+            stop.append(str(exc))
+            return False
+        idx = summary["index"]
+        results[i].update(status="inspected", verdict=idx.get("verdict", ""), coverage=idx.get("coverage", ""))
+        for key in ("mobile", "rich_results", "amp"):
+            if key in summary:
+                results[i][key] = summary[key]["verdict"]
+        return True
 
-    await asyncio.gather(*(one(i) for i in range(len(urls))))
-    attempted = sum(r["status"] != "not attempted" for r in results)
+    deadline = Deadline.after(call.runtime.batch_seconds)
+    end = await run_batch(call, results, BATCH_CONCURRENCY, one, deadline)
+    attempted = sum(r["status"] != NOT_STARTED for r in results)
     lines = [f"Inspected {sum(r['status'] == 'inspected' for r in results)} of {len(urls)} URLs for {site}."]
     if stop:
         lines.append(stop[0])
-    elif attempted < len(urls):
-        lines.append(f"Stopped after {BATCH_SECONDS:.0f} s: {attempted} of {len(urls)} attempted.")
+    lines += ending(end, bool(stop), f"To continue, call inspect_urls again with just those URLs{call.and_account()}.")
     table = [
         [
             sh.cell(r["url"], 300),
@@ -214,4 +208,5 @@ async def inspect_urls(call: Call) -> Output:
         for r in results
     ]
     lines.append(sh.md_table(["URL", "Verdict", "Coverage", "Mobile", "Rich results"], table))
-    return Output("\n".join(lines), {"site": site, "results": results, "attempted": attempted, "total": len(urls)})
+    data = {"site": site, "results": results, "attempted": attempted, "total": len(urls)}
+    return Output("\n".join(lines), {**data, "not_started": [urls[i] for i in end.not_started], **end.fields()})

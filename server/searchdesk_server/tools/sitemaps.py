@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Mapping
 from typing import Any
 
+from ..deadlines import Deadline
 from ..google import shapes as sh
 from ..google.errors import GoogleError
 from ..google.http import Api
 from ..result import Output, ToolFailure
 from ..runtime import Call, plural
+from ._batch import NOT_STARTED, ending, run_batch
 from ._listing import listing
 
 LIST = "webmasters/v3/sites/{siteUrl}/sitemaps"
 ONE = "webmasters/v3/sites/{siteUrl}/sitemaps/{feedpath}"
-BATCH_SECONDS = 120.0
 BATCH_CONCURRENCY = 4
 
 FIELDS = (
@@ -129,35 +128,40 @@ async def submit_sitemaps(call: Call) -> Output:
     site = call.site()
     feeds = [call.url(f, f"feedpaths[{i}]") for i, f in enumerate(call.args["feedpaths"])]
     feeds = list(dict.fromkeys(feeds))
-    deadline = time.monotonic() + BATCH_SECONDS
-    results: list[dict[str, Any]] = [{"feedpath": f, "status": "not attempted"} for f in feeds]
-    gate = asyncio.Semaphore(BATCH_CONCURRENCY)
+    results: list[dict[str, Any]] = [{"feedpath": f, "status": NOT_STARTED} for f in feeds]
 
-    async def one(i: int) -> None:
-        async with gate:
-            if time.monotonic() >= deadline:
-                return
-            try:
-                await _submit(call, site, feeds[i], deadline)
-                results[i]["status"] = "submitted"
-            except GoogleError as exc:
-                results[i]["status"] = "failed"
-                results[i]["error"] = str(exc)
-            await call.progress(sum(r["status"] != "not attempted" for r in results), len(feeds))
+    async def one(i: int) -> bool:
+        try:
+            await _submit(call, site, feeds[i], deadline.at)
+            results[i]["status"] = "submitted"
+        except GoogleError as exc:
+            results[i]["status"] = "failed"
+            results[i]["error"] = str(exc)
+        return True
 
-    await asyncio.gather(*(one(i) for i in range(len(feeds))))
+    deadline = Deadline.after(call.runtime.batch_seconds)
+    end = await run_batch(call, results, BATCH_CONCURRENCY, one, deadline)
     ok = sum(r["status"] == "submitted" for r in results)
-    attempted = sum(r["status"] != "not attempted" for r in results)
+    attempted = sum(r["status"] != NOT_STARTED for r in results)
     lines = [f"Submitted {ok} of {len(feeds)} sitemaps for {site}."]
-    if attempted < len(feeds):
-        lines.append(
-            f"Stopped after {BATCH_SECONDS:.0f} s: {attempted} of {len(feeds)} attempted; call again with the rest."
-        )
+    lines += ending(
+        end, False, f"To continue, call submit_sitemaps again with just those sitemaps{call.and_account()}."
+    )
+    if end.cut_off:
+        lines.append("list_sitemaps shows whether Google has them; the record of changes marks them unknown.")
     for r in results:
         lines.append(f"- {r['feedpath']}: {r['status']}" + (f" — {r['error']}" if "error" in r else ""))
     return Output(
         "\n".join(lines),
-        {"site": site, "results": results, "submitted": ok, "attempted": attempted, "total": len(feeds)},
+        {
+            "site": site,
+            "results": results,
+            "submitted": ok,
+            "attempted": attempted,
+            "total": len(feeds),
+            "not_started": [feeds[i] for i in end.not_started],
+            **end.fields(),
+        },
         from_google=any("error" in r for r in results),
     )
 

@@ -111,6 +111,11 @@ CALLS: dict[str, dict[str, st.SearchStrategy[dict[str, Any]]]] = {
     "changes": {  # reads this computer's record only: whatever Google answers, it asks Google nothing
         "list_changes": st.sampled_from([{}, {"site": WWW}, {"site": DOMAIN, "start_date": "2026-01-01"}]),
     },
+    "coverage": {  # reads SearchDesk's own watch (none here): Google is asked only when there is one
+        "index_coverage": st.sampled_from(
+            [{"site": WWW}, {"site": WWW, "since": "2026-01-01"}, {"site": DOMAIN, "state": "Soft 404"}]
+        ),
+    },
 }
 
 

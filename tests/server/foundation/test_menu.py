@@ -29,6 +29,7 @@ READS = {
 }
 REPORTS = {"compare_periods", "report_traffic_drops", "report_quick_wins", "report_cannibalisation"}
 CHANGES = {"list_changes"}  # SearchDesk's own record of changes on this computer (issue 25)
+COVERAGE = {"index_coverage"}  # SearchDesk's own watch of which pages are in Google (issue 37)
 WRITES = {"add_site", "submit_sitemap", "submit_sitemaps", "verify_site", "request_indexing"}
 GUARDED = {"delete_site", "delete_sitemap", "unverify_site", "update_site_owners"}
 ESSENTIAL = {"list_sites", "get_site", "list_sitemaps", "query_search_analytics", "inspect_url"}
@@ -39,15 +40,16 @@ async def test_menu_matches_the_catalogue(mode: str) -> None:
     async with connect(mode) as client:
         tools = (await client.list_tools()).tools
     assert [t.name for t in tools] == [t.name for t in catalogue.TOOLS]
-    assert len(tools) == 26
+    assert len(tools) == 27
     assert {t.name for t in tools[:21]} == READS | WRITES | GUARDED  # the 21 Search Console tools first
     assert {t.name for t in tools[21:25]} == REPORTS  # then the reports
-    assert {t.name for t in tools[25:]} == CHANGES  # then the record of changes
+    assert {t.name for t in tools[25:26]} == CHANGES  # then the record of changes
+    assert {t.name for t in tools[26:]} == COVERAGE  # then the coverage watch
     for tool in tools:
         spec = catalogue.BY_NAME[tool.name]
         hints = tool.annotations.model_dump(by_alias=True, exclude_none=True)
         expected = {
-            "readOnlyHint": tool.name in READS | REPORTS | CHANGES,
+            "readOnlyHint": tool.name in READS | REPORTS | CHANGES | COVERAGE,
             "destructiveHint": tool.name in GUARDED,
             "idempotentHint": True,
             "openWorldHint": False,
@@ -56,17 +58,19 @@ async def test_menu_matches_the_catalogue(mode: str) -> None:
         assert tool.title == spec.title and tool.title
         assert tool.description == spec.description
         assert tool.input_schema == spec.input_schema
-        assert tool.output_schema == {"type": "object"}
+        assert tool.output_schema == spec.output_schema and tool.output_schema["type"] == "object"
+        assert tool.output_schema == {"type": "object"} or tool.name in COVERAGE
         assert (tool.name in GUARDED) == ("confirm_token" in tool.input_schema.get("properties", {}))
 
 
 def test_table_of_kinds_is_the_issues_table() -> None:
-    assert {t.name for t in catalogue.TOOLS if t.kind == "read"} == READS | REPORTS | CHANGES
+    assert {t.name for t in catalogue.TOOLS if t.kind == "read"} == READS | REPORTS | CHANGES | COVERAGE
     assert {t.name for t in catalogue.TOOLS if t.kind == "write"} == WRITES
     assert {t.name for t in catalogue.TOOLS if t.kind == "guarded"} == GUARDED
     assert set(catalogue.group_members("essential")) == ESSENTIAL
     assert set(catalogue.group_members("reports")) == REPORTS
     assert set(catalogue.group_members("changes")) == CHANGES
+    assert set(catalogue.group_members("coverage")) == COVERAGE
     for group in catalogue.GROUPS[1:]:
         assert catalogue.group_members(group), group
 
@@ -97,6 +101,10 @@ async def test_menu_stays_small() -> None:
         result = await client.list_tools()
     wire = json.dumps(result.model_dump(by_alias=True, exclude_none=True, mode="json"), separators=(",", ":"))
     assert len(wire) / len(result.tools) <= 500, len(wire)
+    for tool in result.tools:
+        if tool.name in COVERAGE:  # issue 37: the whole entry, output schema and all
+            entry = json.dumps(tool.model_dump(by_alias=True, exclude_none=True, mode="json"), separators=(",", ":"))
+            assert len(entry) <= 1_100, (tool.name, len(entry))
 
 
 def test_input_schemas_are_closed_over_known_keywords() -> None:
