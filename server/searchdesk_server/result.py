@@ -38,6 +38,9 @@ class Output:
     source: str = "google"
     is_error: bool = False
     links: list[types.ResourceLink] = field(default_factory=list)
+    #: The server's own sentences that must come first, before even the untrusted-data line (an answer
+    #: that promises to open with whose figures these are). Never holds text of Google's.
+    opening: str = ""
 
 
 def _within_budget(text: str, structured: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -63,6 +66,8 @@ def to_result(out: Output) -> types.CallToolResult:
     else:
         text = out.text
         structured = {**out.data, "untrusted": False, "source": "searchdesk"}
+    if out.opening:
+        text = f"{out.opening}\n\n{text}"
     text, structured = _within_budget(text, structured)
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     content.extend(out.links)

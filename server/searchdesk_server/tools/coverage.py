@@ -224,13 +224,14 @@ def _answer(store: CoverageStore, call: Call, site: str, since: dt.datetime | No
                 sh.cell(f"{e['from']['verdict']} — {e['from']['coverage']}"),
                 sh.cell(f"{e['to']['verdict']} — {e['to']['coverage']}"),
             ],
-            intro=f"{opening}\n\n{plural(total, 'change')} of verdict or coverage state since {since.date()}, "
+            intro=f"{plural(total, 'change')} of verdict or coverage state since {since.date()}, "
             "newest first" + (f", from row {start_row:,}" if start_row else "") + ":",
             key="changes",
             narrow=lambda shown: f"Call again with start_row={start_row + shown} for older changes.",
             noun="changes",
             extra={**data, "since": since.date().isoformat(), "total": total, "start_row": start_row},
         )
+        out.opening = opening
         return _paged(out, start_row, total)
     state = call.args.get("state")
     if state is not None:
@@ -246,7 +247,7 @@ def _answer(store: CoverageStore, call: Call, site: str, since: dt.datetime | No
                 sh.cell(e["last_crawl"][:10]),
                 sh.cell(e["inspected_at"][:10]),
             ],
-            intro=f"{opening}\n\n{plural(total, 'page')} in that state, by address"
+            intro=f"{plural(total, 'page')} in that state, by address"
             + (f", from row {start_row:,}" if start_row else "")
             + ":",
             key="pages",
@@ -254,10 +255,9 @@ def _answer(store: CoverageStore, call: Call, site: str, since: dt.datetime | No
             noun="pages",
             extra={**data, "state": coverage or verdict, "total": total, "start_row": start_row},
         )
+        out.opening = opening
         return _paged(out, start_row, total)
     lines = [
-        opening,
-        "",
         _counts_table("Verdict", counts.by_verdict),
         "",
         _counts_table("Coverage state", counts.by_coverage),
@@ -266,4 +266,4 @@ def _answer(store: CoverageStore, call: Call, site: str, since: dt.datetime | No
     ]
     data["by_verdict"] = sh.record(counts.by_verdict)
     data["by_coverage"] = sh.record(counts.by_coverage)
-    return Output("\n".join(lines), data)
+    return Output("\n".join(lines), data, opening=opening)

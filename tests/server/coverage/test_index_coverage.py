@@ -81,7 +81,7 @@ async def test_the_counts_a_state_and_the_changes_since_a_date(fake_google: Fake
     for result in (counts, state, changes, later, verdict):
         text, data = text_of(result), result.structured_content
         assert not result.is_error and data is not None, text
-        assert text.startswith(f"{UNTRUSTED_LINE}\n\n{opening}"), text
+        assert text.startswith(f"{opening}\n\n{UNTRUSTED_LINE}\n\n"), text  # the server's sentence comes first
         assert data["untrusted"] is True and data["source"] == "google"
         assert (data["known"], data["inspected"], data["not_inspected"]) == (4, 3, 1)
         assert not CONTROL.search(text) and "\u202e" not in text
