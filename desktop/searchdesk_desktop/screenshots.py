@@ -479,12 +479,14 @@ def approval_approved_before(scene: Scene) -> Any:
 def approval_owner_change_small_screen(scene: Scene) -> Any:
     """Thirty owners replaced, at the size the dialog opens on a 1024×600 screen: the sentences, counts,
     heading and consequence in view; only the addresses scroll (issue 36)."""
-    from .approval.book import ApprovalBook
-    from .approval.dialog import ApprovalDialog
     from searchdesk_server.approval import question as q
 
+    from .approval.book import ApprovalBook
+    from .approval.dialog import ApprovalDialog
+
     owners = [f"owner{i:02}@example.com" for i in range(30)]
-    question = q.update_site_owners("sc-domain:example.com", [ACCOUNT, *owners], [ACCOUNT, "new-agency@example.net"], ACCOUNT)
+    new = [ACCOUNT, "new-agency@example.net"]
+    question = q.update_site_owners("sc-domain:example.com", [ACCOUNT, *owners], new, ACCOUNT)
     dialog = ApprovalDialog(ApprovalBook().ask(as_sent(question, "shot-owners")), arm_delay_ms=0)
     dialog.setFixedSize(*SMALL_SCREEN_DIALOG)
     scene.made.append(dialog)

@@ -27,8 +27,7 @@ def unused_yeses(book: ApprovalBook) -> list[Entry]:
 def lost_words(entries: list[Entry]) -> str:
     """What quitting loses, in a site owner's words: each change approved, and what happens then."""
     what = "; ".join(
-        f"“{tool_title(e.activity.tool)}” ({values_text(e.activity.values, 2).replace(chr(10), ', ')})"
-        for e in entries
+        f"“{tool_title(e.activity.tool)}” ({values_text(e.activity.values, 2).replace(chr(10), ', ')})" for e in entries
     )
     it = "that approval" if len(entries) == 1 else "those approvals"
     return (

@@ -45,7 +45,9 @@ def main() -> None:
                 "screen": [room.width(), room.height()],
                 "dialog": [dialog.width(), dialog.height()],
                 "consequence_in_view": in_view(dialog, dialog.consequence_label),
-                "consequence_top": dialog.consequence_label.mapTo(dialog, dialog.consequence_label.rect().topLeft()).y(),
+                "consequence_top": dialog.consequence_label.mapTo(
+                    dialog, dialog.consequence_label.rect().topLeft()
+                ).y(),
                 "buttons_top": dialog.approve_button.mapTo(dialog, dialog.approve_button.rect().topLeft()).y(),
                 "what_in_view": in_view(dialog, dialog.what_label),
                 "heading_in_view": in_view(dialog, dialog.values_heading),

@@ -73,7 +73,14 @@ async def ask_then_again(path: str, approved: threading.Event) -> list[str]:
         await anyio.to_thread.run_sync(lambda: approved.wait(60))
         again = await client.call_tool("delete_sitemap", ARGS)
         after = await client.call_tool("list_sitemaps", {"site": SITE})
-        return [text_of(first), str(first.is_error), text_of(before), text_of(again), str(again.is_error), text_of(after)]
+        return [
+            text_of(first),
+            str(first.is_error),
+            text_of(before),
+            text_of(again),
+            str(again.is_error),
+            text_of(after),
+        ]
 
 
 def test_a_retry_from_a_new_server_is_shown_as_approved_before_and_needs_a_new_yes(

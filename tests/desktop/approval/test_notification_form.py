@@ -174,8 +174,8 @@ def demo_table(*, demo: bool) -> dict[str, dict[str, str]]:
     questions = _questions()
     return {
         tool: {
-            system: "Approve" if (n := note(questions[tool], system, demo=demo, demo_requester=demo)).actions
-            == (APPROVE, DENY)
+            system: "Approve"
+            if (n := note(questions[tool], system, demo=demo, demo_requester=demo)).actions == (APPROVE, DENY)
             else n.body.split(" Show the question")[0]
             for system in SYSTEMS
         }
@@ -189,7 +189,9 @@ def test_the_demo_questions_table(demo: bool) -> None:
     on every system, macOS included, in the real app and in the demo app alike; the owner change (three
     changes) never, with its reason."""
     table = demo_table(demo=demo)
-    print("\n" + "\n".join(f"{tool:20} " + " ".join(f"{c[:12]:13}" for c in row.values()) for tool, row in table.items()))
+    print(
+        "\n" + "\n".join(f"{tool:20} " + " ".join(f"{c[:12]:13}" for c in row.values()) for tool, row in table.items())
+    )
     for tool in DEMO_SINGLE:
         assert table[tool] == dict.fromkeys(SYSTEMS, "Approve"), (tool, table[tool])
     assert table["update_site_owners"] == dict.fromkeys(SYSTEMS, q.HOLD_SEVERAL)
@@ -227,7 +229,9 @@ def test_a_sitemap_reads_whole_from_its_two_lines() -> None:
 
 def _shown_whole(whole: str, shown: str, prop: str) -> bool:
     """`whole` is in the form as it is, or as its path under the property's origin (`question.sitemap_in`)."""
-    return whole in shown or q.sitemap_in(prop, whole) in shown.split("\n") and whole.endswith(q.sitemap_in(prop, whole))
+    return whole in shown or (
+        q.sitemap_in(prop, whole) in shown.split("\n") and whole.endswith(q.sitemap_in(prop, whole))
+    )
 
 
 def test_every_target_is_whole_in_the_form() -> None:

@@ -50,7 +50,9 @@ def test_quit_with_an_unused_yes_asks_and_says_what_is_lost(qtbot: QtBot, qapp: 
     text = box.text()
     assert "https://www.example.com/" in text and "Claude has not used that approval yet" in text, text
     assert "lost and nothing is done" in text and "ask again" in text, text
-    assert box.defaultButton().text() == KEEP_RUNNING and box.escapeButton() is box.button(QMessageBox.StandardButton.No)
+    assert box.defaultButton().text() == KEEP_RUNNING and box.escapeButton() is box.button(
+        QMessageBox.StandardButton.No
+    )
     assert box.button(QMessageBox.StandardButton.Yes).text() == QUIT_ANYWAY
     answer["quit"] = True
     qtbot.mouseClick(quit_button(app), Qt.MouseButton.LeftButton)
