@@ -15,6 +15,7 @@ from .approval import screen_lock
 from .approval.arming import ARM_DELAY_MS
 from .approval.notifications import ApprovalNotifications
 from .approval.queue import ApprovalQueue
+from .approval.quitting import ask_by_showing, quit_box, unused_yeses
 from .autostart import Autostart, app_command
 from .core import Core
 from .icons import app_icon
@@ -118,7 +119,9 @@ class DesktopApp(QObject):
         self.window.review_requested.connect(self.queue.bring_forward)
         self.window.reconsider_requested.connect(self.queue.reconsider)
         self.window.demo_requested.connect(self.restart_in_demo)
-        self.window.quit_requested.connect(self.quit)
+        #: How the person is asked before a quit that loses an approval (a test answers as a person would).
+        self.confirm_quit: Callable[[QMessageBox], bool] = ask_by_showing
+        self.window.quit_requested.connect(self.request_quit)
         self.tray: Tray | None = None
         if has_tray:
             self.tray = Tray(
@@ -129,7 +132,7 @@ class DesktopApp(QObject):
                 show_activity=self.window.show_activity,
                 show_settings=self.window.show_settings,
                 show_about=self.window.show_about,
-                quit_app=self.quit,
+                quit_app=self.request_quit,
                 autostart=self.autostart,
             )
             self.window.closed_to_tray.connect(self.tray.closed_to_tray)
@@ -258,6 +261,14 @@ class DesktopApp(QObject):
                 title(self.core.demo, "try the demo"),
                 "SearchDesk could not start the demo by itself. Start it yourself with:\n\n    searchdesk --demo",
             )
+        self.quit()
+
+    def request_quit(self) -> None:
+        """The person's Quit (tray or window): with a yes Claude has not used yet, ask first and say what
+        is lost (approval.quitting); otherwise quit."""
+        unused = unused_yeses(self.core.book)
+        if unused and not self.confirm_quit(quit_box(self.window, unused, demo=self.core.demo)):
+            return
         self.quit()
 
     def quit(self) -> None:

@@ -424,6 +424,81 @@ def approval_stopped_waiting(scene: Scene) -> Any:
     return _approval(scene, "delete_sitemap", stopped=True)
 
 
+def _settle(scene: Scene, until: Callable[[], bool]) -> None:
+    """Let Qt run until `until` holds (a few seconds at most): a dialog arms, a line is laid out."""
+    from PySide6.QtCore import QDeadlineTimer
+
+    deadline = QDeadlineTimer(5000)
+    while not until() and not deadline.hasExpired():
+        scene.qapp.processEvents()
+
+
+def approval_late_yes(scene: Scene) -> Any:
+    """Approved after Claude stopped waiting: right above the buttons, what to tell Claude, by when and
+    before what; the footer says closing changes nothing (issue 36)."""
+    from .approval.book import ApprovalBook
+    from .approval.dialog import ApprovalDialog
+    from .approval.words import late_yes_words
+
+    book = ApprovalBook()
+    entry = book.ask(as_sent(_questions()["delete_sitemap"], "shot-late"))
+    book.stopped_waiting(entry.key)
+    dialog = ApprovalDialog(entry, arm_delay_ms=0)
+    scene.made.append(dialog)
+    dialog.decided.connect(lambda key, ok: book.answer(key, ok, "dialog"))
+    dialog.place()
+    dialog.show()
+    _settle(scene, lambda: dialog.armed)
+    dialog.approve_button.click()
+    _settle(scene, lambda: dialog.late_answer)
+    answered = time.mktime((*ACTIVITY_DAY, 10, 37, 0, 0, 0, -1))  # the same picture every run
+    dialog.late_label.setText(f"Approved. {late_yes_words(answered)}")
+    for _ in range(3):
+        scene.qapp.processEvents()
+    return dialog
+
+
+def approval_approved_before(scene: Scene) -> Any:
+    """Claude Desktop restarted its server before Claude asked again: the new server's question, exactly the
+    words approved before, says so at its top and waits for a new yes (issue 36)."""
+    from .approval.book import ApprovalBook
+    from .approval.dialog import ApprovalDialog
+
+    book = ApprovalBook()
+    question = _questions()["delete_sitemap"]
+    before = book.ask(as_sent(question, "shot-before", server="srv-before"))
+    book.stopped_waiting(before.key)
+    book.answer(before.key, True, "dialog")
+    before.activity.answered_at = time.mktime((*ACTIVITY_DAY, 10, 34, 0, 0, 0, -1))  # the same picture every run
+    entry = book.ask(as_sent(question, "shot-again", server="srv-again"))
+    dialog = ApprovalDialog(entry, arm_delay_ms=0)
+    scene.made.append(dialog)
+    return dialog
+
+
+def approval_owner_change_small_screen(scene: Scene) -> Any:
+    """Thirty owners replaced, at the size the dialog opens on a 1024×600 screen: the sentences, counts,
+    heading and consequence in view; only the addresses scroll (issue 36)."""
+    from searchdesk_server.approval import question as q
+
+    from .approval.book import ApprovalBook
+    from .approval.dialog import ApprovalDialog
+
+    owners = [f"owner{i:02}@example.com" for i in range(30)]
+    new = [ACCOUNT, "new-agency@example.net"]
+    question = q.update_site_owners("sc-domain:example.com", [ACCOUNT, *owners], new, ACCOUNT)
+    dialog = ApprovalDialog(ApprovalBook().ask(as_sent(question, "shot-owners")), arm_delay_ms=0)
+    dialog.setFixedSize(*SMALL_SCREEN_DIALOG)
+    scene.made.append(dialog)
+    return dialog
+
+
+#: The size the approval dialog opens at on a 1024×600 screen (tests/desktop/approval/owner_change_walk.py
+#: measures it there: as wide as fits beside the notifications' room once too tall, and the screen's height
+#: less the room for a title bar).
+SMALL_SCREEN_DIALOG = (800, 560)
+
+
 #: How each system lays out a notification, for the pictures only (the figures that decide whether Approve
 #: is offered are approval.notifications.FITS): its name, the bubble's width in px, its colours, and whether the buttons
 #: sit in a column at the side (macOS, on hover) rather than a row below.
@@ -631,6 +706,9 @@ PICTURES: list[tuple[str, Picture]] = [
     ("approval-unverify-site", approval_unverify_site),
     ("approval-update-site-owners", approval_update_site_owners),
     ("approval-stopped-waiting", approval_stopped_waiting),
+    ("approval-late-yes", approval_late_yes),
+    ("approval-approved-before", approval_approved_before),
+    ("approval-owner-change-1024x600", approval_owner_change_small_screen),
     ("notification-forms", notification_forms),
     ("settings", settings),
     ("settings-mistake", settings_mistake),
@@ -685,7 +763,7 @@ def grab(qapp: Any, window: Any, path: Path) -> Path:
     for _ in range(3):
         qapp.processEvents()
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-    if hasattr(window, "armed"):  # an approval dialog as a person answers it: in front, its buttons on
+    if hasattr(window, "armed") and not window.late_answer:  # a dialog as a person answers it: in front, buttons on
         window.activateWindow()
         deadline = QDeadlineTimer(5000)
         while not window.armed and not deadline.hasExpired():
@@ -696,7 +774,7 @@ def grab(qapp: Any, window: Any, path: Path) -> Path:
     return path
 
 
-def render(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
+def render(out: Path, schemes: tuple[str, ...] = SCHEMES, only: frozenset[str] = frozenset()) -> list[Path]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
@@ -722,7 +800,7 @@ def render(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
                     continue
                 suffix = "" if scheme == "light" else f"-{scheme}"
                 for name, picture in PICTURES:
-                    if scheme != "light" and name in SAME_IN_EVERY_SCHEME:
+                    if (only and name not in only) or (scheme != "light" and name in SAME_IN_EVERY_SCHEME):
                         continue
                     written.append(grab(qapp, picture(scene), out / f"{name}{suffix}.png"))
                     _dispose(scene)
@@ -836,9 +914,16 @@ def step_window(scene: Scene, system: System) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``screenshots [FOLDER [NAME ...]]``: every picture into FOLDER (docs/images), or only the named ones
+    (file names without ".png", as in PICTURES: a window changed alone is pictured alone)."""
     args = sys.argv[1:] if argv is None else argv
     out = Path(args[0] if args else "docs/images")
-    for path in [*render(out), *render_steps(out)]:
+    only = frozenset(args[1:])
+    unknown = only - {name for name, _ in PICTURES}
+    if unknown:
+        print(f"No such picture: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    for path in [*render(out, only=only), *([] if only else render_steps(out))]:
         print(path)
     return 0
 

@@ -19,6 +19,14 @@ two builds of the same call) never joins the open one; it replaces it. The repla
 dropped), and the new one opens in its place, ``replaced`` set so that the dialog shows the new words
 where the old ones were. ``approval/status`` with a digest is answered only by the question with those
 words; without one (an older server) by the one question of that fingerprint and requester, as before.
+
+A late yes and a new server (issue 36): a yes is collected only by the server process that asked (a parent
+process is no safe identity). When Claude Desktop restarts its server before Claude asks again, the new
+process asks a question of its own; when its words are exactly those of an approved question nobody
+collected (the same fingerprint, digest, account and demo flag, another server), the new question opens as
+any question does (it needs a new yes: nothing here approves it) with ``approved_before`` set to when the
+person gave that yes, so the dialog can say so; the old yes is withdrawn then (``SUPERSEDED``: nothing of
+it is used), so one person's yes never lies ready for two processes.
 """
 
 from __future__ import annotations
@@ -55,6 +63,9 @@ class State(Enum):
     CANCELLED = "cancelled"
     EXPIRED = "expired"  # nobody answered in time: nothing happens
     REPLACED = "replaced"  # asked again with other words, which took its place: nothing of it is used
+    #: An unspent yes whose words a new server process asked again (its own request had ended): withdrawn
+    #: when the new question is shown; nothing of it is used.
+    SUPERSEDED = "superseded"
 
 
 Source = Literal["dialog", "notification"]
@@ -124,6 +135,9 @@ class Entry:
     waited_on: bool = True
     #: Opened in place of a question with the same fingerprint and requester but other words.
     replaced: bool = False
+    #: When (wall clock) the person approved exactly these words for a server whose request had ended
+    #: before it collected the yes; None for any other question. It approves nothing: a new yes is needed.
+    approved_before: float | None = None
 
     @property
     def fingerprint(self) -> str:
@@ -227,6 +241,8 @@ class ApprovalBook:
         if (replacing is None or not replacing.is_open) and waiting >= self.max_open:
             raise QueueFull(waiting)  # replacing an open question leaves as many open as before
         fresh = self._open(request)
+        if replacing is None:
+            self._supersede(fresh)
         if replacing is not None:
             fresh.replaced = True
             was_open = replacing.is_open
@@ -239,6 +255,29 @@ class ApprovalBook:
             self._changed(replacing)
         self._changed(fresh)
         return fresh
+
+    def _supersede(self, fresh: Entry) -> None:
+        """`fresh` reads exactly as a yes nobody collected, given to another server of the same account and
+        kind (Claude Desktop restarted its server): note when that yes was given, and withdraw it."""
+        asker = fresh.request.requester
+        if asker is None:
+            return
+        for old in list(self._entries.values()):
+            was = old.request.requester
+            if (
+                old is fresh
+                or old.state is not State.APPROVED
+                or was is None
+                or was.server == asker.server
+                or (was.account, was.demo) != (asker.account, asker.demo)
+                or old.fingerprint != fresh.fingerprint
+                or old.digest != fresh.digest
+            ):
+                continue
+            fresh.approved_before = old.activity.answered_at
+            old.state = State.SUPERSEDED
+            old.activity.decision = "approved, but the request that asked had ended; asked again (not used)"
+            self._changed(old)
 
     def _open(self, request: ApprovalRequest, request_ids: set[str] | None = None) -> Entry:
         client = describe_client(request.client.name, request.client.version)
@@ -349,7 +388,7 @@ class ApprovalBook:
                 entry.state = State.EXPIRED
                 entry.activity.decision = "no answer (expired)"
                 self._changed(entry)
-            if entry.state in (State.USED, State.CANCELLED, State.EXPIRED, State.REPLACED) or (
+            if entry.state in (State.USED, State.CANCELLED, State.EXPIRED, State.REPLACED, State.SUPERSEDED) or (
                 entry.answered is not None and now - entry.answered >= self.keep
             ):
                 del self._entries[key]

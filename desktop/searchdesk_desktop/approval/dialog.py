@@ -16,9 +16,20 @@ Space; Enter, Escape and closing the window all deny.
 
 Nothing moves after it appears: its size is set when it is shown, with room kept for the line that says
 Claude stopped waiting, so that line appears without moving the buttons or hiding a value; after a late
-yes, what to tell Claude and until when appears at the top of the words, and the dialog closes by
-itself. When the words do not fit the screen, everything above the buttons scrolls as one, the values
-right under the sentence that points to them; the buttons stay at the bottom.
+yes, what to tell Claude and until when takes that line's place, right above the buttons (the window grows
+upwards by what it needs more, so the words above keep their room and the buttons stay put), the footer
+no longer says that closing denies, and the dialog closes by itself; once the server that asked collects
+the yes, the line says so instead of sending the person to Claude (issue 36).
+
+When the values do not fit the screen, only they scroll (issue 36: thirty owners pushed "Everyone not in
+the new list loses…" out of sight): the sentences, the counts and the heading above them and the
+consequence below stay in view. Only when those words alone leave less than a few lines for the values
+(a very small screen) does everything above the buttons scroll as one, the values right under the
+sentence that points to them; the buttons stay at the bottom.
+
+A question whose words are exactly those of a yes the person gave but that the request which asked never
+collected (Claude Desktop restarted its server: the book's ``approved_before``) says so at its top, and is
+armed and answered as any question: it never acts without this new yes.
 
 A question asked again with other words (the book's ``replaced``: Google's side changed between two
 builds of the same call) takes the place of the one on screen in the same window (``replace``): the
@@ -53,7 +64,7 @@ from ..widgets import fit_height, plain_label
 from .arming import ARM_DELAY_MS, ArmingDialog
 from .book import Entry, Origin, origin
 from .layout import FittingScrollArea, ValueText
-from .words import late_yes_words
+from .words import APPROVED_FOOTER, LATE_YES_USED, approved_before_words, late_yes_words
 
 #: Room kept at the screen's right edge, where notifications appear (GNOME's banners are 420 px wide at
 #: most, js/ui/messageTray.js; Windows' toasts 364 px; macOS's banners 344 pt; KDE's popups about 360 px).
@@ -77,6 +88,13 @@ REWORDED = (
 )
 #: A pale yellow strip: the DEMO banner and the line that says the question changed.
 NOTE_STYLE = "background:#fff3c4;color:#5c4400;padding:4px;border-radius:3px;"
+#: A pale green strip: what the person's own yes did (a late yes, a yes given before for these words).
+YES_STYLE = "background:#e3f1e3;color:#1f4d1f;padding:6px;border-radius:3px;"
+#: The least room kept for the values in their own scrolling area, in lines of text: below it, everything
+#: above the buttons scrolls as one instead.
+VALUES_MIN_LINES = 4
+#: Qt's "no maximum" for a widget's size (QWIDGETSIZE_MAX).
+NO_MAXIMUM = (1 << 24) - 1
 
 
 class ApprovalDialog(ArmingDialog):
@@ -121,12 +139,12 @@ class ApprovalDialog(ArmingDialog):
             banner.setStyleSheet(NOTE_STYLE)
             layout.addWidget(banner)
 
-        # After a late yes: what to tell Claude, at the top of the words (which are answered by then).
-        self.late_label = plain_label("")
-        self.late_label.setObjectName("lateYes")
-        self.late_label.setStyleSheet("background:#e3f1e3;color:#1f4d1f;padding:6px;border-radius:3px;")
-        self.late_label.setVisible(False)
-        layout.addWidget(self.late_label)
+        # Exactly these words were approved before, by a request that ended before it collected the yes.
+        self.approved_before_label = plain_label("", selectable=False)
+        self.approved_before_label.setObjectName("approvedBefore")
+        self.approved_before_label.setStyleSheet(YES_STYLE)
+        layout.addWidget(self.approved_before_label)
+        self._show_approved_before(entry)
         self.reworded_label = plain_label(REWORDED, selectable=False)
         self.reworded_label.setObjectName("reworded")
         self.reworded_label.setStyleSheet(NOTE_STYLE)
@@ -167,7 +185,10 @@ class ApprovalDialog(ArmingDialog):
         layout.addWidget(self.values_heading)
         self.value_labels: list[tuple[QLabel, ValueText]] = []
         self._values = self._value_rows(request)
-        layout.addWidget(self._values)
+        # The values scroll on their own when they need more room than the window leaves them (``_bound_values``).
+        self.values_area = FittingScrollArea(self._values)
+        self.values_area.setObjectName("values")
+        layout.addWidget(self.values_area)
         line = QFrame()
         line.setFrameShape(QFrame.Shape.HLine)
         layout.addWidget(line)
@@ -180,7 +201,9 @@ class ApprovalDialog(ArmingDialog):
         layout.addWidget(self.queue_label)  # parented first: a bare label made visible is a window of its own
         self.set_waiting_after(waiting_after)
         layout.addStretch(1)
+        self._body_content = body
         self.body = FittingScrollArea(body)
+        self.body.resized = self._bound_values
         outer.addWidget(self.body, 1)
         # The status line: room for it is kept from the start (``place``, ``showEvent``), so saying that
         # Claude stopped waiting moves nothing and hides nothing.
@@ -191,6 +214,12 @@ class ApprovalDialog(ArmingDialog):
         self.stopped_label.setObjectName("stoppedWaiting")
         self.stopped_label.setFont(bold)
         status.addWidget(self.stopped_label)
+        # After a late yes: what to tell Claude, in the status line's place (the words are answered by then).
+        self.late_label = plain_label("")
+        self.late_label.setObjectName("lateYes")
+        self.late_label.setStyleSheet(YES_STYLE)
+        self.late_label.setVisible(False)
+        status.addWidget(self.late_label)
         status.addStretch(1)
         outer.addWidget(self.status_slot)
         self.set_caller_waiting(entry.waited_on)
@@ -225,6 +254,27 @@ class ApprovalDialog(ArmingDialog):
         self.loss_box.setVisible(bool(heading))
         self.action_label.setVisible(not heading)
 
+    def _show_approved_before(self, entry: Entry) -> None:
+        at = entry.approved_before
+        self.approved_before_label.setText(approved_before_words(at) if at is not None else "")
+        self.approved_before_label.setVisible(at is not None)
+
+    def _bound_values(self) -> None:
+        """Give the values the room the words around them leave, so that only the values scroll; when that
+        is less than VALUES_MIN_LINES, no bound (everything above the buttons then scrolls as one)."""
+        width = self.body.viewport().width()
+        room = self.body.viewport().height()
+        if width <= 1 or room <= 1:
+            return
+        area = self.values_area
+        full = area.heightForWidth(width)
+        around = self._body_content.heightForWidth(width) - min(full, area.maximumHeight())
+        least = VALUES_MIN_LINES * self.fontMetrics().lineSpacing()
+        left = room - around
+        bound = left if full > left >= least else NO_MAXIMUM
+        if bound != area.maximumHeight():
+            area.setMaximumHeight(bound)
+
     def _value_rows(self, request: ApprovalRequest) -> QWidget:
         """The values under the question, one `label: value` row each (``value_labels`` holds them)."""
         values = QWidget()
@@ -258,14 +308,19 @@ class ApprovalDialog(ArmingDialog):
         self.consequence_label.setText(request.consequence)
         self._show_loss(request)
         rows = self._value_rows(request)
-        self._question_layout.replaceWidget(self._values, rows)
-        self._values.hide()  # out of the layout, but on screen until it is deleted
-        self._values.deleteLater()
+        self.values_area.set_content(rows).deleteLater()
         self._values = rows
+        self.values_area.setMaximumHeight(NO_MAXIMUM)  # bounded again for the new words (``_bound_values``)
+        self._show_approved_before(entry)
         self.client_label.setText(asked_by(request.client.name, request.client.version))
         self.set_caller_waiting(entry.waited_on)
         self.body.updateGeometry()  # the layout learns the new words' height (used when shown afresh)
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+        self._bound_values()
         self.body.verticalScrollBar().setValue(0)  # the line that says it changed, and the words' start
+        self.values_area.verticalScrollBar().setValue(0)
         self._first_value_in_view()
         self._appeared()
         self._update_arming()
@@ -278,6 +333,11 @@ class ApprovalDialog(ArmingDialog):
     def set_caller_waiting(self, waiting: bool) -> None:
         """Claude's call gave up waiting: the answer is kept, and Claude must ask again to use it."""
         self.stopped_label.setVisible(not waiting and not self.late_answer)
+
+    def collected(self) -> None:
+        """The server that asked collected the late yes given here: nothing more to tell Claude."""
+        if self.late_answer:
+            self.late_label.setText(LATE_YES_USED)
 
     def _keep_status_room(self) -> None:
         """Keep room for the status line's longest text at the dialog's width, so that it changes in place."""
@@ -386,16 +446,34 @@ class ApprovalDialog(ArmingDialog):
         self.decided.emit(self.key, approve)
         super().done(QDialog.DialogCode.Accepted if approve else QDialog.DialogCode.Rejected)
 
+    def _grow_for_status(self, before: int) -> None:
+        """The status line took more room than was kept for it (`before`: the late-yes words are longer):
+        the window grows upwards by that much, where the screen has room, so the words above keep theirs and
+        the buttons stay where they are; what the screen cannot give, the values' own area gives
+        (``_bound_values``). Called once the line is laid out (with its style's padding)."""
+        slot = self.status_slot
+        more = slot.height() - before
+        if more <= 0:
+            return
+        slot.setMinimumHeight(slot.height())
+        room = self.screen().availableGeometry()
+        up = min(more, max(self.frameGeometry().top() - room.top(), 0))
+        if up > 0:
+            self.setGeometry(self.geometry().adjusted(0, -up, 0, 0))
+
     def _tell_claude(self) -> None:
-        """After a late yes, the dialog says at the top of its words (the buttons stay put) what to tell
-        Claude and until when, then closes by itself: the main window, closed to the tray, is not where the
+        """After a late yes, the dialog says right above its buttons (which stay put) what to tell Claude
+        and until when, then closes by itself: the main window, closed to the tray, is not where the
         person is."""
         self.late_answer = True
         self._arm_timer.stop()
         self._armed = False
         self._set_buttons(False)
+        self.arm_hint.setMinimumHeight(self.arm_hint.height())  # a shorter footer moves nothing above it
+        self.arm_hint.setText(APPROVED_FOOTER)
         self.stopped_label.setVisible(False)
         self.late_label.setText(f"Approved. {late_yes_words(time.time())}")
+        before = self.status_slot.height()
         self.late_label.setVisible(True)
-        self.body.verticalScrollBar().setValue(0)
+        QTimer.singleShot(0, self, lambda: self._grow_for_status(before))
         QTimer.singleShot(LATE_SHOWN_MS, self, lambda: super(ApprovalDialog, self).done(QDialog.DialogCode.Accepted))

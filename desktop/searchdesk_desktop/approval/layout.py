@@ -1,11 +1,14 @@
 """How the approval dialog's words take exactly the room they need.
 
 ``ValueText`` shows one of the question's values whole, as plain text a person can select and copy;
-``FittingScrollArea`` holds everything above the dialog's buttons and is exactly as tall as those words
-at its width, scrolling only when the screen holds the window smaller. Neither interprets its text.
+``FittingScrollArea`` holds everything above the dialog's buttons, and inside it the values alone, and is
+exactly as tall as its words at its width, scrolling only when the window is held smaller. Neither
+interprets its text.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFont, QResizeEvent, QTextLayout, QTextOption, QWheelEvent
@@ -97,6 +100,8 @@ class FittingScrollArea(QScrollArea):
     def __init__(self, content: QWidget) -> None:
         super().__init__()
         self._content = content  # held here too: widget() may say None, which this area never holds
+        #: Called after each resize (the dialog bounds the values' own area to the room left: ``resized``).
+        self.resized: Callable[[], None] | None = None
         # Its height is the height for the view's width alone: not the taller minimum its wrapped text would
         # have at its narrowest, which made the words scroll with room to spare.
         policy = content.sizePolicy()
@@ -106,6 +111,17 @@ class FittingScrollArea(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def set_content(self, content: QWidget) -> QWidget:
+        """Hold `content` in place of what it held (returned, for the caller to delete)."""
+        policy = content.sizePolicy()
+        policy.setVerticalPolicy(QSizePolicy.Policy.Ignored)
+        content.setSizePolicy(policy)
+        old = self.takeWidget()
+        self.setWidget(content)
+        self._content = content
+        self.updateGeometry()
+        return old if old is not None else content
 
     def hasHeightForWidth(self) -> bool:
         return True
@@ -120,3 +136,8 @@ class FittingScrollArea(QScrollArea):
     def sizeHint(self) -> QSize:
         hint = self._content.sizeHint()
         return QSize(hint.width(), self.heightForWidth(hint.width()))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.resized is not None:
+            self.resized()

@@ -28,6 +28,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
@@ -60,10 +61,26 @@ class Fit:
         return sum(max(1, -(-len(row) // self.line_chars)) for row in text.split("\n"))
 
     def holds(self, title: str, subtitle: str, body: str) -> bool:
+        return self.misfit(title, subtitle, body) is None
+
+    def misfit(self, title: str, subtitle: str, body: str) -> Misfit | None:
+        """Which part does not fit while Approve is visible (the first of title, subtitle, body), or None."""
         below = body if self.subtitle or not subtitle else f"{subtitle}\n{body}"
+        if self.rows(title) > self.title_lines:
+            return Misfit.TITLE
         if self.subtitle and subtitle and self.rows(subtitle) > 1:
-            return False
-        return self.rows(title) <= self.title_lines and self.rows(below) <= self.lines
+            return Misfit.SUBTITLE
+        if self.rows(below) > self.lines:
+            return Misfit.BODY
+        return None
+
+
+class Misfit(Enum):
+    """The part of a notification that is too long for a system (`Fit.misfit`), each with its own reason."""
+
+    TITLE = "title"
+    SUBTITLE = "subtitle"
+    BODY = "body"
 
 
 #: Per system, what shows while Approve is visible; Approve is offered only when the server's form fits.
@@ -120,15 +137,22 @@ def question_text(entry: Entry) -> str:
     return "\n".join(lines)
 
 
-#: The only words the app adds to the server's form: where the question comes from.
+#: The only words the app adds to the server's form: where the question comes from. The notification's own
+#: header names SearchDesk on every system; a demo question's title says "Demo" in few enough characters
+#: that the longest action still fits a one-line title (issue 36: "SearchDesk (Demo): End verified
+#: ownership" did not). A real account's question in the demo app never offers Approve: its label is the app's.
 ORIGIN_LABELS = {
     Origin.REAL: "SearchDesk",
-    Origin.DEMO: "SearchDesk (Demo)",
+    Origin.DEMO: "Demo",
     Origin.REAL_IN_DEMO_APP: "SearchDesk (Demo)",
 }
-#: Why Approve is not offered, when the app decides it (the server's own reasons are its form's).
+#: Why Approve is not offered, when the app decides it (the server's own reasons are its form's): the part
+#: that does not fit, named (issue 36: a title too long was reported as the whole being too long).
 WHY_REAL_IN_DEMO = "A real Google account, not the demo."
-WHY_TOO_LONG = "Too long for this notification."
+WHY_TOO_LONG = "The details take more lines than this notification shows."
+WHY_TITLE_TOO_LONG = "Its title is longer than this notification shows."
+WHY_ACCOUNT_TOO_LONG = "The account's name is longer than this notification shows."
+WHY_MISFIT = {Misfit.TITLE: WHY_TITLE_TOO_LONG, Misfit.SUBTITLE: WHY_ACCOUNT_TOO_LONG, Misfit.BODY: WHY_TOO_LONG}
 WHY_NO_FORM = "The program that asked sent no short form."
 SHOW_TO_DECIDE = "Show the question to decide."
 
@@ -155,8 +179,9 @@ def compose(entry: Entry, *, demo: bool = False, fit: Fit | None = None) -> Note
     why = form.show_question
     if not why and where is Origin.REAL_IN_DEMO_APP:
         why = WHY_REAL_IN_DEMO
-    if not why and not fit.holds(summary, form.subtitle, form.body):
-        why = WHY_TOO_LONG
+    misfit = None if why else fit.misfit(summary, form.subtitle, form.body)
+    if misfit is not None:
+        why = WHY_MISFIT[misfit]
     if not why:
         if fit.subtitle:
             return labelled(summary, form.body, (APPROVE, DENY), form.subtitle)

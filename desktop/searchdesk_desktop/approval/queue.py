@@ -46,6 +46,13 @@ class ApprovalQueue(QObject):
         self._ticker.start()
 
     def _book_changed(self, entry: Entry) -> None:
+        for late in list(self.lingering):  # a dialog that said what to tell Claude about this yes
+            if late.key != entry.key or entry.state is State.APPROVED:
+                continue
+            if entry.state is State.USED:
+                late.collected()  # the server that asked has it: nothing more to tell Claude
+            else:  # withdrawn (asked again by a new server: that question is shown now), or expired
+                late.close_silently()
         if entry.state is State.PENDING and (self.dialog is None or self.dialog.key != entry.key):
             self._reshow = True
         QTimer.singleShot(0, self, self.refresh)

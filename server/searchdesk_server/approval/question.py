@@ -471,25 +471,34 @@ def update_site_owners(site: str, current: Sequence[str], new: Sequence[str], ac
 
 # --- the notification form ---------------------------------------------------------------------------
 # One form of every question, written beside it from the same facts: what a notification shows while its
-# Approve button is visible. Sized for the smallest: a Windows toast ("up to 2 lines of text for the title,
-# and up to 4 lines (combined) for the two additional description elements", Microsoft Learn, "App
-# notification content"), counted at about 40 characters a line; the app measures it against each system's
-# figures (desktop approval.notifications.FITS). A target is never shortened here: a form that cannot hold
-# every fact, or whose question carries a warning it cannot say in a line, is marked `show_question` with why.
+# Approve button is visible. The facts a person decides on (the action, the account once in the subtitle,
+# every target whole, the consequence that matters) are laid out so that the common cases fit the smallest
+# presentation the app holds figures for: a macOS banner's one subtitle line and two body lines (issue 36);
+# a line that is only good to know (it can be submitted again, a token may make you an owner again) is
+# added only where even that banner has room, so one form serves every system. Counted at about 40
+# characters a line (a Windows toast is 364 px wide, Microsoft Learn, "App notification content"); the app
+# measures the form against each system's figures (desktop approval.notifications.FITS). A target is never
+# shortened here: a form that cannot hold every fact, or whose question carries a warning it cannot say in
+# a line, is marked `show_question` with why.
 
 Notification = protocol.NotificationForm
 #: Lines of about this many characters (Microsoft Learn: the toast is 364 px wide).
 NOTE_LINE_CHARS = 40
 #: The subtitle and the body together, in lines of NOTE_LINE_CHARS: the Windows toast's 4.
 NOTE_LINES = 4
+#: The body's lines in the smallest presentation (a macOS banner: a subtitle line of its own, then two lines
+#: of body): a good-to-know line is added only while the body stays within it.
+NOTE_BODY_LINES = 2
 #: Why Approve is not offered, in a few words (the notification shows it beside "Show the question").
 HOLD_LOOKS_LIKE = "An address looks like another one."
 HOLD_READS_LIKE = "Two addresses look almost the same."
 HOLD_TOO_LONG = "An address is too long to show here."
 HOLD_SEVERAL = "Several owner changes."
 HOLD_SELF = "The change includes this account."
-#: The consequences the form carries: short forms of the question's, from the same case.
-NOTE_LAST_OWNER = "You are its last verified owner: everyone loses access."
+#: The consequences the form carries: short forms of the question's, from the same case, each one line.
+NOTE_LAST_OWNER = "Last verified owner: all lose access."
+#: unverify_site's last owner: the property unusable until someone verifies ownership again.
+NOTE_LAST_OWNER_ENDS = "Last verified owner: nobody can use it."
 NOTE_UNKNOWN = "Owners unreadable: if you are the last, everyone loses access."
 NOTE_NOT_OWNER = "Only this account's list changes."
 NOTE_SUBMIT_AGAIN = "It can be submitted again."
@@ -529,11 +538,13 @@ def note_form(tool: str, subtitle: str, lines: Sequence[str], labels: Sequence[s
 
 
 def _with_room(lines: list[str], subtitle: str, *optional: str) -> list[str]:
-    """`lines`, then each optional consequence (one that is good to know, never a warning) while the
-    form still fits the toast's NOTE_LINES."""
+    """`lines`, then each optional consequence (one that is good to know, never a warning, and only ever
+    one that makes the action sound less final) while the form still fits the smallest presentation: the
+    body within NOTE_BODY_LINES (a macOS banner) and the subtitle and body within the toast's NOTE_LINES."""
     out = list(lines)
     for line in optional:
-        if sum(_note_rows(x) for x in (subtitle, *out, line)) <= NOTE_LINES:
+        body = sum(_note_rows(x) for x in (*out, line))
+        if body <= NOTE_BODY_LINES and _note_rows(subtitle) + body <= NOTE_LINES:
             out.append(line)
     return out
 
@@ -557,16 +568,31 @@ def _delete_site_note(lines: Sequence[tuple[str, str]], account: str | None, fac
 
 
 def _delete_sitemap_note(lines: Sequence[tuple[str, str]], account: str | None) -> Notification:
+    """The sitemap on one line and its property on the next (the title says it is a sitemap)."""
     subtitle = _note_account(account)
-    body = _with_room([f"Sitemap: {lines[1][1]}", lines[0][1]], subtitle, NOTE_SUBMIT_AGAIN)
+    prop, sitemap = lines[0][1], lines[1][1]
+    # "in" says which line is the property, where it takes no line more (a long domain's name: just the name).
+    where = f"in {prop}" if _note_rows(f"in {prop}") == _note_rows(prop) else prop
+    body = _with_room([sitemap_in(prop, sitemap), where], subtitle, NOTE_SUBMIT_AGAIN)
     return note_form("delete_sitemap", subtitle, body, _labels(lines))
+
+
+def sitemap_in(prop: str, sitemap: str) -> str:
+    """The sitemap as the notification names it beside its property (both as the question shows them):
+    its path alone when it is on the URL-prefix property's own scheme and host, which the next line names,
+    so the two lines still read as the whole address; else the whole address."""
+    if prop.startswith(("http://", "https://")) and " " not in prop and " " not in sitemap:
+        origin = prop[: prop.find("/", prop.find("://") + 3) + 1 or len(prop)]
+        if origin.endswith("/") and sitemap.startswith(origin):
+            return sitemap[len(origin) - 1 :]
+    return sitemap
 
 
 def _unverify_note(lines: Sequence[tuple[str, str]], account: str | None, facts: OwnerFacts) -> Notification:
     subtitle = _note_account(account)
     cases = {
         Ownership.OTHERS_REMAIN: _others_keep(facts.others),
-        Ownership.LAST_OWNER: "You are its last verified owner: nobody can use it until it is verified again.",
+        Ownership.LAST_OWNER: NOTE_LAST_OWNER_ENDS,
         Ownership.UNKNOWN: "Owners unreadable: if you are the last, nobody can use it.",
     }
     body = [lines[0][1], cases.get(facts.ownership, NOTE_UNKNOWN)]

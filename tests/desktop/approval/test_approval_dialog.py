@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 from searchdesk_desktop.approval.book import ApprovalBook, State
 from searchdesk_desktop.approval.dialog import ARM_HINT, ApprovalDialog
 from searchdesk_desktop.approval.queue import ApprovalQueue
+from searchdesk_desktop.approval.words import APPROVED_FOOTER, LATE_YES_USED
 from searchdesk_server.agent.protocol import Value
 from searchdesk_server.approval.question import VALUES_HEADING
 from tests.desktop.helpers import REAL_SERVER, arm, question
@@ -331,16 +332,29 @@ def test_a_late_yes_says_in_the_dialog_what_to_tell_claude_with_the_buttons_in_p
     book.stopped_waiting(entry.key)
     qtbot.waitUntil(lambda: dialog.stopped_label.isVisibleTo(dialog))
     assert dialog.geometry() == geometry and _corners(dialog) == buttons  # the line took its kept room
+    room, scrolls = dialog.body.viewport().height(), dialog.body.verticalScrollBar().maximum()
+    assert "closing it: Deny" in dialog.arm_hint.text()
     qtbot.mouseClick(dialog.approve_button, Qt.MouseButton.LeftButton)
     assert entry.state is State.APPROVED
     qtbot.waitUntil(lambda: queue.dialog is None)
     # Still on screen, where the person is: what to tell Claude and until when.
     assert dialog.isVisible() and dialog.late_label.isVisibleTo(dialog)
-    assert "tell Claude" in dialog.late_label.text() and "5 minutes" in dialog.late_label.text()
-    assert dialog.geometry() == geometry and _corners(dialog) == buttons
+    late = dialog.late_label.text()
+    assert "tell Claude" in late and "5 minutes" in late and "before Claude Desktop is restarted" in late
+    qtbot.wait(50)
+    assert _corners(dialog) == buttons  # the buttons never moved
+    # The words did not shrink into a smaller scroll box (the window grew upwards for the longer line).
+    assert dialog.body.viewport().height() >= room and dialog.body.verticalScrollBar().maximum() <= scrolls
+    assert dialog.geometry().bottom() == geometry.bottom() and dialog.geometry().top() <= geometry.top()
+    # After Approve, the footer no longer says that closing denies.
+    assert dialog.arm_hint.text() == APPROVED_FOOTER and "Deny" not in dialog.arm_hint.text()
     assert not dialog.approve_button.isEnabled()
+    # Once the server that asked collected it, the dialog stops sending the person to Claude.
+    assert book.take(entry.key) == "approve"
+    qtbot.waitUntil(lambda: dialog.late_label.text() == LATE_YES_USED)
+    assert "tell Claude" not in dialog.late_label.text()
     dialog.close()  # closing it now answers nothing more
-    assert entry.state is State.APPROVED
+    assert entry.state is State.USED
     queue.close()
 
 

@@ -242,7 +242,9 @@ def test_no_click_or_key_answers_before_arming_and_closing_only_hides(desk: Desk
     # Active but not armed: keys and clicks reach the dialog and do nothing.
     keys = counted(state, "key:dialog")
     desk.xdo("key", "Return", "KP_Enter", "Escape", "space", "Tab", "Return")
-    state = desk.app.wait(lambda s: counted(s, "key:dialog") >= keys + 6, "the keys to land")
+    # Tab moves the focus inside the dialog, onto the list of values (it scrolls by keys on its own, issue
+    # 36), and is taken there: the other five reach the dialog itself.
+    state = desk.app.wait(lambda s: counted(s, "key:dialog") >= keys + 5, "the keys to land")
     released = counted(state, "release:deny")
     desk.click(state["dialog"]["deny"])
     desk.click(state["dialog"]["approve"])

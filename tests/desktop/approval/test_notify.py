@@ -245,7 +245,7 @@ def rules(qtbot: QtBot, clock: Clock) -> Iterator[tuple[ApprovalBook, Recorder, 
 def test_demo_and_older_servers_are_labelled() -> None:
     book = ApprovalBook()
     short = compose(book.ask(question(requester=DEMO_SERVER)), demo=True)
-    assert short.summary == "SearchDesk (Demo): Remove a property"
+    assert short.summary == "Demo: Remove a property"  # the notification's header names SearchDesk
     older = compose(book.ask(question("https://other.example/")), demo=True)  # an older server: real
     assert older.summary == "SearchDesk (Demo): Remove a property" and older.actions == (REVIEW, DENY)
     assert older.body.startswith("A real Google account, not the demo.")
@@ -429,7 +429,7 @@ def test_without_a_form_no_system_offers_approve() -> None:
 
 def test_compose_labels_the_demo() -> None:
     short = compose(ApprovalBook().ask(question(requester=DEMO_SERVER)), demo=True, fit=LINUX)
-    assert short.summary == "SearchDesk (Demo): Remove a property"
+    assert short.summary == "Demo: Remove a property"
     assert short.actions == (APPROVE, DENY)
 
 
