@@ -1,0 +1,175 @@
+"""report_content_decay: pages whose clicks fell steadily over months, from their peak to now.
+
+A page that slowly loses its clicks never shows in a week-on-week comparison; months side by side
+do. The months are whole calendar months (a month still running would read as a fall), reaching
+back as far as Google's 16 months and SearchDesk's copy together go (at most `MAX_MONTHS`), so a page
+that peaked two years ago is still seen. The rule that lists a page is stated in every answer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from ...archive.reader import google_first_day, kept_since
+from ...google import shapes as sh
+from ...result import Output
+from ...runtime import Call, plural
+from .._listing import listing
+from ..analytics.concurrency import Job, together
+from ..analytics.lazy_rows import LazyRows
+from ..analytics.metrics import Sums, as_count, empty_sums, rounded, summed, tally
+from ..analytics.paging import Pages, Reader
+from ..analytics.rows import entries
+from . import render
+from .calendar import full_months
+from .periods import Period, timeline
+from .provenance import Read, provenance
+
+MAX_MONTHS: Final = 36  # three years: the most months one answer reads (two requests a month)
+MIN_MONTHS: Final = 4  # a peak and three months after it
+MIN_PEAK_CLICKS: Final = 20  # a peak smaller than this is noise, not a page losing its readers
+BELOW_PEAK: Final = 0.8  # every month after the peak had at most 80% of the peak's clicks…
+MIN_MONTHS_BELOW: Final = 3  # …for at least three consecutive months up to the latest…
+MIN_FALL: Final = 0.3  # …and the latest month is at least 30% below the peak
+
+RULE: Final = (
+    f"a page is listed when its best month had at least {MIN_PEAK_CLICKS} clicks, every month since "
+    f"(at least {MIN_MONTHS_BELOW} in a row, up to the latest) had at most {BELOW_PEAK:.0%} of that peak's "
+    f"clicks, and the latest month is at least {MIN_FALL:.0%} below the peak"
+)
+
+
+def decayed(clicks: Sequence[float]) -> tuple[int, int] | None:
+    """(peak month's index, months below it) for a page whose monthly clicks (oldest first) meet the
+    rule (`RULE`); None otherwise. The peak is the best month, the most recent of equal bests (so a
+    page back at its best is not decaying)."""
+    if len(clicks) < MIN_MONTHS:
+        return None
+    best = max(clicks)
+    peak = max(i for i, c in enumerate(clicks) if c == best)
+    after = clicks[peak + 1 :]
+    if best < MIN_PEAK_CLICKS or len(after) < MIN_MONTHS_BELOW:
+        return None
+    if any(c > best * BELOW_PEAK for c in after) or clicks[-1] > best * (1 - MIN_FALL):
+        return None
+    return peak, len(after)
+
+
+def _label(month: Period) -> str:
+    return month.start.strftime("%Y-%m")
+
+
+def _builder(months: list[Period], sums: Mapping[Any, Sums], found: Mapping[Any, tuple[int, int]]) -> Any:
+    def build(page: Any) -> dict[str, Any]:
+        clicks = [sums[page][4 * i] for i in range(len(months))]
+        peak, below = found[page]
+        fall = clicks[peak] - clicks[-1]
+        return {
+            "page": page,
+            "peak_month": _label(months[peak]),
+            "peak_clicks": as_count(clicks[peak]),
+            "latest_month": _label(months[-1]),
+            "latest_clicks": as_count(clicks[-1]),
+            "fall": as_count(fall),
+            "fall_pct": rounded(-fall / clicks[peak] * 100, 1),
+            "months_below_peak": below,
+            "clicks_by_month": [as_count(c) for c in clicks],
+        }
+
+    return build
+
+
+def _cells(r: Mapping[str, Any]) -> list[str]:
+    return [
+        sh.cell(r["page"]),
+        f"{r['peak_month']}: {render.number(r['peak_clicks'], 'i')}",
+        f"{r['latest_month']}: {render.number(r['latest_clicks'], 'i')}",
+        f"{render.signed(-r['fall'], 'i')} ({render.percent(r['fall_pct'], r['latest_clicks'])})",
+        str(r["months_below_peak"]),
+    ]
+
+
+async def report_content_decay(call: Call) -> Output:
+    """The report_content_decay tool: decaying pages over whole months, the most clicks lost first."""
+    site = call.site()
+    reader = Reader(call, site)
+    tl = await timeline(reader)
+    last = tl.last_final or tl.today - dt.timedelta(days=3)
+    google_first = google_first_day(tl.today)
+    kept = await kept_since(call, site, tl.today)
+    first = min(google_first, kept) if kept else google_first
+    want = int(call.args.get("months", MAX_MONTHS))
+    months = full_months(first, last, want)
+    sums: dict[Any, Sums] = {}
+    totals: list[Sums] = [empty_sums(4) for _ in months]
+    pages: list[Pages] = [Pages() for _ in months]
+
+    def job(i: int, month: Period) -> Job:
+        async def rows() -> None:
+            pages[i] = await reader.pages(month.body(["page"]), tally(4 * len(months), 1, 4 * i, sums))
+
+        return rows
+
+    def total(i: int, month: Period) -> Job:
+        async def run() -> None:
+            raw = await reader.request({**month.body([]), "rowLimit": 1, "startRow": 0})
+            totals[i] = summed(entries(raw.get("rows"), 0))
+
+        return run
+
+    await together(*(job(i, m) for i, m in enumerate(months)), *(total(i, m) for i, m in enumerate(months)))
+    found = {p: hit for p, s in sums.items() if (hit := decayed([s[4 * i] for i in range(len(months))]))}
+    keys = sorted(found, key=lambda p: (-(sums[p][4 * found[p][0]] - sums[p][4 * (len(months) - 1)]), p))
+    read = Pages(
+        rows=sum(p.rows for p in pages),
+        cap_reached=any(p.cap_reached for p in pages),
+        more_at_google=any(p.more_at_google for p in pages),
+    )
+    rows_clicks = sum(s[4 * i] for s in sums.values() for i in range(len(months)))
+    months_words = f"the {plural(len(months), 'month')}"
+    lines, data = provenance(
+        reader, tl, "page", (Read("months", months_words, read, rows_clicks, sum(t[0] for t in totals)),)
+    )
+    build = _builder(months, sums, found)
+    peak_total = sum(sums[p][4 * found[p][0]] for p in keys)
+    latest_total = sum(sums[p][4 * (len(months) - 1)] for p in keys)
+    span = f"{months[0].start.isoformat()} to {months[-1].end.isoformat()}" if months else "no whole month"
+    head = [
+        f"Content decay for {site}: clicks by page in whole calendar months, {span} "
+        f"({plural(len(months), 'month')}; a month still running is left out).",
+        *lines,
+        f"Rule: {RULE}.",
+        f"{plural(len(keys), 'page')} decaying: {as_count(peak_total):,} clicks at their peaks, "
+        f"{as_count(latest_total):,} in the latest month, {as_count(peak_total - latest_total):,} fewer; "
+        "the most clicks lost first.",
+    ]
+    if kept is None or kept >= google_first:
+        head.append(f"SearchDesk's copy has nothing before {google_first.isoformat()}, so months start there.")
+    return listing(
+        entries=LazyRows(keys, build),
+        headers=["page", "Peak month: clicks", "Latest month: clicks", "Fall", "Months below peak"],
+        row=_cells,
+        intro="\n".join(head),
+        key="rows",
+        narrow="Ask for fewer months (months) to see the rest.",
+        noun="pages",
+        extra={
+            "site": site,
+            "months": [_label(m) for m in months],
+            "first_day": months[0].start.isoformat() if months else None,
+            "last_day": months[-1].end.isoformat() if months else None,
+            **data,
+            "rule": {
+                "min_peak_clicks": MIN_PEAK_CLICKS,
+                "below_peak": BELOW_PEAK,
+                "min_months_below": MIN_MONTHS_BELOW,
+                "min_fall": MIN_FALL,
+            },
+            "peak_clicks": as_count(peak_total),
+            "latest_clicks": as_count(latest_total),
+            "fall": as_count(peak_total - latest_total),
+        },
+        footer="Fall = the latest month's clicks − the peak month's (its % of the peak).",
+    )
