@@ -9,6 +9,7 @@ that peaked two years ago is still seen. The rule that lists a page is stated in
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -167,6 +168,8 @@ async def report_content_decay(call: Call) -> Output:
                 "min_months_below": MIN_MONTHS_BELOW,
                 "min_fall": MIN_FALL,
             },
+            "clicks_by_month": [as_count(math.fsum(s[4 * i] for s in sums.values())) for i in range(len(months))],
+            "property_clicks_by_month": [as_count(t[0]) for t in totals],
             "peak_clicks": as_count(peak_total),
             "latest_clicks": as_count(latest_total),
             "fall": as_count(peak_total - latest_total),
