@@ -26,7 +26,7 @@ from tests.server.archive.test_archive_read import (
     old_days,
     serve,
 )
-from tests.server.archive.test_archive_read import history as history  # noqa: F401 (the fixture)
+from tests.server.archive.test_archive_read import history as history
 from tests.server.stdio import text_of
 
 pytestmark = pytest.mark.anyio
@@ -53,7 +53,7 @@ def served_clicks(first: dt.date, last: dt.date, dims: list[str], keep: Any = No
 
 
 async def test_content_decay_reads_24_months_from_the_copy_and_says_so(
-    history: tuple[FakeGoogle, HistoryGoogle],  # noqa: F811
+    history: tuple[FakeGoogle, HistoryGoogle],
     tmp_path: Path,
 ) -> None:
     fake, _ = history
@@ -85,7 +85,7 @@ async def test_content_decay_reads_24_months_from_the_copy_and_says_so(
     ],
 )
 async def test_brand_split_from_the_copy_with_terms_a_pattern_treats_specially(
-    history: tuple[FakeGoogle, HistoryGoogle],  # noqa: F811
+    history: tuple[FakeGoogle, HistoryGoogle],
     tmp_path: Path,
     terms: list[str],
     branded: set[str],
@@ -103,9 +103,7 @@ async def test_brand_split_from_the_copy_with_terms_a_pattern_treats_specially(
     assert data["sources"]["searchdesk_copy"]
     totals = data["totals"]
     assert totals["branded_clicks"] == served_clicks(first, last, ["query"], lambda r: r["keys"][0] in branded)
-    assert totals["non_branded_clicks"] == served_clicks(
-        first, last, ["query"], lambda r: r["keys"][0] not in branded
-    )
+    assert totals["non_branded_clicks"] == served_clicks(first, last, ["query"], lambda r: r["keys"][0] not in branded)
     assert totals["property_clicks"] == served_clicks(first, last, [])
     for part in ("branded_clicks", "non_branded_clicks", "private_clicks", "property_clicks"):
         assert totals[part] == sum(r[part] for r in data["rows"]), part  # every total is the sum of its rows

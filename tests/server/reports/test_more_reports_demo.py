@@ -45,8 +45,13 @@ async def test_the_demo_answers_all_five_with_something_to_say(tmp_path: Path) -
     async with connect(env={"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}) as client:
         results = {
             tool: await client.call_tool(tool, {"site": BIG})
-            for tool in ("report_weekly_summary", "report_content_decay", "report_ctr_gaps", "report_new_queries",
-                         "report_brand_split")  # fmt: skip
+            for tool in (
+                "report_weekly_summary",
+                "report_content_decay",
+                "report_ctr_gaps",
+                "report_new_queries",
+                "report_brand_split",
+            )
         }
     data = {tool: r.structured_content for tool, r in results.items()}
     assert not any(r.is_error for r in results.values())
@@ -123,6 +128,4 @@ async def test_brand_split_with_terms_a_pattern_treats_specially_agrees_with_a_l
     assert data["terms"] == literal and all(f'"{t}"' in text for t in literal)
     first = data["rows"][0]
     week = [r for r in rows if start.isoformat() <= r["keys"][0] <= first["end"]]
-    assert first["branded_clicks"] == sum(
-        r["clicks"] for r in week if any(t in r["keys"][1].lower() for t in literal)
-    )
+    assert first["branded_clicks"] == sum(r["clicks"] for r in week if any(t in r["keys"][1].lower() for t in literal))

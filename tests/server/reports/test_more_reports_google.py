@@ -11,9 +11,9 @@ import pytest
 
 from tests.fakegoogle import FakeGoogle
 from tests.fakegoogle.quotas import Quotas
-from tests.server.tools.test_against_google import BIG, serve
-from tests.server.tools.test_against_google import fake as fake  # noqa: F401 (the fixture)
 from tests.server.stdio import text_of
+from tests.server.tools.test_against_google import BIG, serve
+from tests.server.tools.test_against_google import fake as fake
 
 pytestmark = pytest.mark.anyio
 REPORTS = ("report_weekly_summary", "report_content_decay", "report_ctr_gaps", "report_new_queries",
@@ -21,7 +21,7 @@ REPORTS = ("report_weekly_summary", "report_content_decay", "report_ctr_gaps", "
 CLIENT_WAIT = 50  # seconds: what clients give a call
 
 
-async def test_every_report_over_https_within_googles_quotas(fake: FakeGoogle, tmp_path: Path) -> None:  # noqa: F811
+async def test_every_report_over_https_within_googles_quotas(fake: FakeGoogle, tmp_path: Path) -> None:
     quotas = fake.enforce_quotas(Quotas())
     async with serve(fake, tmp_path) as client:
         for tool in REPORTS:
@@ -40,7 +40,7 @@ async def test_every_report_over_https_within_googles_quotas(fake: FakeGoogle, t
     assert quotas.refused == []
 
 
-async def test_a_refused_quota_is_an_answer_a_person_can_act_on(fake: FakeGoogle, tmp_path: Path) -> None:  # noqa: F811
+async def test_a_refused_quota_is_an_answer_a_person_can_act_on(fake: FakeGoogle, tmp_path: Path) -> None:
     from tests.fakegoogle import bodies
 
     fake.fail("searchAnalytics", status=429, body=bodies.quota(), times=1000)
