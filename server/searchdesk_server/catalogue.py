@@ -186,7 +186,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="List properties",
-        description="Properties this account can see, with permission level.",
+        description="Properties you can see, and your permission on each.",
         essential=True,
         route="every",
         handler="searchdesk_server.tools.sites.list_sites",
@@ -241,7 +241,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="List sitemaps",
-        description="Submitted sitemaps with errors, warnings and URL counts.",
+        description="Sitemaps with errors, warnings, URL counts.",
         params={"site": SITE, "sitemap_index": SITE},
         essential=True,
         handler="searchdesk_server.tools.sitemaps.list_sitemaps",
@@ -316,9 +316,9 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="Search performance",
-        description="Clicks, impressions, CTR, position. period, or start_date+end_date as YYYY-MM-DD (Pacific; "
-        "default last28days). Sorted by clicks; row_limit default 100; a cut result gives the next "
-        "start_row. all_rows: every row (to 200,000) into a CSV file; returns its path.",
+        description="Clicks, impressions, CTR, position. period, or start_date+end_date YYYY-MM-DD (Pacific); "
+        "default last28days. By clicks; row_limit default 100; a cut answer names the next start_row. "
+        "all_rows: every row (to 200,000) to a CSV file.",
         params={
             "site": SITE,
             "period": {"enum": list(PERIODS)},
@@ -358,7 +358,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="Inspect URL",
-        description="Google's index status of one URL: coverage, crawl, canonical, mobile, rich results.",
+        description="One URL's index status: coverage, crawl, canonical, mobile, rich results.",
         params={"site": SITE, "url": URL, "language_code": LANG},
         required=("url",),
         essential=True,
