@@ -38,15 +38,20 @@ async def test_weekly_summary_by_hand() -> None:
     g.tables[(WEEK, ())] = total(20, 300, 3.0)
     g.tables[(PREV, ())] = total(18, 250, 3.2)
     g.tables[(YEAR, ())] = total(10, 200, 4.0)
-    g.tables[(WEEK, ("query",))] = Table.of([row("a", 10, 100, 2), row("b", 5, 50, 3), row("fresh", 2, 40, 5)])
-    g.tables[(PREV, ("query",))] = Table.of([row("a", 4, 80, 2.5), row("b", 9, 60, 3), row("c", 3, 30, 4)])
+    g.tables[(WEEK, ("query",))] = Table.of(
+        [row("a", 10, 100, 2), row("b", 5, 50, 3), row("fresh", 2, 40, 5), row("seen", 1, 20, 6)]
+    )
+    # "seen" had impressions but no clicks the week before: not new
+    g.tables[(PREV, ("query",))] = Table.of(
+        [row("a", 4, 80, 2.5), row("b", 9, 60, 3), row("c", 3, 30, 4), row("seen", 0, 15, 6)]
+    )
     g.tables[(WEEK, ("page",))] = Table.of([row("/x", 12, 150, 2), row("/y", 8, 150, 4)])
     g.tables[(PREV, ("page",))] = Table.of([row("/x", 15, 150, 2), row("/y", 3, 100, 4)])
     data, text = await call(g, "report_weekly_summary")
     assert data["week"] == {"start": WEEK, "end": "2026-11-15", "days": 7}  # Monday to Sunday, all final
     assert data["previous"]["start"] == PREV and data["year_earlier"]["start"] == YEAR  # 52 weeks back
     s = data["sections"]
-    assert s["query_gained"] == {"count": 2, "clicks_change": 8}  # a +6, fresh +2
+    assert s["query_gained"] == {"count": 3, "clicks_change": 9}  # a +6, fresh +2, seen +1
     assert s["query_lost"] == {"count": 2, "clicks_change": -7}  # b −4, c −3
     assert s["query_new"] == {"count": 1, "clicks": 2, "impressions": 40}
     assert s["page_gained"] == {"count": 1, "clicks_change": 5} and s["page_lost"] == {"count": 1, "clicks_change": -3}
@@ -59,6 +64,7 @@ async def test_weekly_summary_by_hand() -> None:
         ("page", "lost", "/x", -3),
         ("query", "gained", "a", 6),
         ("query", "gained", "fresh", 2),
+        ("query", "gained", "seen", 1),
         ("query", "lost", "b", -4),
         ("query", "lost", "c", -3),
         ("query", "new", "fresh", 2),
@@ -105,6 +111,7 @@ async def test_new_and_rising_queries_by_hand() -> None:
             row("fresh", 3, 30, 5),  # none before: new
             row("almost", 1, 12, 6),  # 2 before (at the threshold): new
             row("noise", 0, 5, 9),  # none before but only 5 now: neither
+            row("edge", 0, 10, 7),  # none before and 10 now (at the threshold): new
             row("rise", 8, 100, 4),  # 40 → 100 (2.5×): rising
             row("steep", 9, 60, 4),  # 20 → 60 (3×): rising, faster than rise
             row("flat", 9, 150, 4),  # 100 → 150 (1.5×): neither
@@ -122,13 +129,14 @@ async def test_new_and_rising_queries_by_hand() -> None:
     assert [(r["kind"], r["query"]) for r in data["rows"]] == [
         ("new", "fresh"),
         ("new", "almost"),
+        ("new", "edge"),
         ("rising", "steep"),
         ("rising", "rise"),
     ]
     fresh = data["rows"][0]
     assert fresh["page"] == "/a" and fresh["page_share"] == 0.6667 and fresh["impressions_change_pct"] is None
-    assert data["rows"][2]["impressions_change_pct"] == 200.0
-    assert data["new"] == {"count": 2, "impressions": 42, "clicks": 4}
+    assert data["rows"][3]["impressions_change_pct"] == 200.0
+    assert data["new"] == {"count": 3, "impressions": 52, "clicks": 4}
     assert data["rising"] == {"count": 2, "impressions_gained": 100}  # (60 − 20) + (100 − 40)
     assert data["thresholds"] == {"almost_none": 2, "min_new": 10, "rise": 2.0, "min_rising": 50}
 
