@@ -129,3 +129,19 @@ async def test_brand_split_with_terms_a_pattern_treats_specially_agrees_with_a_l
     first = data["rows"][0]
     week = [r for r in rows if start.isoformat() <= r["keys"][0] <= first["end"]]
     assert first["branded_clicks"] == sum(r["clicks"] for r in week if any(t in r["keys"][1].lower() for t in literal))
+
+
+async def test_brand_terms_kept_in_the_apps_settings_reach_the_report(tmp_path: Path) -> None:
+    """The app's Settings → its Claude entry's env → a real stdio server: the report uses the person's list."""
+    from searchdesk_desktop.settings import AppSettings
+
+    damaged: Any = {"not a property": ["x"], "https://www.example.com/": 3}  # left out, never a stopped server
+    kept = AppSettings(brand_terms={BIG: ["Example Garden", "garden (supply)"], **damaged})
+    env = {k: v for k, v in kept.server_settings(demo=True).env().items() if k.startswith("GSC_")}
+    async with connect(env={"HOME": str(tmp_path), **env}) as client:
+        result = await client.call_tool("report_brand_split", {"site": BIG})
+        other = await client.call_tool("report_brand_split", {"site": "https://shop.example.org/"})
+    data = result.structured_content
+    assert data["terms"] == ["example garden", "garden (supply)"] and data["terms_from"] == "settings"
+    assert "as kept for this property in SearchDesk's Settings" in text_of(result)
+    assert other.structured_content["terms"] == ["example"] and other.structured_content["terms_from"] == "domain"
