@@ -193,3 +193,33 @@ async def test_a_long_answer_stays_in_the_budget_and_says_how_to_narrow() -> Non
     assert 0 < data["shown"] < count and len(text.encode()) <= 100_000
     assert "Narrow the dates" in text
     assert data["new"]["impressions"] == sum(20 + i % 7 for i in range(count))  # the total covers every row
+
+
+async def test_content_decay_answers_with_the_months_read_before_claude_stops_waiting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import anyio
+
+    from searchdesk_server.tools.reports import decay
+
+    monkeypatch.setattr(decay, "TIME_BUDGET_S", 1)
+    g = ScriptedGoogle()
+    months = ["2026-05-01", "2026-06-01", "2026-07-01", "2026-08-01", "2026-09-01", "2026-10-01"]
+    for start in months:
+        g.tables[(start, ("page",))] = Table.of([row("/p", 10, 100, 5)])
+        g.tables[(start, ())] = total(10, 100, 5)
+    answer = g.handle
+
+    async def slow_for_old_months(request: Any) -> Any:
+        body = json.loads(request.content)
+        if body.get("dimensions") != ["date"] and body["startDate"] < "2026-08-01":  # not the timeline
+            await anyio.sleep(30)
+        return await answer(request)
+
+    g.handle = slow_for_old_months  # type: ignore[method-assign]
+    started = anyio.current_time()
+    data, text = await call(g, "report_content_decay", {"months": 6})
+    assert anyio.current_time() - started < 10
+    assert data["months"] == ["2026-08", "2026-09", "2026-10"] and data["months_asked"] == 6
+    assert data["clicks_by_month"] == [10, 10, 10]
+    assert "Stopped reading after 1 seconds" in text and "Ask for fewer months" in text

@@ -13,6 +13,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+import anyio
+
 from ...archive.reader import google_first_day, kept_since
 from ...google import shapes as sh
 from ...result import Output
@@ -21,7 +23,7 @@ from .._listing import listing
 from ..analytics.concurrency import Job, together
 from ..analytics.lazy_rows import LazyRows
 from ..analytics.metrics import Sums, as_count, empty_sums, rounded, summed, tally
-from ..analytics.paging import Pages, Reader
+from ..analytics.paging import WINDOW, Pages, Reader
 from ..analytics.rows import entries
 from . import render
 from .calendar import full_months
@@ -34,6 +36,9 @@ MIN_PEAK_CLICKS: Final = 20  # a peak smaller than this is noise, not a page los
 BELOW_PEAK: Final = 0.8  # every month after the peak had at most 80% of the peak's clicks…
 MIN_MONTHS_BELOW: Final = 3  # …for at least three consecutive months up to the latest…
 MIN_FALL: Final = 0.3  # …and the latest month is at least 30% below the peak
+#: Seconds of reading before the answer is made from the months read in full: clients stop waiting at
+#: about 50 s, and the answer must come before that with what was done.
+TIME_BUDGET_S: Final = 40
 
 RULE: Final = (
     f"a page is listed when its best month had at least {MIN_PEAK_CLICKS} clicks, every month since "
@@ -62,9 +67,9 @@ def _label(month: Period) -> str:
     return month.start.strftime("%Y-%m")
 
 
-def _builder(months: list[Period], sums: Mapping[Any, Sums], found: Mapping[Any, tuple[int, int]]) -> Any:
+def _builder(months: list[Period], series: Mapping[Any, list[float]], found: Mapping[Any, tuple[int, int]]) -> Any:
     def build(page: Any) -> dict[str, Any]:
-        clicks = [sums[page][4 * i] for i in range(len(months))]
+        clicks = series[page]
         peak, below = found[page]
         fall = clicks[peak] - clicks[-1]
         return {
@@ -107,9 +112,12 @@ async def report_content_decay(call: Call) -> Output:
     totals: list[Sums] = [empty_sums(4) for _ in months]
     pages: list[Pages] = [Pages() for _ in months]
 
+    done: set[tuple[str, int]] = set()
+
     def job(i: int, month: Period) -> Job:
         async def rows() -> None:
             pages[i] = await reader.pages(month.body(["page"]), tally(4 * len(months), 1, 4 * i, sums))
+            done.add(("rows", i))
 
         return rows
 
@@ -117,25 +125,38 @@ async def report_content_decay(call: Call) -> Output:
         async def run() -> None:
             raw = await reader.request({**month.body([]), "rowLimit": 1, "startRow": 0})
             totals[i] = summed(entries(raw.get("rows"), 0))
+            done.add(("total", i))
 
         return run
 
-    await together(*(job(i, m) for i, m in enumerate(months)), *(total(i, m) for i, m in enumerate(months)))
-    found = {p: hit for p, s in sums.items() if (hit := decayed([s[4 * i] for i in range(len(months))]))}
-    keys = sorted(found, key=lambda p: (-(sums[p][4 * found[p][0]] - sums[p][4 * (len(months) - 1)]), p))
+    # Newest months first, a few at a time, so a read cut short by the time budget has the most recent
+    # months whole (all at once, the oldest months' requests could hold every place in the window).
+    newest_first = list(enumerate(months))[::-1]
+    with anyio.move_on_after(TIME_BUDGET_S):
+        for at in range(0, len(newest_first), WINDOW):
+            await together(*(j for i, m in newest_first[at : at + WINDOW] for j in (job(i, m), total(i, m))))
+    whole = 0  # how many of the most recent months were read in full
+    while whole < len(months) and {("rows", len(months) - 1 - whole), ("total", len(months) - 1 - whole)} <= done:
+        whole += 1
+    cut = len(months) - whole
+    asked = len(months)
+    months, pages, totals = months[cut:], pages[cut:], totals[cut:]
+    series = {p: [s[4 * i] for i in range(cut, asked)] for p, s in sums.items()}
+    found = {p: hit for p, clicks in series.items() if (hit := decayed(clicks))}
+    keys = sorted(found, key=lambda p: (-(series[p][found[p][0]] - series[p][-1]), p))
     read = Pages(
         rows=sum(p.rows for p in pages),
         cap_reached=any(p.cap_reached for p in pages),
         more_at_google=any(p.more_at_google for p in pages),
     )
-    rows_clicks = sum(s[4 * i] for s in sums.values() for i in range(len(months)))
+    by_month = [math.fsum(c[i] for c in series.values()) for i in range(len(months))]
     months_words = f"the {plural(len(months), 'month')}"
     lines, data = provenance(
-        reader, tl, "page", (Read("months", months_words, read, rows_clicks, sum(t[0] for t in totals)),)
+        reader, tl, "page", (Read("months", months_words, read, math.fsum(by_month), sum(t[0] for t in totals)),)
     )
-    build = _builder(months, sums, found)
-    peak_total = sum(sums[p][4 * found[p][0]] for p in keys)
-    latest_total = sum(sums[p][4 * (len(months) - 1)] for p in keys)
+    build = _builder(months, series, found)
+    peak_total = sum(series[p][found[p][0]] for p in keys)
+    latest_total = sum(series[p][-1] for p in keys)
     span = f"{months[0].start.isoformat()} to {months[-1].end.isoformat()}" if months else "no whole month"
     head = [
         f"Content decay for {site}: clicks by page in whole calendar months, {span} "
@@ -146,6 +167,12 @@ async def report_content_decay(call: Call) -> Output:
         f"{as_count(latest_total):,} in the latest month, {as_count(peak_total - latest_total):,} fewer; "
         "the most clicks lost first.",
     ]
+    if cut:
+        head.append(
+            f"Stopped reading after {TIME_BUDGET_S} seconds, so an answer comes before Claude stops waiting: "
+            f"these are the {plural(len(months), 'most recent month')} of the {asked} asked for. Ask for fewer "
+            "months (months) to see older ones."
+        )
     if kept is None or kept >= google_first:
         head.append(f"SearchDesk's copy has nothing before {google_first.isoformat()}, so months start there.")
     return listing(
@@ -168,7 +195,8 @@ async def report_content_decay(call: Call) -> Output:
                 "min_months_below": MIN_MONTHS_BELOW,
                 "min_fall": MIN_FALL,
             },
-            "clicks_by_month": [as_count(math.fsum(s[4 * i] for s in sums.values())) for i in range(len(months))],
+            "clicks_by_month": [as_count(c) for c in by_month],
+            "months_asked": asked,
             "property_clicks_by_month": [as_count(t[0]) for t in totals],
             "peak_clicks": as_count(peak_total),
             "latest_clicks": as_count(latest_total),
