@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ...brand import brand_pattern, clean_terms, domain_terms
+from ...google import shapes as sh
 from ...result import Output, ToolFailure
 from ...runtime import Call
 from .._listing import listing
@@ -157,13 +158,13 @@ async def report_brand_split(call: Call) -> Output:
     )
     lines, data = provenance(reader, tl, "date", reads)
     lines = [line for line in lines if not line.startswith("These rows hold")]
-    shown_terms = ", ".join(f'"{t}"' for t in terms)
+    shown_terms = ", ".join(f'"{sh.cell(t)}"' for t in terms)  # cleaned as any value shown
     head = [
         f"Brand split for {site}: {period.words()}, by {'Monday-Sunday week' if weekly else 'calendar month'} "
         "(the first and last may be partial).",
         *lines,
         f"Brand terms, {ORIGINS[origin]}: {shown_terms}. A query is branded when it contains any of them, "
-        f"in any letter case (Google's filter: query matches the regular expression {pattern}).",
+        "in any letter case, each term taken word for word (Google applies the filter itself).",
         f"In all: branded {total['branded_clicks']:,} clicks / {total['branded_impressions']:,} impressions; "
         f"non-branded {total['non_branded_clicks']:,} / {total['non_branded_impressions']:,}; brand share "
         f"{render.share(total['brand_share_clicks'])} of clicks and "
