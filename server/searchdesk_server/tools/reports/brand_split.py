@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ...brand import brand_pattern, clean_terms, domain_terms
-from ...google import shapes as sh
 from ...result import Output, ToolFailure
 from ...runtime import Call
+from ...text import clean
 from .._listing import listing
 from ..analytics.concurrency import Job, together
 from ..analytics.metrics import Sums, as_count, empty_sums, tally
@@ -158,7 +158,7 @@ async def report_brand_split(call: Call) -> Output:
     )
     lines, data = provenance(reader, tl, "date", reads)
     lines = [line for line in lines if not line.startswith("These rows hold")]
-    shown_terms = ", ".join(f'"{sh.cell(t)}"' for t in terms)  # cleaned as any value shown
+    shown_terms = ", ".join(f'"{" ".join(clean(t).split())}"' for t in terms)  # control characters out
     head = [
         f"Brand split for {site}: {period.words()}, by {'Monday-Sunday week' if weekly else 'calendar month'} "
         "(the first and last may be partial).",
