@@ -146,7 +146,7 @@ async def report_ctr_gaps(call: Call) -> Output:
         *lines,
         f"The property's own curve: the median CTR of its {NOUNS[by]} with at least {MIN_IMPRESSIONS} impressions, "
         f"by position rounded to a whole place (a bucket needs at least {MIN_BUCKET_KEYS}): {curve_words(buckets)}.",
-        f"{plural(len(keys), by, NOUNS[by])} with a CTR below {GAP_RATIO:.0%} of their bucket's median; "
+        f"{plural(len(keys), by, NOUNS[by])} with a CTR below {GAP_RATIO:.0%} of the median for its position; "
         f"{extra:,.1f} more clicks in all at the median rate. Most clicks missed first.",
     ]
     return listing(
