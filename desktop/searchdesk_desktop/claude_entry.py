@@ -4,6 +4,7 @@ the server and the variables its ``env`` carries. No file is read or written her
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ class ServerSettings:
     groups: tuple[str, ...] = ()  # empty: every tool
     site_url: str = ""
     allowed_sites: tuple[str, ...] = ()
+    #: Brand terms per property (report_brand_split's default), as the Settings window keeps them.
+    brand_terms: tuple[tuple[str, tuple[str, ...]], ...] = ()
     demo: bool = False
     #: Where this app listens. Claude Desktop may start the server with a bare environment (no
     #: XDG_RUNTIME_DIR), in which the default path would differ; naming it keeps both ends together.
@@ -47,6 +50,8 @@ class ServerSettings:
             env[Var.GSC_SITE_URL] = self.site_url
         if self.allowed_sites:
             env[Var.GSC_ALLOWED_SITES] = ",".join(self.allowed_sites)
+        if self.brand_terms:
+            env[Var.GSC_BRAND_TERMS] = json.dumps({site: list(terms) for site, terms in self.brand_terms})
         if self.demo:
             env[DEMO_VAR] = "true"
         if self.agent_socket:

@@ -76,6 +76,9 @@ class AppSettings:
     archive_asked: bool = False
     #: Properties whose copy the person paused (what is kept stays; nothing new is asked of Google for them).
     archive_paused: list[str] = field(default_factory=list)
+    #: Brand terms per property for the brand report (report_brand_split), as the person keeps them;
+    #: a property without a list gets the terms its domain name suggests (searchdesk_server.brand).
+    brand_terms: dict[str, list[str]] = field(default_factory=dict)
 
     def server_settings(self, *, demo: bool = False, agent_socket: str = "") -> ServerSettings:
         return ServerSettings(
@@ -83,9 +86,27 @@ class AppSettings:
             groups=tuple(self.groups),
             site_url=self.site_url,
             allowed_sites=tuple(self.allowed_sites),
+            brand_terms=self._brand_terms(),
             demo=demo,
             agent_socket=agent_socket,
         )
+
+    def _brand_terms(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The kept brand lists the server accepts: a property it can read and a list of words (a damaged
+        entry in the file is left out rather than stop the server at start)."""
+        from searchdesk_server.brand import clean_terms
+        from searchdesk_server.properties import PropertyError, normalise_property
+
+        out = []
+        for site, terms in sorted(self.brand_terms.items()):
+            try:
+                prop = normalise_property(site)
+            except (PropertyError, TypeError, AttributeError):
+                continue
+            words = clean_terms(terms) if isinstance(terms, list) else ()
+            if words:
+                out.append((prop, words))
+        return tuple(out)
 
     @classmethod
     def load(cls, path: Path | None = None) -> AppSettings:

@@ -191,7 +191,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="List properties",
-        description="Properties this account can see, with permission level.",
+        description="Properties you can see, and your permission on each.",
         essential=True,
         route="every",
         handler="searchdesk_server.tools.sites.list_sites",
@@ -246,7 +246,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="List sitemaps",
-        description="Submitted sitemaps with errors, warnings and URL counts.",
+        description="Sitemaps with errors, warnings, URL counts.",
         params={"site": SITE, "sitemap_index": SITE},
         essential=True,
         handler="searchdesk_server.tools.sitemaps.list_sitemaps",
@@ -321,9 +321,9 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="Search performance",
-        description="Clicks, impressions, CTR, position. period, or start_date+end_date as YYYY-MM-DD (Pacific; "
-        "default last28days). Sorted by clicks; row_limit default 100; a cut result gives the next "
-        "start_row. all_rows: every row (to 200,000) into a CSV file; returns its path.",
+        description="Clicks, impressions, CTR, position. period, or start_date+end_date YYYY-MM-DD (Pacific); "
+        "default last28days. By clicks; row_limit default 100; a cut answer names the next start_row. "
+        "all_rows: every row (to 200,000) to a CSV file.",
         params={
             "site": SITE,
             "period": {"enum": list(PERIODS)},
@@ -363,7 +363,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="Inspect URL",
-        description="Google's index status of one URL: coverage, crawl, canonical, mobile, rich results.",
+        description="One URL's index status: coverage, crawl, canonical, mobile, rich results.",
         params={"site": SITE, "url": URL, "language_code": LANG},
         required=("url",),
         essential=True,
@@ -591,6 +591,74 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Final data; default last 28 days.",
         params=dict(REPORT_DATES),
         handler="searchdesk_server.tools.reports.cannibalisation.report_cannibalisation",
+    ),
+    # Issue 38: five more reports (weekly summary, content decay, CTR gaps, new queries, brand split).
+    ToolSpec(
+        name="report_weekly_summary",
+        group="reports",
+        service="searchconsole",
+        endpoint="webmasters.searchanalytics.query",
+        kind="read",
+        scopes=(SCOPE_WM_RO,),
+        title="Weekly summary",
+        description="Last full Mon-Sun week vs the week before and a year earlier: totals, top gaining and losing "
+        "pages and queries, new queries.",
+        params={"site": SITE},
+        handler="searchdesk_server.tools.reports.weekly.report_weekly_summary",
+    ),
+    ToolSpec(
+        name="report_content_decay",
+        group="reports",
+        service="searchconsole",
+        endpoint="webmasters.searchanalytics.query",
+        kind="read",
+        scopes=(SCOPE_WM_RO,),
+        title="Content decay",
+        description="Pages whose monthly clicks fell steadily from a peak, back as far as the saved history goes.",
+        params={"site": SITE, "months": {"type": "integer", "minimum": 4, "maximum": 36}},
+        handler="searchdesk_server.tools.reports.decay.report_content_decay",
+    ),
+    ToolSpec(
+        name="report_ctr_gaps",
+        group="reports",
+        service="searchconsole",
+        endpoint="webmasters.searchanalytics.query",
+        kind="read",
+        scopes=(SCOPE_WM_RO,),
+        title="CTR gaps",
+        description="Pages or queries with CTR under half the site's own median at their position, with clicks "
+        "at the median. Default last 28 days.",
+        params={**REPORT_DATES, "by": {"enum": ["page", "query"]}},
+        handler="searchdesk_server.tools.reports.ctr_gaps.report_ctr_gaps",
+    ),
+    ToolSpec(
+        name="report_new_queries",
+        group="reports",
+        service="searchconsole",
+        endpoint="webmasters.searchanalytics.query",
+        kind="read",
+        scopes=(SCOPE_WM_RO,),
+        title="New queries",
+        description="Queries new since the period before, and the fastest rising, each with its page. Default "
+        "last 28 days.",
+        params=dict(REPORT_DATES),
+        handler="searchdesk_server.tools.reports.new_queries.report_new_queries",
+    ),
+    ToolSpec(
+        name="report_brand_split",
+        group="reports",
+        service="searchconsole",
+        endpoint="webmasters.searchanalytics.query",
+        kind="read",
+        scopes=(SCOPE_WM_RO,),
+        title="Brand split",
+        description="Branded vs other clicks and impressions by week. terms: brand words (default: the saved "
+        "list, else the domain). Default 13 weeks.",
+        params={
+            **REPORT_DATES,
+            "terms": {"type": "array", "items": {"type": "string", "maxLength": 100}, "minItems": 1, "maxItems": 20},
+        },
+        handler="searchdesk_server.tools.reports.brand_split.report_brand_split",
     ),
     # --- changes (journal/: SearchDesk's own record on this computer; no Google call) -------------
     ToolSpec(

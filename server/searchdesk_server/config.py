@@ -50,6 +50,7 @@ class Var(StrEnum):
     GSC_DENY_TOOLS = "GSC_DENY_TOOLS"
     GSC_SITE_URL = "GSC_SITE_URL"
     GSC_ALLOWED_SITES = "GSC_ALLOWED_SITES"
+    GSC_BRAND_TERMS = "GSC_BRAND_TERMS"
     ELICITATION = "ELICITATION"
     MCP_DIAGNOSTICS = "MCP_DIAGNOSTICS"
     SEARCHDESK_DEMO = "SEARCHDESK_DEMO"
@@ -63,7 +64,13 @@ class Var(StrEnum):
 
 #: The variables the desktop app's settings write into Claude's entry for the server (its Claude
 #: entry and the `.mcpb` manifest's user settings); anything else in that entry is left as it is.
-SETTINGS_VARS: Final = (Var.GSC_READ_ONLY, Var.GSC_ALLOW_TOOLS, Var.GSC_SITE_URL, Var.GSC_ALLOWED_SITES)
+SETTINGS_VARS: Final = (
+    Var.GSC_READ_ONLY,
+    Var.GSC_ALLOW_TOOLS,
+    Var.GSC_SITE_URL,
+    Var.GSC_ALLOWED_SITES,
+    Var.GSC_BRAND_TERMS,
+)
 
 #: What every entry the desktop app writes for Claude carries, whatever the settings (its Claude entry,
 #: the demo's included, and the `.mcpb` manifest): such a server asks in the client's dialog or the app,
@@ -116,6 +123,8 @@ class Config:
     deny: tuple[str, ...] = ()
     default_site: str | None = None
     allowed_sites: tuple[str, ...] = ()
+    #: GSC_BRAND_TERMS: the brand terms the person keeps per property (report_brand_split's default).
+    brand_terms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: SEARCHDESK_AGENT_SOCKET resolved (`~` expanded, absolute; a bare Windows pipe name made whole);
     #: None: the default place (`agent.paths.default_socket_path`). Every agent client uses this.
     agent_socket: str | None = None
@@ -453,6 +462,30 @@ def parse_sites(env: Mapping[str, str]) -> tuple[str | None, tuple[str, ...]]:
     return default, tuple(dict.fromkeys(allowed))
 
 
+def parse_brand_terms(env: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    """GSC_BRAND_TERMS: a JSON object of property → list of brand terms, as the app's Settings write it."""
+    from .brand import clean_terms
+
+    raw = env.get(Var.GSC_BRAND_TERMS, "").strip()
+    if not raw:
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+        raise ConfigError(
+            f'{Var.GSC_BRAND_TERMS} must be JSON such as {{"sc-domain:example.com": ["example", "example shop"]}}.'
+        )
+    out: dict[str, tuple[str, ...]] = {}
+    for site, terms in data.items():
+        try:
+            out[normalise_property(str(site))] = clean_terms(terms)
+        except PropertyError as exc:
+            raise ConfigError(f"{Var.GSC_BRAND_TERMS}: {exc}") from None
+    return out
+
+
 # --- the whole ------------------------------------------------------------------------------
 
 
@@ -467,6 +500,7 @@ def load(env: Mapping[str, str], *, demo_flag: bool = False, table: Catalogue = 
     allow = parse_tool_list(env, Var.GSC_ALLOW_TOOLS, table)
     deny = parse_tool_list(env, Var.GSC_DENY_TOOLS, table)
     default_site, allowed_sites = parse_sites(env)
+    brand_terms = parse_brand_terms(env)
     credential = parse_credential(env, demo)
     tools, brought = select_tools(read_only, allow, deny, diagnostics, table)
     return Config(
@@ -481,6 +515,7 @@ def load(env: Mapping[str, str], *, demo_flag: bool = False, table: Catalogue = 
         deny=deny,
         default_site=default_site,
         allowed_sites=allowed_sites,
+        brand_terms=brand_terms,
         agent_socket=agent_socket_setting(env),
         today=today,
         tools=tools,

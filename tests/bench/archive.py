@@ -179,6 +179,15 @@ def measure(rounds: int = 5, log: Any = None) -> dict[str, Any]:
         started = time.perf_counter()
         rows = yoy_by_page(path)
         yoy.append(time.perf_counter() - started)
+    from tests.bench.report_reads import scenarios
+
+    reports: dict[str, list[float]] = {}
+    report_rows: dict[str, int] = {}
+    for name, run in scenarios(path, SITE, FIRST, LAST).items():
+        for _ in range(rounds):
+            started = time.perf_counter()
+            report_rows[name] = run()
+            reports.setdefault(name, []).append(time.perf_counter() - started)
     copy: list[float] = []
     fresh: list[float] = []
     copied_rows = 0
@@ -195,6 +204,8 @@ def measure(rounds: int = 5, log: Any = None) -> dict[str, Any]:
         "copy_day_cpu_s": _summary(copy),
         "copy_day_fresh_cpu_s": _summary(fresh),
         "copy_day_rows": copied_rows,
+        "reports_s": {name: _summary(values) for name, values in reports.items()},
+        "report_rows": report_rows,
         "rounds": rounds,
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
@@ -232,6 +243,11 @@ def markdown(result: dict[str, Any]) -> str:
             f"archive, our CPU | {c['median']:.3f} s ({c['min']:.3f}–{c['max']:.3f}) | ≤ 0.5 s |",
             *fresh,
             f"| the file for 16 months | {mib:,.0f} MiB | ≤ 1 GB |",
+            *(
+                f"| `{name}`: its reads and its arithmetic ({result['report_rows'][name]:,} rows) "
+                f"| {r['median']:.3f} s ({r['min']:.3f}–{r['max']:.3f}) | ≤ 1 s |"
+                for name, r in result.get("reports_s", {}).items()
+            ),
             "",
             "Measured on the store (`tests/bench/archive.py`), as the server's reader and the app's copier "
             "call it. The comparison is `Archive.query` for every page of both periods (pages of 25,000 rows) "

@@ -13,6 +13,7 @@ Archived rows are Google's rows: they come back in Google's shape and go through
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -143,6 +144,32 @@ def _open(demo: bool, today: dt.date, account: str | None) -> Archive | DemoArch
 
         return DemoArchive(google_first_day(today))
     return Archive.open_readonly(path_for(account))
+
+
+async def kept_since(call: Call, site: str, today: dt.date) -> dt.date | None:
+    """The first day SearchDesk's copy keeps for `site`, in the archive of the account this call is
+    routed to (the demo's own in the demo); None when there is no copy. A report reaching back "as far
+    as the archive goes" asks this, so it never asks for months nobody has."""
+    import anyio
+
+    account = await call.account_name()
+    demo = call.config.demo
+
+    def read() -> dt.date | None:
+        archive = _open(demo, today, account)
+        if archive is None:
+            return None
+        try:
+            if not isinstance(archive, Archive):
+                return archive.oldest
+            return archive.kept(site).since
+        finally:
+            archive.close()
+
+    try:
+        return await anyio.to_thread.run_sync(read)
+    except (ArchiveDamaged, sqlite3.DatabaseError):
+        return None
 
 
 async def fetch(call: Call, site: str, body: Mapping[str, Any], send: Send, today: dt.date) -> Any:

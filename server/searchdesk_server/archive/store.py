@@ -490,8 +490,10 @@ class Archive:
         clicks / impressions, position weighted by impressions, sorted by clicks then impressions.
 
         `filters`: Google's filters (`dimension`, `operator`, `expression`, all of them applying), only
-        on dimensions the table has. Raises CannotAnswer otherwise, ArchiveDamaged on a damaged file."""
-        table = table_for(dimensions)
+        on dimensions the table has. Raises CannotAnswer otherwise, ArchiveDamaged on a damaged file.
+        A filter on a dimension not asked for reads the table that has it, summed over it, as Google
+        sums a filtered request (by-day totals of branded queries: the query table, summed per day)."""
+        table = table_for([*dimensions, *(f["dimension"] for f in filters)])
         dims = TABLES[table]
         copied = self.copied(site, search_type, start, end)
         gaps = [d for d in _each_day(start, end) if d not in copied]

@@ -17,7 +17,16 @@ from typing import Any
 
 from .clock import NOW_HOUR, months_back
 from .prng import Stream, cumulative, unit
-from .vocab import COUNTRIES, DEVICES, QUERYLESS_TYPES, Family, QuerySpec, families
+from .vocab import (
+    COUNTRIES,
+    DEVICES,
+    QUERYLESS_TYPES,
+    WEAK_SNIPPET_CLICKS,
+    WEAK_SNIPPET_PAGE,
+    Family,
+    QuerySpec,
+    families,
+)
 
 # Fact layout. Hourly facts append the hour (day ordinal * 24 + hour) at HOUR.
 DAY, QUERY, PAGE, COUNTRY, DEVICE, APPEARANCE, CLICKS, IMPRESSIONS, POSITION_SUM, HOUR = range(10)
@@ -197,8 +206,19 @@ def _day_facts(draws: _Draws, lexicon: Lexicon, family: Family, search_type: str
             cell[1] += impressions
             cell[2] += position * impressions
     appearance = lexicon.page_appearance
+    weak = lexicon.pages.index(WEAK_SNIPPET_PAGE) if WEAK_SNIPPET_PAGE in lexicon.pages else -1
     return [
-        (day, q, p, c, d, appearance[p], int(cell[0]), int(cell[1]), round(cell[2], 3))
+        (
+            day,
+            q,
+            p,
+            c,
+            d,
+            appearance[p],
+            int(cell[0] * (WEAK_SNIPPET_CLICKS if p == weak else 1)),
+            int(cell[1]),
+            round(cell[2], 3),
+        )
         for (q, p, c, d), cell in sorted(merged.items())
     ]
 

@@ -53,6 +53,11 @@ LONG_PAGE = (
     "&utm_source=newsletter&utm_medium=email&utm_campaign=spring_watering_sale&utm_content=hero_banner"
     "&sessionid=9f2c1e7b4a6d4c0e8f3b2a1d5e6f7a8b"
 )
+#: A product page whose title and snippet people pass over: it earns a third of the clicks its
+#: position would (so report_ctr_gaps has a page to find); applied after the day's draws, so every
+#: other row of the demo stays as it was.
+WEAK_SNIPPET_PAGE = "https://www.example.com/products/compost-bin"
+WEAK_SNIPPET_CLICKS = 0.3
 HOSTILE_QUERIES = (HOSTILE_BIDI, HOSTILE_ZERO_WIDTH, HOSTILE_INJECTION, HOSTILE_PIPE, HOSTILE_LONG)
 
 

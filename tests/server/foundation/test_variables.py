@@ -72,12 +72,14 @@ def test_the_mcpb_manifest_and_the_apps_entry_use_the_settings_names() -> None:
         groups=("sites",),
         site_url="https://a.example/",
         allowed_sites=("https://a.example/",),
+        brand_terms=(("https://a.example/", ("a example", "a+b")),),
         demo=True,
         agent_socket="/tmp/x.sock",
     ).env()
     assert set(every) == {*SETTINGS_VARS, Var.SEARCHDESK_DEMO, Var.SEARCHDESK_AGENT_SOCKET, *APP_ENTRY_ENV}
     assert load(every).read_only and load(every).agent_socket == "/tmp/x.sock"  # and the server reads them so
     assert load(every).ask_in_app and load(every).never_a_token
+    assert load(every).brand_terms == {"https://a.example/": ("a example", "a+b")}
 
 
 @pytest.mark.parametrize("raw", ["tomorrow", "2026-13-01", "2026-02-30", "20260101", "2026-01-01T00:00", "2026-1-01"])

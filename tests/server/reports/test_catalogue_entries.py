@@ -1,4 +1,4 @@
-"""The four reports on the menu: read-only, in the reports group users can switch off, and short."""
+"""The reports on the menu: read-only, in the reports group users can switch off, and short."""
 
 from __future__ import annotations
 
@@ -8,7 +8,17 @@ from searchdesk_server import catalogue
 from searchdesk_server.config import load
 from searchdesk_server.server import tool_definitions
 
-REPORTS = ("compare_periods", "report_traffic_drops", "report_quick_wins", "report_cannibalisation")
+REPORTS = (
+    "compare_periods",
+    "report_traffic_drops",
+    "report_quick_wins",
+    "report_cannibalisation",
+    "report_weekly_summary",
+    "report_content_decay",
+    "report_ctr_gaps",
+    "report_new_queries",
+    "report_brand_split",
+)
 
 
 def test_reports_are_reads_in_their_own_group() -> None:

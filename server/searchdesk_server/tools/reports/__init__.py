@@ -21,5 +21,7 @@ lazy_rows), which every answer about search performance shares:
   periods     timeline, default and `vs` periods             collect     one period read and summed per key
   render      numbers as the tables write them               provenance  the lines every report opens with
   yardstick   the fewest impressions worth a look, CTR curve  comparison  two periods side by side
-  compare_periods, traffic_drops, quick_wins, cannibalisation: one module per report.
+  calendar    whole Monday-Sunday weeks and whole months      index_moves what the coverage watch saw in a week
+  compare_periods, traffic_drops, quick_wins, cannibalisation, weekly, decay, ctr_gaps, new_queries,
+  brand_split: one module per report.
 """
