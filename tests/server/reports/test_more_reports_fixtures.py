@@ -33,7 +33,13 @@ async def call(google: ScriptedGoogle, tool: str, args: dict[str, Any] | None = 
     return data, text
 
 
-async def test_weekly_summary_by_hand() -> None:
+async def test_weekly_summary_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    from searchdesk_server.tools.reports import weekly
+
+    async def no_watch(*_: Any) -> None:  # the in-process server is the demo's, whose watch would answer
+        return None
+
+    monkeypatch.setattr(weekly, "index_moves", no_watch)
     g = ScriptedGoogle()
     g.tables[(WEEK, ())] = total(20, 300, 3.0)
     g.tables[(PREV, ())] = total(18, 250, 3.2)
