@@ -13,34 +13,61 @@ job_steps() {
   python3 packaging/release_build.py linux
 }
 
+# This machine's extra certificate authorities (a network that inspects TLS) and the variables that point
+# programs at the system bundle go into the root too; nothing else of the host does.
+CA_VARS=(SSL_CERT_FILE SSL_CERT_DIR PIP_CERT REQUESTS_CA_BUNDLE NODE_EXTRA_CA_CERTS CURL_CA_BUNDLE)
+root=""
+start=$(date +%s)
+
+cleanup() {
+  local status=$?
+  trap - EXIT
+  if [ -n "$root" ]; then
+    for m in var/cache/apt/archives root/.cache/pip root/.npm dev/pts dev proc; do
+      mountpoint -q "$root/$m" && umount -l "$root/$m"
+    done
+    # Never into a mount that is still there: --one-file-system stops at it.
+    rm -rf --one-file-system "$root"
+  fi
+  echo "release_linux: $(($(date +%s) - start)) s in all$([ "$status" -eq 0 ] || echo ", failed")" >&2
+  exit "$status"
+}
+
 host() {
   [ "$(id -u)" -eq 0 ] || { echo "release_linux.sh --host: run as root (it builds and enters a chroot)" >&2; exit 2; }
   command -v mmdebstrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null; }
-  local start root
-  start=$(date +%s)
-  root=$(mktemp -d /var/tmp/searchdesk-rehearsal.XXXXXX)
-  cleanup() {
-    local status=$?
-    for m in proc dev/pts dev; do umount -l "$root/$m" 2>/dev/null || true; done
-    rm -rf --one-file-system "$root"
-    echo "release_linux: $(($(date +%s) - start)) s in all" >&2
-    exit "$status"
-  }
   trap cleanup EXIT
+  root=$(mktemp -d /var/tmp/searchdesk-rehearsal.XXXXXX)
   local sources=/etc/apt/sources.list.d/debian.sources
   [ -f "$sources" ] || sources=http://deb.debian.org/debian
   mmdebstrap --quiet --variant=minbase bookworm "$root" "$sources"
   echo "release_linux: clean Debian 12 root in $(($(date +%s) - start)) s" >&2
   cp /etc/resolv.conf "$root/etc/resolv.conf"
+  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  fi
   mount -t proc proc "$root/proc"
   mount --bind /dev "$root/dev"
   mount --bind /dev/pts "$root/dev/pts"
+  # Downloads kept between rehearsals (build/ is not committed); pip still checks every hash.
+  local cache=$PWD/build/rehearsal-cache m
+  for m in var/cache/apt/archives root/.cache/pip root/.npm; do
+    mkdir -p "$cache/$m" "$root/$m"
+    mount --bind "$cache/$m" "$root/$m"
+  done
   mkdir -p "$root/src"
-  git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$root/src" 2>/dev/null || true
-  chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    LANG=C.UTF-8 bash /src/packaging/release_linux.sh --in-container
+  git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+    [ -e "$f" ] && printf '%s\0' "$f"
+  done | xargs -0 cp --parents -a -t "$root/src"
+  local env=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8)
+  local v
+  for v in "${CA_VARS[@]}" SEARCHDESK_BUILD_OAUTH_CLIENT_JSON; do
+    [ -n "${!v:-}" ] && env+=("$v=${!v}")
+  done
+  chroot "$root" /usr/bin/env -i "${env[@]}" bash /src/packaging/release_linux.sh --in-container
   rm -rf dist/release/linux && mkdir -p dist/release
-  cp -r "$root/src/dist/release/linux" dist/release/linux
+  cp -a "$root/src/dist/release/linux" dist/release/linux
 }
 
 case "${1:-}" in
