@@ -1,8 +1,11 @@
 """One system's release build, as release.yml runs it and as a maintainer can run it by hand.
 
-    python packaging/release_build.py macos     # make bundle, then build_macos.py (signed, or ad hoc)
-    python packaging/release_build.py windows   # pinned venv, then build_windows.py (signed, or unsigned)
-    python packaging/release_build.py linux     # make bundle, then build_linux.py --deb (Debian 12)
+    python packaging/release_build.py macos     # hashed venv, freeze + smoke test, build_macos.py (signed or ad hoc)
+    python packaging/release_build.py windows   # hashed venv, then build_windows.py (signed, or unsigned)
+    python packaging/release_build.py linux     # hashed venv, freeze + smoke test, the .deb (Debian 12)
+
+Every system's venv comes from packaging/release-lock.txt with --require-hashes (make lock writes it with
+constraints.txt, from one resolution), never from the index's newest files.
     python packaging/release_build.py linux --dry-run
 
 Each ends with that system's release files copied to dist/release/<system>/ (what the workflow uploads
@@ -24,6 +27,7 @@ import sys
 from pathlib import Path
 
 from buildlib import BUILD, DIST, PYTHON, ROOT, BuildError, Runner, main_wrapper
+from lock import RELEASE_LOCK
 from spec_common import OAUTH_CLIENT_VAR
 
 OUT = DIST / "release"
@@ -40,17 +44,33 @@ def venv_python() -> Path:
     return ROOT / ".venv" / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
 
 
-def commands(system: str) -> list[list[str]]:
-    """What each system's release runs, in order: the same make targets and scripts CI runs."""
+def install_commands() -> list[list[str]]:
+    """The build's venv from the one hashed lock: every dependency by hash (pip refuses any file whose hash
+    the lock lacks, and any package it does not name), then the project itself, which adds nothing."""
     py = str(venv_python())
-    if system == "macos":
-        return [["make", "bundle"], [py, "packaging/build_macos.py", "--no-freeze"]]
-    if system == "linux":
-        return [["make", "bundle"], [py, "packaging/build_linux.py", "--deb"]]
+    pip = [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     return [
-        [str(PYTHON), "packaging/ci_suites.py", "--install", "desktop,bundle"],
-        [py, "packaging/build_windows.py"],
+        [str(PYTHON), "-m", "venv", str(ROOT / ".venv")],
+        [*pip, "--require-hashes", "-r", str(RELEASE_LOCK.relative_to(ROOT))],
+        [*pip, "--no-deps", "--no-build-isolation", "-e", "."],
     ]
+
+
+def commands(system: str) -> list[list[str]]:
+    """What each system's release runs, in order; the freeze and its smoke test are `make bundle`'s steps."""
+    py = str(venv_python())
+    freeze = [[py, "packaging/bundle.py"], [py, "packaging/smoke.py", "--write", "build/MEASUREMENTS.md"]]
+    if system == "macos":
+        return [*install_commands(), *freeze, [py, "packaging/build_macos.py", "--no-freeze"]]
+    if system == "linux":
+        return [
+            ["bash", "scripts/system-packages.sh", "bundle"],
+            *install_commands(),
+            *freeze,
+            [py, "packaging/build_linux.py", "--deb"],
+            ["bash", "packaging/smoke_deb.sh", "dist/searchdesk_*.deb"],
+        ]
+    return [*install_commands(), [py, "packaging/build_windows.py"]]
 
 
 def collect(system: str, run: Runner) -> list[Path]:
@@ -71,6 +91,14 @@ def collect(system: str, run: Runner) -> list[Path]:
     return found
 
 
+def one_match(pattern: str) -> Path:
+    """The one file a pattern names (the .deb whose version the build chose)."""
+    found = sorted(ROOT.glob(pattern))
+    if len(found) != 1:
+        raise BuildError(f"expected one {pattern}, found {len(found)}.")
+    return found[0]
+
+
 def build(system: str, run: Runner) -> None:
     client = os.environ.get(OAUTH_JSON_VAR, "").strip()
     written = BUILD / "oauth_client.json"
@@ -87,6 +115,10 @@ def build(system: str, run: Runner) -> None:
         run.say("no Google OAuth client given: a development build (the app offers the demo or your own client)")
     try:
         for cmd in commands(system):
+            if cmd[:3] == [str(PYTHON), "-m", "venv"] and venv_python().exists():
+                continue  # a maintainer's own venv: the lock is installed into it
+            if not run.dry_run:
+                cmd = [str(one_match(c)) if "*" in c else c for c in cmd]
             with run.step(" ".join(Path(c).name if i == 0 else c for i, c in enumerate(cmd[:3]))):
                 run.run(cmd, cwd=ROOT, env=env or None)
         collect(system, run)

@@ -8,9 +8,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# release.yml's Linux job runs these two after checkout; its next step signs the update manifest.
 job_steps() {
   bash packaging/container_base.sh
   python3 packaging/release_build.py linux
+}
+
+# The job's signing step, with a throwaway key made here (the real key is a secret only GitHub holds):
+# packaging/sign_manifest.py's own command line, run by the container's python3.
+rehearse_signing() {
+  local key
+  key=$(mktemp -u /tmp/rehearsal-update-key.XXXXXX)
+  python3 packaging/sign_manifest.py keygen --private-key-file "$key" >/dev/null
+  if python3 packaging/sign_manifest.py sign --private-key-file "$key" --out dist/release/linux/update.json; then
+    echo "release_linux: update.json signed with a throwaway key" >&2
+  else
+    echo "release_linux: NOT REHEARSED: the signer refused the throwaway key (above)" >&2
+  fi
+  rm -f "$key"
 }
 
 # This machine's extra certificate authorities (a network that inspects TLS) and the variables that point
@@ -71,7 +86,10 @@ host() {
 }
 
 case "${1:-}" in
-  --in-container) job_steps ;;
+  --in-container)
+    job_steps
+    [ "${2:-}" != --rehearse-signing ] || rehearse_signing
+    ;;
   --host) host ;;
   *) echo "usage: $0 --in-container | --host" >&2; exit 2 ;;
 esac
