@@ -44,7 +44,9 @@ HOLDS = {
     "winrt-Windows.UI.Notifications": "<4",
 }
 HEADERS = {
-    CONSTRAINTS: "# Pinned versions for make test, CI and the bundle (pip install -c constraints.txt). Regenerate: make lock",
+    CONSTRAINTS: (
+        "# Pinned versions for make test, CI and the bundle (pip install -c constraints.txt). Regenerate: make lock"
+    ),
     RELEASE_LOCK: (
         "# What a release builds from, for macOS, Windows and Linux, every file by hash: pip install\n"
         "# --require-hashes -r packaging/release-lock.txt, then the project with --no-deps --no-build-isolation.\n"

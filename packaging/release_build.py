@@ -73,6 +73,40 @@ def commands(system: str) -> list[list[str]]:
     return [*install_commands(), [py, "packaging/build_windows.py"]]
 
 
+#: Each release file's kind (the workflow's step output names it) and the frozen folder it carries, whose
+#: contents its SBOM lists (packaging/sbom.py). The signing records carry no program.
+CARRIES = {
+    "macos": {
+        "SearchDesk-*.dmg": ("dmg", "SearchDesk.app"),
+        "searchdesk-*-macos-*.mcpb": ("mcpb", "searchdesk-server"),
+    },
+    "windows": {
+        "SearchDesk-*-setup*.exe": ("installer", "SearchDesk"),
+        "searchdesk-*-windows-*.mcpb": ("mcpb", "searchdesk-server"),
+    },
+    "linux": {
+        "searchdesk-*-linux-*.tar.gz": ("tarball", "SearchDesk"),
+        "searchdesk_*.deb": ("deb", "SearchDesk"),
+        "searchdesk-*-linux-*.mcpb": ("mcpb", "searchdesk-server"),
+    },
+}
+
+
+def sboms(system: str, run: Runner) -> None:
+    """One SBOM per release file, from its frozen folder, beside it in dist/release/<system>/; with
+    GITHUB_OUTPUT set (the workflow), each file's and its SBOM's path as step outputs for attest-sbom."""
+    outputs = []
+    for pattern, (kind, folder) in CARRIES[system].items():
+        for artifact in sorted((OUT / system).glob(pattern)) or ([OUT / system / pattern] if run.dry_run else []):
+            run.run([str(venv_python()), "packaging/sbom.py", str(DIST / folder), str(artifact)], cwd=ROOT)
+            rel = artifact.relative_to(ROOT).as_posix()
+            outputs += [f"{kind}={rel}", f"{kind}-sbom={rel}.cdx.json"]
+    target = os.environ.get("GITHUB_OUTPUT")
+    if target and not run.dry_run:
+        with open(target, "a", encoding="utf-8") as fh:
+            fh.write("".join(f"{line}\n" for line in outputs))
+
+
 def collect(system: str, run: Runner) -> list[Path]:
     """Copy this system's release files to dist/release/<system>/; every pattern must match."""
     where = OUT / system
@@ -122,6 +156,8 @@ def build(system: str, run: Runner) -> None:
             with run.step(" ".join(Path(c).name if i == 0 else c for i, c in enumerate(cmd[:3]))):
                 run.run(cmd, cwd=ROOT, env=env or None)
         collect(system, run)
+        with run.step("sbom"):
+            sboms(system, run)
     finally:
         if env and not run.dry_run:
             written.unlink(missing_ok=True)
