@@ -1,17 +1,21 @@
 """One system's release build, as release.yml runs it and as a maintainer can run it by hand.
 
-    python packaging/release_build.py macos     # hashed venv, freeze + smoke test, build_macos.py (signed or ad hoc)
-    python packaging/release_build.py windows   # hashed venv, then build_windows.py (signed, or unsigned)
-    python packaging/release_build.py linux     # hashed venv, freeze + smoke test, the .deb (Debian 12)
+    python packaging/release_build.py linux            # the tarball, the .deb, the .mcpb (Debian 12)
+    python packaging/release_build.py macos            # the app, an ad hoc .dmg and the .mcpb, smoke-tested
+    python packaging/install_check.py macos            # the .dmg mounted, the app copied out and started
+    python packaging/release_build.py macos --sign     # signed (Developer ID, notarised) or ad hoc again
+    python packaging/release_build.py windows          # the app, an unsigned installer, the .mcpb
+    python packaging/install_check.py windows          # installer /S, the app started, uninstaller /S
+    python packaging/release_build.py windows --sign   # every .exe/.dll/.pyd and the installer signed
+    python packaging/release_build.py linux --dry-run  # any of them: print every step
 
 Every system's venv comes from packaging/release-lock.txt with --require-hashes (make lock writes it with
-constraints.txt, from one resolution), never from the index's newest files.
-    python packaging/release_build.py linux --dry-run
-
-Each ends with that system's release files copied to dist/release/<system>/ (what the workflow uploads
-and attests): macOS the .dmg and .mcpb, Windows the installer and .mcpb, Linux the tarball, the .deb
-and the .mcpb; with the build's signing-*.json, which the release notes read. Nothing here signs: the
-per-system scripts do, from the variables their docstrings name.
+constraints.txt, from one resolution). Each build freezes and smoke-tests the app (`--check --demo`, as
+`make bundle` does) before anything is signed; the release files end up in dist/release/<system>/ (what
+the workflow uploads and attests), each with its SBOM (`<file>.cdx.json`, packaging/sbom.py), with the
+build's signing-*.json, which the release notes read: macOS the .dmg and .mcpb, Windows the installer
+and .mcpb, Linux the tarball, the .deb and the .mcpb. Nothing here signs: the per-system scripts do, from
+the variables their docstrings name, in the --sign step.
 
 The Google OAuth client ("Desktop app") may come as text in SEARCHDESK_BUILD_OAUTH_CLIENT_JSON (the
 release workflow's secret); it is written to build/oauth_client.json for this run only, named in
@@ -56,21 +60,33 @@ def install_commands() -> list[list[str]]:
     ]
 
 
-def commands(system: str) -> list[list[str]]:
-    """What each system's release runs, in order; the freeze and its smoke test are `make bundle`'s steps."""
+def commands(system: str, *, sign: bool = False) -> list[list[str]]:
+    """What each system's release runs, in order. The build: the hashed venv, the freeze and its smoke test
+    (`make bundle`'s steps), then the installers, unsigned (macOS: ad hoc, which every arm64 program needs
+    to start). release.yml then installs them silently (install_check.py) and only after that runs the
+    signing step (`--sign`), which re-signs and rebuilds the installers with the identity the secrets give."""
     py = str(venv_python())
+    if sign:
+        if system == "linux":
+            raise BuildError("nothing is signed on Linux: the build step already made the release files.")
+        script = "packaging/build_macos.py" if system == "macos" else "packaging/build_windows.py"
+        return [[py, script, "--no-freeze"]]
     freeze = [[py, "packaging/bundle.py"], [py, "packaging/smoke.py", "--write", "build/MEASUREMENTS.md"]]
     if system == "macos":
-        return [*install_commands(), *freeze, [py, "packaging/build_macos.py", "--no-freeze"]]
-    if system == "linux":
-        return [
-            ["bash", "scripts/system-packages.sh", "bundle"],
-            *install_commands(),
-            *freeze,
-            [py, "packaging/build_linux.py", "--deb"],
-            ["bash", "packaging/smoke_deb.sh", "dist/searchdesk_*.deb"],
-        ]
-    return [*install_commands(), [py, "packaging/build_windows.py"]]
+        return [*install_commands(), *freeze, [py, "packaging/build_macos.py", "--no-freeze", "--ad-hoc"]]
+    if system == "windows":
+        return [*install_commands(), *freeze, [py, "packaging/build_windows.py", "--no-freeze", "--unsigned"]]
+    return [
+        ["bash", "scripts/system-packages.sh", "bundle"],
+        *install_commands(),
+        *freeze,
+        [py, "packaging/build_linux.py", "--deb"],
+        ["bash", "packaging/smoke_deb.sh", "dist/searchdesk_*.deb"],
+    ]
+
+
+#: The installers the build step made for the silent-install check; the signing step makes them anew.
+CHECKED_INSTALLERS = {"macos": "SearchDesk-*.dmg", "windows": "SearchDesk-*-setup*.exe"}
 
 
 #: Each release file's kind (the workflow's step output names it) and the frozen folder it carries, whose
@@ -133,7 +149,7 @@ def one_match(pattern: str) -> Path:
     return found[0]
 
 
-def build(system: str, run: Runner) -> None:
+def build(system: str, run: Runner, *, sign: bool = False) -> None:
     client = os.environ.get(OAUTH_JSON_VAR, "").strip()
     written = BUILD / "oauth_client.json"
     env: dict[str, str] = {}
@@ -147,17 +163,21 @@ def build(system: str, run: Runner) -> None:
         env[OAUTH_CLIENT_VAR] = str(written)
     elif not client and not os.environ.get(OAUTH_CLIENT_VAR):
         run.say("no Google OAuth client given: a development build (the app offers the demo or your own client)")
+    if sign and not run.dry_run:
+        for old in DIST.glob(CHECKED_INSTALLERS.get(system, "")):
+            old.unlink()
     try:
-        for cmd in commands(system):
+        for cmd in commands(system, sign=sign):
             if cmd[:3] == [str(PYTHON), "-m", "venv"] and venv_python().exists():
                 continue  # a maintainer's own venv: the lock is installed into it
             if not run.dry_run:
                 cmd = [str(one_match(c)) if "*" in c else c for c in cmd]
             with run.step(" ".join(Path(c).name if i == 0 else c for i, c in enumerate(cmd[:3]))):
                 run.run(cmd, cwd=ROOT, env=env or None)
-        collect(system, run)
-        with run.step("sbom"):
-            sboms(system, run)
+        if sign or system == "linux":  # the files to publish exist: copy them out, one SBOM each
+            collect(system, run)
+            with run.step("sbom"):
+                sboms(system, run)
     finally:
         if env and not run.dry_run:
             written.unlink(missing_ok=True)
@@ -167,11 +187,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build one system's release files into dist/release/<system>/.")
     parser.add_argument("system", choices=sorted(FILES))
     parser.add_argument("--dry-run", action="store_true", help="print every step; change nothing")
+    parser.add_argument("--sign", action="store_true", help="macOS/Windows: sign and make the files to publish")
     args = parser.parse_args(argv)
     run = Runner(dry_run=args.dry_run)
 
     def body() -> int:
-        build(args.system, run)
+        build(args.system, run, sign=args.sign)
         run.summary()
         return 0
 
