@@ -64,6 +64,8 @@ def freeze(run: Runner, which: tuple[str, ...] = ("app", "server")) -> None:
             **os.environ,
             "PYTHONHASHSEED": "0",  # reproducible module order in the archives
             "PYINSTALLER_CONFIG_DIR": str(BUILD / "pyinstaller-cache" / name),
+            # macOS: anything compiled during the build targets the oldest macOS the app promises.
+            **({"MACOSX_DEPLOYMENT_TARGET": spec_common.MACOS_MINIMUM} if os_name() == "darwin" else {}),
         }
         log = BUILD / "logs" / f"pyinstaller-{name}.log"
         with log.open("wb") as fh:
