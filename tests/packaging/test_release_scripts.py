@@ -13,7 +13,6 @@ import os
 import plistlib
 import subprocess
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
