@@ -36,12 +36,27 @@ from spec_common import OAUTH_CLIENT_VAR
 
 OUT = DIST / "release"
 OAUTH_JSON_VAR = "SEARCHDESK_BUILD_OAUTH_CLIENT_JSON"
-#: The release files of each system, by pattern in dist/.
-FILES = {
-    "macos": ["SearchDesk-*.dmg", "searchdesk-*-macos-*.mcpb", "signing-darwin.json"],
-    "windows": ["SearchDesk-*-setup*.exe", "searchdesk-*-windows-*.mcpb", "signing-win32.json"],
-    "linux": ["searchdesk-*-linux-*.tar.gz", "searchdesk_*.deb", "searchdesk-*-linux-*.mcpb"],
+#: Each release file's kind (the workflow's step output names it) and the frozen folder it carries, whose
+#: contents its SBOM lists (packaging/sbom.py). The signing records carry no program.
+CARRIES = {
+    "macos": {
+        "SearchDesk-*.dmg": ("dmg", "SearchDesk.app"),
+        "searchdesk-*-macos-*.mcpb": ("mcpb", "searchdesk-server"),
+    },
+    "windows": {
+        "SearchDesk-*-setup*.exe": ("installer", "SearchDesk"),
+        "searchdesk-*-windows-*.mcpb": ("mcpb", "searchdesk-server"),
+    },
+    "linux": {
+        "searchdesk-*-linux-*.tar.gz": ("tarball", "SearchDesk"),
+        "searchdesk_*.deb": ("deb", "SearchDesk"),
+        "searchdesk-*-linux-*.mcpb": ("mcpb", "searchdesk-server"),
+    },
 }
+#: The signing record each system's build writes (signing_status.py), which the release notes read.
+SIGNING_RECORDS = {"macos": ["signing-darwin.json"], "windows": ["signing-win32.json"], "linux": []}
+#: The release files of each system, by pattern in dist/.
+FILES = {system: [*CARRIES[system], *SIGNING_RECORDS[system]] for system in CARRIES}
 
 
 def venv_python() -> Path:
@@ -87,25 +102,6 @@ def commands(system: str, *, sign: bool = False) -> list[list[str]]:
 
 #: The installers the build step made for the silent-install check; the signing step makes them anew.
 CHECKED_INSTALLERS = {"macos": "SearchDesk-*.dmg", "windows": "SearchDesk-*-setup*.exe"}
-
-
-#: Each release file's kind (the workflow's step output names it) and the frozen folder it carries, whose
-#: contents its SBOM lists (packaging/sbom.py). The signing records carry no program.
-CARRIES = {
-    "macos": {
-        "SearchDesk-*.dmg": ("dmg", "SearchDesk.app"),
-        "searchdesk-*-macos-*.mcpb": ("mcpb", "searchdesk-server"),
-    },
-    "windows": {
-        "SearchDesk-*-setup*.exe": ("installer", "SearchDesk"),
-        "searchdesk-*-windows-*.mcpb": ("mcpb", "searchdesk-server"),
-    },
-    "linux": {
-        "searchdesk-*-linux-*.tar.gz": ("tarball", "SearchDesk"),
-        "searchdesk_*.deb": ("deb", "SearchDesk"),
-        "searchdesk-*-linux-*.mcpb": ("mcpb", "searchdesk-server"),
-    },
-}
 
 
 def sboms(system: str, run: Runner) -> None:
