@@ -73,8 +73,6 @@ from buildlib import APP_NAME, BUILD, DIST, PACKAGING, BuildError, Runner, main_
 from spec_common import BUNDLE_ID, MACOS_MINIMUM, info_plist
 
 APP = DIST / f"{APP_NAME}.app"
-#: The first bytes of a Mach-O file: thin 64-bit (either byte order) and universal ("fat").
-MACHO_MAGIC = (b"\xcf\xfa\xed\xfe", b"\xfe\xed\xfa\xcf", b"\xca\xfe\xba\xbe")
 WORK = BUILD / "macos"
 #: The hardened runtime's exceptions for a Developer ID build, each with its reason in the file.
 ENTITLEMENTS = PACKAGING / "entitlements.plist"
@@ -346,10 +344,7 @@ def newer_than_minimum(run: Runner, root: Path) -> list[str]:
     would load only there and later."""
     floor = tuple(int(n) for n in MACOS_MINIMUM.split("."))
     found = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
-        with path.open("rb") as fh:
-            if fh.read(4) not in MACHO_MAGIC:
-                continue
+    for path in sorted(p for p in root.rglob("*") if is_macho(p)):
         text = run.run(["otool", "-l", str(path)], capture=True)
         for minos in re.findall(r"^\s*minos (\d+(?:\.\d+)*)$", text, re.M):
             if tuple(int(n) for n in minos.split(".")) > floor:
