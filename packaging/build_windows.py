@@ -289,6 +289,10 @@ def release(run: Runner, *, unsigned: bool, freeze: bool) -> None:
         if how.signs:
             code = pe_files(app, server_only)
             with run.step(f"sign {len(code)} programs, DLLs and extension modules (signtool, {how.kind})"):
+                if run.dry_run and not code:
+                    run.say(
+                        f"+ {run.show(['signtool', *how.options, '<every .exe, .dll and .pyd in', app, server_only])}>"
+                    )
                 sign(run, how, code)
         run.say(
             "notifications: desktop-notifier registers AppUserModelID 'SearchDesk' (display name, icon) under "
