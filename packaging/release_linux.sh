@@ -80,9 +80,10 @@ host() {
   for v in "${CA_VARS[@]}" SEARCHDESK_BUILD_OAUTH_CLIENT_JSON; do
     [ -n "${!v:-}" ] && env+=("$v=${!v}")
   done
-  chroot "$root" /usr/bin/env -i "${env[@]}" bash /src/packaging/release_linux.sh --in-container
-  rm -rf dist/release/linux && mkdir -p dist/release
-  cp -a "$root/src/dist/release/linux" dist/release/linux
+  chroot "$root" /usr/bin/env -i "${env[@]}" bash /src/packaging/release_linux.sh --in-container --rehearse-signing
+  # What the job would upload, and the frozen folders it was made from (for a look, or an SBOM check).
+  rm -rf dist && cp -a "$root/src/dist" dist
+  ls -l dist/release/linux >&2
 }
 
 case "${1:-}" in
