@@ -42,12 +42,13 @@ def pins(text: str) -> dict[str, str]:
 
 
 def requirement_names(specs: list[str]) -> set[str]:
+    """The packages named, without the project itself (an extra may name another of its own extras)."""
     names = set()
     for spec in specs:
         match = REQUIREMENT.match(spec.strip())
         assert match, spec
         names.add(canonical(match["name"]))
-    return names
+    return names - {"searchdesk"}
 
 
 def project() -> dict[str, object]:
