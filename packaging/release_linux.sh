@@ -15,15 +15,17 @@ job_steps() {
 }
 
 # The job's signing step, with a throwaway key made here (the real key is a secret only GitHub holds):
-# packaging/sign_manifest.py's own command line, run by the container's python3.
+# packaging/sign_manifest.py's own command line, run by the container's python3 with nothing installed.
+# Until the signer needs only the standard library and takes its key, version and address as arguments
+# (issue 35), it cannot run there: the rehearsal then says NOT REHEARSED and goes on.
 rehearse_signing() {
   local key
   key=$(mktemp -u /tmp/rehearsal-update-key.XXXXXX)
-  python3 packaging/sign_manifest.py keygen --private-key-file "$key" >/dev/null
-  if python3 packaging/sign_manifest.py sign --private-key-file "$key" --out dist/release/linux/update.json; then
+  if python3 packaging/sign_manifest.py keygen --private-key-file "$key" >/dev/null &&
+    python3 packaging/sign_manifest.py sign --private-key-file "$key" --out dist/release/linux/update.json; then
     echo "release_linux: update.json signed with a throwaway key" >&2
   else
-    echo "release_linux: NOT REHEARSED: the signer refused the throwaway key (above)" >&2
+    echo "release_linux: NOT REHEARSED: the update manifest's signer did not run here (above)" >&2
   fi
   rm -f "$key"
 }
@@ -39,10 +41,11 @@ cleanup() {
   trap - EXIT
   if [ -n "$root" ]; then
     for m in var/cache/apt/archives root/.cache/pip root/.npm dev/pts dev proc; do
-      mountpoint -q "$root/$m" && umount -l "$root/$m"
+      if mountpoint -q "$root/$m"; then umount -l "$root/$m"; fi
     done
-    # Never into a mount that is still there: --one-file-system stops at it.
-    rm -rf --one-file-system "$root"
+    # The root is a tmpfs of its own: unmounting it frees it at once. Never rm into a mount still there.
+    if mountpoint -q "$root"; then umount -l "$root"; fi
+    rmdir "$root" 2>/dev/null || rm -rf --one-file-system "$root"
   fi
   echo "release_linux: $(($(date +%s) - start)) s in all$([ "$status" -eq 0 ] || echo ", failed")" >&2
   exit "$status"
@@ -53,9 +56,12 @@ host() {
   command -v mmdebstrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null; }
   trap cleanup EXIT
   root=$(mktemp -d /var/tmp/searchdesk-rehearsal.XXXXXX)
+  # In memory (about 4 GB at most: the root, the venv, the build): fast to write, gone at once afterwards.
+  mount -t tmpfs -o size=8G,mode=0755 searchdesk-rehearsal "$root"
   local sources=/etc/apt/sources.list.d/debian.sources
   [ -f "$sources" ] || sources=http://deb.debian.org/debian
-  mmdebstrap --quiet --variant=minbase bookworm "$root" "$sources"
+  # dpkg without fsync in this throwaway root (written to its dpkg.cfg.d): the job's steps are unchanged.
+  mmdebstrap --quiet --variant=minbase --dpkgopt=force-unsafe-io bookworm "$root" "$sources"
   echo "release_linux: clean Debian 12 root in $(($(date +%s) - start)) s" >&2
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
