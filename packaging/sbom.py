@@ -51,6 +51,8 @@ TOOLS = frozenset(
 #: The folders PyInstaller puts the collected files in: onedir's _internal, a macOS .app's Frameworks
 #: and Resources, or the folder itself (older layouts).
 CONTENT_ROOTS = ("_internal", "Contents/Frameworks", "Contents/Resources")
+#: The project's own distribution name: the subject of every SBOM.
+SUBJECT = "searchdesk"
 DIST_INFO = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)\.(?:dist|egg)-info$")
 
 
@@ -129,7 +131,8 @@ def components_of(folder: Path) -> list[Component]:
     providers, versions = installed()
     own = {canonical(c.name) for c in copied}
     found = {c for c in resolve(names, providers, versions) if canonical(c.name) not in own} | set(copied)
-    return sorted(found, key=lambda c: canonical(c.name))
+    # SearchDesk itself is the document's subject, not one of its components.
+    return sorted((c for c in found if canonical(c.name) != SUBJECT), key=lambda c: canonical(c.name))
 
 
 def check_no_tools(components: Iterable[Component], what: str) -> None:
