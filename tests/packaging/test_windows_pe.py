@@ -53,13 +53,16 @@ def test_signing_is_batched_under_windows_command_line_limit(tmp_path: Path) -> 
     """signtool gets the files in batches, each followed by its verification; none is left out."""
     from buildlib import Runner
 
+    said: list[str] = []
+
+    class Recording(Runner):
+        def say(self, text: str) -> None:
+            said.append(text)
+
     touch(tmp_path, *(f"_internal/m{i:03}.pyd" for i in range(95)))
     files = build_windows.pe_files(tmp_path)
-    run = Runner(dry_run=True)
     how = build_windows.Signer("certificate", ("sign", "/fd", "SHA256"))
-    said: list[str] = []
-    run.say = said.append  # type: ignore[method-assign]
-    build_windows.sign(run, how, files)
+    build_windows.sign(Recording(dry_run=True), how, files)
     signed = [line for line in said if " sign /fd SHA256 " in line]
     assert len(signed) == 3 and all(len(line) < 32_000 for line in said)
     assert sum(line.count(".pyd") for line in signed) == 95
