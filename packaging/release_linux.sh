@@ -78,9 +78,15 @@ host() {
     mount --bind "$cache/$m" "$root/$m"
   done
   mkdir -p "$root/src"
-  git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
-    [ -e "$f" ] && printf '%s\0' "$f"
-  done | xargs -0 cp --parents -a -t "$root/src"
+  # The working tree as git sees it (uncommitted changes included, ignored files not); a checkout without
+  # git (actions/checkout in a container that has none) is copied whole but for what builds make.
+  if command -v git >/dev/null 2>&1 && git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+      [ -e "$f" ] && printf '%s\0' "$f"
+    done | xargs -0 cp --parents -a -t "$root/src"
+  else
+    tar --exclude=./.venv --exclude=./build --exclude=./dist --exclude=./.git -cf - . | tar -xf - -C "$root/src"
+  fi
   local env=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8)
   local v
   for v in "${CA_VARS[@]}" SEARCHDESK_BUILD_OAUTH_CLIENT_JSON; do
