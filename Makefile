@@ -80,13 +80,11 @@ bundle-sizes: $(BUNDLE_STAMP)
 	$(PY) packaging/bundle.py
 	$(PY) packaging/smoke.py --write $(MEASUREMENTS)
 
-# Re-resolve the pinned versions (constraints.txt) from pyproject.toml in a throwaway venv.
-lock:
-	rm -rf build/lock-venv && $(PYTHON) -m venv build/lock-venv
-	build/lock-venv/bin/pip install --quiet --upgrade "pip>=24"
-	build/lock-venv/bin/pip install --quiet -e '.[desktop,test,bundle]'
-	{ head -1 constraints.txt; build/lock-venv/bin/pip freeze --exclude-editable | grep -v '^-e'; sed -n '/^# macOS and Windows only/,$$p' constraints.txt; } > build/constraints.new
-	mv build/constraints.new constraints.txt && rm -rf build/lock-venv
+# The pinned versions (constraints.txt) and the release's hashed lock (packaging/release-lock.txt), from
+# one resolution for macOS, Windows and Linux; today's pins are kept where they still fit, and
+# `make lock UPGRADE=1` re-resolves everything. Asks only PyPI.
+lock: $(STAMP)
+	$(PY) packaging/lock.py $(if $(UPGRADE),--upgrade)
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

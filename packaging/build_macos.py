@@ -70,7 +70,7 @@ import bundle
 import mcpb_pack
 import signing_status
 from buildlib import APP_NAME, BUILD, DIST, PACKAGING, BuildError, Runner, main_wrapper, require_dir, version
-from spec_common import BUNDLE_ID, info_plist
+from spec_common import BUNDLE_ID, MACOS_MINIMUM, info_plist
 
 APP = DIST / f"{APP_NAME}.app"
 WORK = BUILD / "macos"
@@ -328,6 +328,29 @@ def check_app(run: Runner) -> None:
         raise BuildError("Info.plist lacks LSUIElement=true or CFBundleExecutable=searchdesk; see spec_common.py.")
     if plist.get("CFBundleIdentifier") != BUNDLE_ID:
         raise BuildError(f"Info.plist's CFBundleIdentifier is not {BUNDLE_ID}: notification permission would be lost.")
+    if plist.get("LSMinimumSystemVersion") != MACOS_MINIMUM:
+        raise BuildError(f"Info.plist's LSMinimumSystemVersion is not {MACOS_MINIMUM} (spec_common.MACOS_MINIMUM).")
+    too_new = newer_than_minimum(run, APP)
+    if too_new:
+        raise BuildError(
+            f"these need a macOS newer than {MACOS_MINIMUM}, which the app promises: {'; '.join(too_new[:5])}. "
+            "Install the wheel built for the oldest macOS (pip prefers the one for the build machine's)."
+        )
+
+
+def newer_than_minimum(run: Runner, root: Path) -> list[str]:
+    """Each Mach-O file under `root` whose LC_BUILD_VERSION minos is above MACOS_MINIMUM (otool -l, part of
+    the Xcode Command Line Tools on GitHub's macOS runner): a wheel built for the build machine's macOS
+    would load only there and later."""
+    floor = tuple(int(n) for n in MACOS_MINIMUM.split("."))
+    found = []
+    for path in sorted(p for p in root.rglob("*") if is_macho(p)):
+        text = run.run(["otool", "-l", str(path)], capture=True)
+        for minos in re.findall(r"^\s*minos (\d+(?:\.\d+)*)$", text, re.M):
+            if tuple(int(n) for n in minos.split(".")) > floor:
+                found.append(f"{path.relative_to(root)} (macOS {minos})")
+                break
+    return found
 
 
 def release(run: Runner, *, ad_hoc: bool, freeze: bool) -> None:

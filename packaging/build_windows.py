@@ -1,4 +1,4 @@
-"""Windows release: freeze, sign both executables, build the per-user NSIS installer, build the .mcpb.
+"""Windows release: freeze, sign every program, DLL and extension module, build the NSIS installer and .mcpb.
 
 Run on Windows from the repository root, in the venv that `make bundle` set up:
 
@@ -7,7 +7,8 @@ Run on Windows from the repository root, in the venv that `make bundle` set up:
     python packaging/build_windows.py --dry-run     # print every step and command; change nothing (any OS)
     python packaging/build_windows.py --dummy-payload   # compile installer.nsi around placeholder files (any OS)
 
-The executables, the installer and the uninstaller inside it are all signed by signtool from here (makensis
+Every .exe, .dll and .pyd in both frozen folders (pe_files), the installer and the uninstaller inside it
+are signed by signtool from here (makensis
 calls this script back for the installer and its uninstaller), so each way of signing is one set of
 signtool options. Which way is read from the environment, first match wins; with none of them set the
 build goes on unsigned and says so (the installer's name ends in -unsigned, and dist/signing-win32.json,
@@ -182,10 +183,29 @@ def ci_certificate(run: Runner) -> Iterator[None]:
         path.unlink(missing_ok=True)
 
 
+#: What Windows loads as code from the app's folders. Smart App Control (Windows 11) blocks an unsigned DLL
+#: or .pyd even inside a signed app, so every one is signed, not only the programs:
+#: https://learn.microsoft.com/windows/apps/develop/smart-app-control/code-signing-for-smart-app-control
+#: (which also says Smart App Control accepts RSA signatures only, not ECC: the certificate must be RSA).
+PE_SUFFIXES = (".exe", ".dll", ".pyd")
+#: signtool takes many files at once; a Windows command line stops at 32,767 characters.
+SIGN_BATCH = 40
+
+
+def pe_files(*folders: Path) -> list[Path]:
+    """Every .exe, .dll and .pyd under the folders (any case, at any depth), sorted: the programs, Python's
+    and Qt's DLLs and every extension module the app loads. Listed from the folders themselves, so a file
+    a new dependency brings is signed without anyone naming it."""
+    found = {p for folder in folders for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in PE_SUFFIXES}
+    return sorted(found)
+
+
 def sign(run: Runner, how: Signer, files: list[Path]) -> None:
     signtool = run.tool("signtool", SIGNTOOL_HOW)
-    run.run([signtool, *how.options, *files])
-    run.run([signtool, "verify", "/pa", *files])
+    for start in range(0, len(files), SIGN_BATCH):
+        batch = files[start : start + SIGN_BATCH]
+        run.run([signtool, *how.options, *batch])
+        run.run([signtool, "verify", "/pa", *batch])
 
 
 def makensis_cmd(makensis: str, payload: Path, out: Path, sign_cmd: str | None) -> list[str]:
@@ -266,10 +286,14 @@ def release(run: Runner, *, unsigned: bool, freeze: bool) -> None:
             with run.step("freeze (PyInstaller)"):
                 bundle.freeze(run)
         require_dir(app, "run without --no-freeze, or `make bundle` first.", dry_run=run.dry_run)
-        exes = [app / "searchdesk.exe", app / "searchdesk-server.exe", server_only / "searchdesk-server.exe"]
         if how.signs:
-            with run.step(f"sign executables (signtool, {how.kind})"):
-                sign(run, how, exes)
+            code = pe_files(app, server_only)
+            with run.step(f"sign {len(code)} programs, DLLs and extension modules (signtool, {how.kind})"):
+                if run.dry_run and not code:
+                    run.say(
+                        f"+ {run.show(['signtool', *how.options, '<every .exe, .dll and .pyd in', app, server_only])}>"
+                    )
+                sign(run, how, code)
         run.say(
             "notifications: desktop-notifier registers AppUserModelID 'SearchDesk' (display name, icon) under "
             r"HKCU\Software\Classes\AppUserModelId\SearchDesk when the app starts; the installer adds the "

@@ -64,6 +64,8 @@ def freeze(run: Runner, which: tuple[str, ...] = ("app", "server")) -> None:
             **os.environ,
             "PYTHONHASHSEED": "0",  # reproducible module order in the archives
             "PYINSTALLER_CONFIG_DIR": str(BUILD / "pyinstaller-cache" / name),
+            # macOS: anything compiled during the build targets the oldest macOS the app promises.
+            **({"MACOSX_DEPLOYMENT_TARGET": spec_common.MACOS_MINIMUM} if os_name() == "darwin" else {}),
         }
         log = BUILD / "logs" / f"pyinstaller-{name}.log"
         with log.open("wb") as fh:
@@ -126,13 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         with run.step("mcpb"):
             out = mcpb_pack.build(OUTPUTS["server"], run)
             run.say(f"-> {out}")
-        if os_name() != "linux":
-            # "Add to Claude Desktop" opens the .mcpb that ships beside the app (no Claude Desktop on Linux).
-            with run.step("mcpb beside the app"):
-                target = OUTPUTS["app"] / "searchdesk.mcpb"
-                run.say(f"copy {out} -> {target}")
-                if not run.dry_run:
-                    shutil.copy2(out, target)
+        # The .mcpb is a release file of its own; it does not travel inside the app (whose "Add to Claude
+        # Desktop" then writes Claude's settings file, as in development).
         if os_name() == "linux":
             import build_linux
 

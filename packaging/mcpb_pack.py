@@ -22,6 +22,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import node_cli
 from buildlib import ASSETS, BUILD, DIST, PACKAGING, BuildError, Runner, exe, machine, main_wrapper, os_name
 from spec_common import version
 
@@ -36,20 +37,32 @@ def cli_version() -> str:
     return str(data["dependencies"]["@anthropic-ai/mcpb"])
 
 
-def ensure_cli(run: Runner) -> Path:
+CLI_PACKAGE = CLI_DIR / "node_modules" / "@anthropic-ai" / "mcpb"
+
+
+def cli_command(run: Runner | None = None) -> list[str]:
+    """`node <the CLI's JavaScript entry>`: no npm shim (node_cli.py says why), on every system."""
+    if run is not None and run.dry_run and not (CLI_PACKAGE / "package.json").is_file():
+        return ["node", str(CLI_PACKAGE / "dist" / "cli" / "cli.js")]
+    try:
+        return node_cli.command_here(CLI_PACKAGE, "mcpb")
+    except node_cli.NodeCliError as exc:
+        raise BuildError(str(exc)) from None
+
+
+def ensure_cli(run: Runner) -> list[str]:
     """The pinned mcpb CLI, installed with `npm ci` unless that exact version is already there."""
-    mcpb = CLI_DIR / "node_modules" / ".bin" / "mcpb"
-    installed = CLI_DIR / "node_modules" / "@anthropic-ai" / "mcpb" / "package.json"
+    installed = CLI_PACKAGE / "package.json"
     want = cli_version()
     if installed.is_file() and json.loads(installed.read_text(encoding="utf-8")).get("version") == want:
-        return mcpb
+        return cli_command(run)
     npm = run.tool("npm", "Install Node.js 18 or later (it brings npm); the MCPB CLI is a Node program.")
     if not run.dry_run:
         CLI_DIR.mkdir(parents=True, exist_ok=True)
         for name in ("package.json", "package-lock.json"):
             shutil.copy2(CLI_LOCK_DIR / name, CLI_DIR / name)
     run.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=CLI_DIR)
-    return mcpb
+    return cli_command(run)
 
 
 def catalogue_tools() -> list[dict[str, str]]:
@@ -108,10 +121,10 @@ def build(server_dir: Path, run: Runner, *, platform_name: str | None = None, ou
     out = out or DIST / output_name(platform_name)
     mcpb = ensure_cli(run)
     where = stage(server_dir, platform_name, BUILD / "mcpb" / platform_name, run)
-    run.run([mcpb, "validate", where / "manifest.json"])
+    run.run([*mcpb, "validate", where / "manifest.json"])
     if not run.dry_run:
         out.unlink(missing_ok=True)
-    run.run([mcpb, "pack", where, out])
+    run.run([*mcpb, "pack", where, out])
     return out
 
 

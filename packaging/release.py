@@ -1,42 +1,45 @@
-"""The release's own files and its draft on GitHub: notes from CHANGELOG.md, SHA256SUMS, a CycloneDX SBOM.
+"""The release's own files and its draft on GitHub: notes from CHANGELOG.md, SHA256SUMS, the SBOMs checked.
 
     python packaging/release.py notes v0.1.0                # CHANGELOG.md's section for 0.1.0, to stdout
-    python packaging/release.py sbom build/sbom.cdx.json    # the SBOM of the pinned lock (constraints.txt)
     python packaging/release.py checksums dist/release      # dist/release/SHA256SUMS
     python packaging/release.py draft v0.1.0 dist/release   # all three, then `gh release create --draft`
 
 release.yml's last job runs `draft` on every system's files; each part is also a function the tests call.
 The notes are the tag's CHANGELOG section followed by how each system's files are signed, read from the
 signing-*.json the build scripts wrote (signing_status.py): a release built without the signing
-secrets says so on its page. The SBOM is written here from constraints.txt, not by a tool that
-inspects a virtualenv: the lock is what every build installs (pip install -c constraints.txt), so it
-is the list of what the bundles hold, the macOS- and Windows-only lines included with their markers.
+secrets says so on its page. Each release file that carries a program has its own CycloneDX SBOM
+beside it (`<file>.cdx.json`, written in that system's job by packaging/sbom.py from the frozen folder
+itself, and attested there with actions/attest-sbom); the draft refuses a file without one.
 
-CycloneDX 1.6 JSON: https://cyclonedx.org/docs/1.6/json/ ; package URLs: https://github.com/package-url/purl-spec
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import re
 import shutil
 import subprocess
 import sys
-import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 
 import signing_status
 from buildlib import ROOT, BuildError, main_wrapper, version
 
 CHANGELOG = ROOT / "CHANGELOG.md"
-LOCK = ROOT / "constraints.txt"
 SUMS = "SHA256SUMS"
 #: Files in the release folder that are records for this script, not files for people to download.
 NOT_PUBLISHED = re.compile(r"^signing-.*\.json$")
 
+
+#: The release files that carry a program (and so an SBOM each): installers, packages, archives, bundles.
+PROGRAM_SUFFIXES = (".dmg", ".exe", ".deb", ".tar.gz", ".mcpb")
+#: Where the Linux files' system packages come from; the image is pinned, its packages are not.
+DEBIAN_ARCHIVE_NOTE = (
+    "The Linux files are built in Debian 12's container image (pinned by digest in release.yml); the system "
+    "packages the build installs in it (Python, Qt's libraries, the compilers and tools) come from Debian's "
+    "archive at build time, so a rebuild can pick up Debian's later security updates."
+)
 
 #: The signed update manifest (packaging/sign_manifest.py) the app's update check reads.
 MANIFEST = "update.json"
@@ -81,6 +84,12 @@ def notes(tag: str, folder: Path | None = None, text: str | None = None) -> str:
         named = "; ".join(f"{system}: \u201c{who}\u201d" for system, who in shown)
         lines += [f"- The publisher your system will name when you open SearchDesk: {named}."]
     lines += ["- Every file is listed in SHA256SUMS and has a build-provenance attestation (`gh attestation verify`)."]
+    lines += [
+        "- Each installer, package and archive has a CycloneDX SBOM beside it (`<file>.cdx.json`), listing "
+        "what that file's app holds, with its own attestation."
+    ]
+    if linux_files:
+        lines += [f"- {DEBIAN_ARCHIVE_NOTE}"]
     if folder and not any(p.name == MANIFEST for p in folder.rglob(MANIFEST)):
         lines += [
             f"- No {MANIFEST} (the release key was not set): SearchDesk's update check will not hear of this release."
@@ -117,63 +126,11 @@ def checksums(folder: Path) -> Path:
     return out
 
 
-def lock_entries(text: str | None = None) -> list[tuple[str, str, str]]:
-    """(name, version, environment marker) for each `name==version` line of constraints.txt."""
-    text = LOCK.read_text(encoding="utf-8") if text is None else text
-    found = []
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        spec, _, marker = line.partition(";")
-        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s]+)", spec.strip())
-        if not match:
-            raise BuildError(f"constraints.txt: {raw!r} is not name==version (the lock pins exactly).")
-        found.append((match.group(1), match.group(2), marker.strip()))
-    return found
-
-
-def purl_name(name: str) -> str:
-    """PyPI names in a package URL are lowercased with runs of -_. as '-' (the purl spec's pypi type)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def sbom(text: str | None = None, *, now: datetime | None = None, serial: str | None = None) -> dict[str, object]:
-    """A CycloneDX 1.6 document: SearchDesk as the subject, each pinned package a library component."""
-    components = []
-    for name, pinned, marker in lock_entries(text):
-        purl = f"pkg:pypi/{purl_name(name)}@{pinned}"
-        component: dict[str, object] = {
-            "type": "library",
-            "bom-ref": purl,
-            "name": name,
-            "version": pinned,
-            "purl": purl,
-        }
-        if marker:
-            component["properties"] = [{"name": "python:environment-marker", "value": marker}]
-        components.append(component)
-    when = (now or datetime.now(UTC)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    subject = f"pkg:github/searchdesk/searchdesk@{version()}"
-    return {
-        "bomFormat": "CycloneDX",
-        "specVersion": "1.6",
-        "serialNumber": serial or f"urn:uuid:{uuid.uuid4()}",
-        "version": 1,
-        "metadata": {
-            "timestamp": when,
-            "tools": {"components": [{"type": "application", "name": "packaging/release.py"}]},
-            "component": {"type": "application", "bom-ref": subject, "name": "SearchDesk", "version": version()},
-        },
-        "components": components,
-        "dependencies": [{"ref": subject, "dependsOn": [c["bom-ref"] for c in components]}],
-    }
-
-
-def write_sbom(out: Path) -> Path:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(sbom(), indent=2) + "\n", encoding="utf-8")
-    return out
+def missing_sboms(folder: Path) -> list[str]:
+    """Release files that carry a program but have no `<file>.cdx.json` beside them (sbom.py writes one
+    per file in each system's job, from the frozen folder that file carries)."""
+    programs = [p for p in published(folder) if p.name.endswith(PROGRAM_SUFFIXES)]
+    return [p.name for p in programs if not p.with_name(p.name + ".cdx.json").is_file()]
 
 
 def draft_command(tag: str, notes_file: Path, files: list[Path]) -> list[str]:
@@ -197,7 +154,9 @@ def draft_command(tag: str, notes_file: Path, files: list[Path]) -> list[str]:
 def draft(tag: str, folder: Path, *, dry_run: bool) -> int:
     if tag_version(tag) != version():
         raise BuildError(f"the tag says {tag_version(tag)} but pyproject.toml says {version()}; tag the right commit.")
-    write_sbom(folder / f"searchdesk-{version()}.cdx.json")
+    lacking = missing_sboms(folder)
+    if lacking:
+        raise BuildError(f"no SBOM for {', '.join(lacking)}: each system's job writes one (packaging/sbom.py).")
     sums = checksums(folder)
     notes_file = folder.parent / "release-notes.md"
     notes_file.write_text(notes(tag, folder), encoding="utf-8")
@@ -215,7 +174,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Release notes, SHA256SUMS, the SBOM, and the draft release.")
     sub = parser.add_subparsers(dest="what", required=True)
     sub.add_parser("notes").add_argument("tag")
-    sub.add_parser("sbom").add_argument("out", type=Path)
     sub.add_parser("checksums").add_argument("folder", type=Path)
     d = sub.add_parser("draft")
     d.add_argument("tag")
@@ -226,8 +184,6 @@ def main(argv: list[str] | None = None) -> int:
     def body() -> int:
         if args.what == "notes":
             sys.stdout.write(notes(args.tag))
-        elif args.what == "sbom":
-            print(write_sbom(args.out))
         elif args.what == "checksums":
             print(checksums(args.folder))
         else:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from buildlib import BUILD, DIST, PYTHON, ROOT, dir_size, exe, machine, mib, os_name, version
-from mcpb_pack import CLI_DIR, output_name
+from mcpb_pack import cli_command, output_name
 
 APP = DIST / "SearchDesk"
 SERVER_ONLY = DIST / "searchdesk-server"
@@ -308,12 +308,12 @@ class Smoke:
 
     def mcpb(self) -> str:
         bundle = DIST / output_name(os_name())
-        mcpb_cli = CLI_DIR / "node_modules" / ".bin" / exe("mcpb")
+        mcpb_cli = cli_command()
         if not bundle.is_file():
             raise SmokeFailure(f"{bundle.name} is missing; run packaging/bundle.py")
         unpacked = self.work / "mcpb-unpacked"
         done = subprocess.run(
-            [str(mcpb_cli), "unpack", str(bundle), str(unpacked)], capture_output=True, text=True, check=False
+            [*mcpb_cli, "unpack", str(bundle), str(unpacked)], capture_output=True, text=True, check=False
         )
         if done.returncode != 0:
             raise SmokeFailure(f"mcpb unpack failed: {(done.stdout + done.stderr)[-800:]}")

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Install the .deb with apt, start both programs from where it installs them, then purge it: the
+# Install the .deb with apt, start both programs from where it installs them, install it again over itself
+# (an upgrade's maintainer scripts: the old package's prerm, the new one's postinst) and start them again,
+# then purge it: the
 # machine is left as it was, also when a step fails (the trap purges the package and any package apt
 # brought in for it, and the script then fails). Needs root (CI runs as root). Usage:
 #   packaging/smoke_deb.sh dist/searchdesk_<version>_<arch>.deb
@@ -48,6 +50,13 @@ echo "smoke_deb: installed ($(( $(date +%s) - start )) s)" >&2
 [ "$(readlink /usr/bin/searchdesk)" = /opt/searchdesk/searchdesk ]
 grep -q '^Exec=/opt/searchdesk/searchdesk$' /usr/share/applications/searchdesk.desktop
 [ -f /usr/share/icons/hicolor/scalable/apps/searchdesk.svg ]
-(cd "$work" && /usr/bin/searchdesk-server --check --demo >"$work/check.txt") || { cat "$work/check.txt" >&2; exit 1; }
-(cd "$work" && timeout 60 /usr/bin/searchdesk --demo --quit-after 2)
+started() {
+  (cd "$work" && /usr/bin/searchdesk-server --check --demo >"$work/check.txt") || { cat "$work/check.txt" >&2; exit 1; }
+  (cd "$work" && timeout 60 /usr/bin/searchdesk --check --demo >"$work/check.txt") || { cat "$work/check.txt" >&2; exit 1; }
+  (cd "$work" && timeout 60 /usr/bin/searchdesk --demo --quit-after 2)
+}
+started
 echo "smoke_deb: both programs ran from /usr/bin ($(( $(date +%s) - start )) s)" >&2
+apt-get install -y -qq --no-install-recommends --reinstall "$deb" >/dev/null
+started
+echo "smoke_deb: upgraded over itself and ran again ($(( $(date +%s) - start )) s)" >&2

@@ -371,13 +371,23 @@ def update_key_datas(env: dict[str, str] | None = None, workdir: Path | None = N
     return [(UPDATE_KEY_DEST, str(path.resolve()), "DATA")]
 
 
+#: The oldest macOS the app runs on, and the one the pages promise: Info.plist's LSMinimumSystemVersion and
+#: MACOSX_DEPLOYMENT_TARGET for anything compiled during the build. PySide6 6.11.3's and shiboken6's wheels
+#: are tagged macosx_13_0 (their binaries need 13.0); every other macOS wheel in the lock needs 11.0 or less
+#: (checked with `pip download --platform macosx_<n>_0_arm64 --only-binary=:all:`). Apple silicon only.
+MACOS_MINIMUM = "13.0"
+
+
 def info_plist() -> dict[str, object]:
     """Info.plist keys beyond PyInstaller's defaults.
 
     LSUIElement: a menu-bar (agent) app with no Dock icon or app menu.
     https://developer.apple.com/documentation/bundleresources/information-property-list/lsuielement
+    LSMinimumSystemVersion: macOS refuses to open the app on an older system, with its own message.
+    https://developer.apple.com/documentation/bundleresources/information-property-list/lsminimumsystemversion
     """
     return {
+        "LSMinimumSystemVersion": MACOS_MINIMUM,
         "CFBundleDisplayName": APP_NAME,
         "CFBundleShortVersionString": version(),
         "CFBundleVersion": version(),

@@ -28,8 +28,13 @@ test=(
 )
 # Python's venv module (Debian ships it apart from python3), for the first `make` on a fresh machine.
 venv=(python3-venv)
-# Freezing the programs: makensis, ICU's tools and a C compiler to slim ICU's data, the .mcpb CLI.
-bundle=(nsis icu-devtools gcc)
+# Freezing the programs: makensis, ICU's tools and a C compiler to slim ICU's data, the .mcpb CLI; the
+# Python shared library PyInstaller puts in the app (Debian ships it apart from python3); and the `run`
+# list, for the smoke test that starts the frozen app (a clean Debian 12 has none of Qt's libraries).
+bundle=("${run[@]}" nsis icu-devtools gcc)
+if command -v python3 >/dev/null 2>&1; then
+  bundle+=("libpython$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')")
+fi
 
 case "${1:-}" in
   venv) wanted=("${venv[@]}") ;;

@@ -13,7 +13,6 @@ import os
 import plistlib
 import subprocess
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -171,22 +170,21 @@ def test_sha256sums_lists_the_downloads_only(tmp_path: Path) -> None:
     )
 
 
-def test_the_sbom_is_cyclonedx_from_the_lock() -> None:
-    lock = '# header\nPySide6_Essentials==6.11.3\nrubicon-objc==0.5.7; sys_platform == "darwin"\n'
-    doc = release.sbom(lock, now=datetime(2026, 12, 1, tzinfo=UTC), serial="urn:uuid:x")
-    assert doc["bomFormat"] == "CycloneDX" and doc["specVersion"] == "1.6"
-    components = doc["components"]
-    assert isinstance(components, list)
-    assert [c["purl"] for c in components] == ["pkg:pypi/pyside6-essentials@6.11.3", "pkg:pypi/rubicon-objc@0.5.7"]
-    assert components[1]["properties"] == [{"name": "python:environment-marker", "value": 'sys_platform == "darwin"'}]
-    with pytest.raises(release.BuildError, match="not name==version"):
-        release.sbom("somepkg>=1\n")
+def test_every_program_file_needs_its_own_sbom(tmp_path: Path) -> None:
+    """The draft refuses a release file that carries a program without its SBOM beside it (sbom.py)."""
+    (tmp_path / "release-linux").mkdir()
+    deb = tmp_path / "release-linux" / "searchdesk_0.1.0_amd64.deb"
+    deb.write_bytes(b"deb")
+    (tmp_path / "release-linux" / "update.json").write_text("{}")
+    assert release.missing_sboms(tmp_path) == ["searchdesk_0.1.0_amd64.deb"]
+    deb.with_name(deb.name + ".cdx.json").write_text("{}")
+    assert release.missing_sboms(tmp_path) == []
 
 
-def test_the_real_lock_makes_an_sbom_of_every_pin() -> None:
-    pins = [line for line in (ROOT / "constraints.txt").read_text().splitlines() if "==" in line]
-    components = release.sbom()["components"]
-    assert isinstance(components, list) and len(components) == len(pins)
+def test_the_notes_say_where_debian_packages_come_from(tmp_path: Path) -> None:
+    (tmp_path / "release-linux").mkdir()
+    (tmp_path / "release-linux" / "searchdesk_0.1.0_amd64.deb").write_bytes(b"deb")
+    assert "come from Debian's archive at build time" in release.notes("v0.1.0", tmp_path, CHANGELOG)
 
 
 def test_the_installer_gives_toasts_what_they_need() -> None:
