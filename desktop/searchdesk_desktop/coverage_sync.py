@@ -16,13 +16,14 @@ The rules are in coverage_sitemaps.py (what is fetched from the website) and cov
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from searchdesk_server.coverage.store import CoverageStore
+from searchdesk_server.coverage.store import MAX_PAGES, CoverageStore, Why
 from searchdesk_server.google.errors import GoogleError
 from searchdesk_server.quota import QuotaBook
 
@@ -56,6 +57,21 @@ def google_inspect(tokens: AccessTokenFor, transport: Any = None) -> tuple[Inspe
     return inspect, client.aclose
 
 
+def system_proxy(site: str) -> str | None:
+    """The proxy the system's environment names for the website (HTTPS_PROXY, NO_PROXY), as the Google
+    client's httpx finds it; None for a direct connection."""
+    import urllib.request
+
+    from .coverage_address import Site
+
+    bounds = Site.of(site)
+    host = bounds.domain or bounds.host
+    proxies = urllib.request.getproxies_environment()
+    if not proxies or urllib.request.proxy_bypass(host):
+        return None
+    return proxies.get("https") or proxies.get("http")
+
+
 def metered_now() -> bool:
     """Whether the system says the connection is metered (QNetworkInformation); False where it cannot
     say. Call from the Qt thread (the app asks and hands the answer to the watch)."""
@@ -82,6 +98,7 @@ class CoverageSync:
         idle: float = IDLE_SECONDS,
         transport: Any = None,
         inspector_args: dict[str, Any] | None = None,
+        reader_args: dict[str, Any] | None = None,
     ) -> None:
         self.stores = stores
         self.book = book
@@ -95,6 +112,9 @@ class CoverageSync:
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._args = inspector_args or {}
+        #: The sitemap reader's options (tests: a resolver and a trust store for their fake website).
+        self._reader_args = reader_args or {}
+        self._gathered: dict[tuple[str, str], dt.date] = {}
         self.inspector: Inspector | None = None
         #: How many times the loop woke (the tests' measure of "at most once a minute when idle").
         self.wakes = 0
@@ -148,6 +168,7 @@ class CoverageSync:
                 self._wake.clear()
                 self.wakes += 1
                 try:
+                    await self._gather()
                     await self.inspector.run_once()
                     self.problem = ""
                 except Stopped:
@@ -158,6 +179,41 @@ class CoverageSync:
                 await self._idle(self._idle_seconds)
         finally:
             await close()
+
+    async def _gather(self) -> None:
+        """Once a Google day per property: the pages its sitemaps list, read from its website (on a worker
+        thread: the reader is synchronous) and added to the watch (the store keeps at most 100,000)."""
+        import anyio
+
+        from .archive_sync import google_caller
+        from .coverage_sitemaps import SitemapReader, listed_sitemaps
+
+        today = self.book.today()
+        for target in self.targets():
+            key = (target.account, target.site)
+            if self._gathered.get(key) == today or self._stop.is_set():
+                continue
+            call, close = google_caller(self._tokens, self._transport)
+            try:
+                listed = await listed_sitemaps(call, target.account, target.site)
+            except GoogleError as err:
+                log.info("coverage: the sitemaps of %s not listed: %s", target.site, err.summary)
+                continue
+            finally:
+                await close()
+
+            def read(site: str = target.site, urls: list[str] = listed) -> list[str]:
+                args = {"proxy": system_proxy(site), **self._reader_args}
+                with SitemapReader(site, **args) as reader:
+                    found = reader.read_all(urls, most=MAX_PAGES)
+                for note in found.notes():
+                    log.info("coverage: %s", note)
+                return found.urls
+
+            urls = await anyio.to_thread.run_sync(read)
+            store = self.stores(target.account)
+            store.add_pages(target.site, urls, Why.SITEMAP, now=dt.datetime.now(dt.UTC))
+            self._gathered[key] = today
 
     async def _idle(self, seconds: float) -> None:
         import anyio
