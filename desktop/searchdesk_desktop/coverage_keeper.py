@@ -21,8 +21,9 @@ from typing import Any
 
 from searchdesk_server.coverage.store import CoverageStore, WatchState
 
+from .archive_copier import Scope
 from .archive_sync import AccessTokenFor
-from .coverage_inspector import Target, first_pass_words
+from .coverage_inspector import first_pass_words
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ class CoverageKeeper:
         settings: Any,
         save: Callable[[], None],
         tokens: AccessTokenFor,
-        targets: Callable[[], Sequence[Target]],
+        scope: Callable[[], Scope],
         *,
         demo: bool = False,
         folder: Path | None = None,
@@ -79,7 +80,7 @@ class CoverageKeeper:
         self.settings = settings
         self._save = save
         self._tokens = tokens
-        self._targets = targets
+        self._scope = scope
         self.demo = demo
         self.folder = folder
         self._accounts = accounts
@@ -129,9 +130,9 @@ class CoverageKeeper:
         else:
             self.stop()
 
-    def targets(self) -> list[Target]:
-        """The properties the watch may work on now: switched on, the accounts Claude may use."""
-        return list(self._targets()) if self.on else []
+    def scope(self) -> Scope:
+        """What the watch may work on now: the accounts Claude may use and the allowed properties."""
+        return self._scope() if self.on else Scope()
 
     def start(self) -> None:
         if not self.on:
@@ -144,12 +145,7 @@ class CoverageKeeper:
             self.sync = CoverageSync(
                 self._writer_for_thread(), QuotaBook(), self._tokens, metered=self._metered, **self._sync_options
             )
-        for target in self.targets():
-            with self.writer(target.account) as store:
-                state = store.watch(target.site)
-                if state is None or not state.switched_on:
-                    store.set_watch(target.site, WatchState(switched_on=True, paused=bool(state and state.paused)))
-        self.sync.update(self.targets())
+        self.sync.update(self.scope())
         self.sync.start()
 
     def _writer_for_thread(self) -> Callable[[str], CoverageStore]:
@@ -165,9 +161,7 @@ class CoverageKeeper:
     def refresh(self) -> None:
         """The accounts or allowed properties changed: the watch sees it before its next request."""
         if self.sync is not None:
-            self.sync.update(self.targets())
-        if self.on:
-            self.start()
+            self.sync.update(self.scope())
 
     def stop(self, wait: float | None = 5.0) -> None:
         if self.sync is not None:
@@ -179,18 +173,11 @@ class CoverageKeeper:
             state = store.watch(site) or WatchState(switched_on=True)
             store.set_watch(site, WatchState(state.switched_on, paused, state.pass_started, state.next_pass))
         if self.sync is not None:
-            self.sync.update(self.targets())
-
-    def accounts_with_files(self) -> list[str]:
-        folder = self.path("x").parent
-        if not folder.is_dir():
-            return []
-        known = list(self._accounts())
-        return [a for a in known if self.path(a).exists()]
+            self.sync.update(self.scope())
 
     def lines(self) -> list[WatchLine]:
         """Every watched property of every account the app knows, read with a reader's connection."""
-        watched = {(t.account, t.site) for t in self.targets()}
+        scope = self.scope()
         out: list[WatchLine] = []
         for account in self._accounts():
             store = CoverageStore.open_readonly(self.path(account))
@@ -208,7 +195,8 @@ class CoverageKeeper:
                         state.next_pass if state else None,
                         self.on and not paused,
                     )
-                    out.append(WatchLine(account, site, text, paused, (account, site) in watched))
+                    watched = account in scope.accounts and scope.site_ok(site)
+                    out.append(WatchLine(account, site, text, paused, watched))
         return out
 
     def has_copy(self, account: str) -> bool:

@@ -20,13 +20,14 @@ import datetime as dt
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from searchdesk_server.coverage.store import MAX_PAGES, CoverageStore, Why
+from searchdesk_server.coverage.store import MAX_PAGES, CoverageStore, WatchState, Why
 from searchdesk_server.google.errors import GoogleError
 from searchdesk_server.quota import QuotaBook
 
+from .archive_copier import Scope
 from .archive_sync import AccessTokenFor, _AppTokens
 from .coverage_inspector import INSPECT_PATH, Inspect, Inspector, Stopped, Target
 
@@ -72,17 +73,28 @@ def system_proxy(site: str) -> str | None:
     return proxies.get("https") or proxies.get("http")
 
 
-def metered_now() -> bool:
-    """Whether the system says the connection is metered (QNetworkInformation); False where it cannot
-    say. Call from the Qt thread (the app asks and hands the answer to the watch)."""
-    from PySide6.QtNetwork import QNetworkInformation
+class Metered:
+    """Whether the system says the connection is metered (Qt's QNetworkInformation), kept up to date by
+    its signal. Made on the Qt thread; the watch's thread only reads the flag. Where the system cannot
+    say (no backend, or one without the Metered feature), it is not treated as metered."""
 
-    if QNetworkInformation.instance() is None and not QNetworkInformation.loadDefaultBackend():
-        return False
-    info = QNetworkInformation.instance()
-    if info is None or not info.supports(QNetworkInformation.Feature.Metered):
-        return False
-    return bool(info.isMetered())
+    def __init__(self) -> None:
+        self.metered = False
+        from PySide6.QtNetwork import QNetworkInformation
+
+        if QNetworkInformation.instance() is None and not QNetworkInformation.loadDefaultBackend():
+            return
+        info = QNetworkInformation.instance()
+        if info is None or not info.supports(QNetworkInformation.Feature.Metered):
+            return
+        self.metered = bool(info.isMetered())
+        info.isMeteredChanged.connect(self._changed)
+
+    def _changed(self, metered: bool) -> None:
+        self.metered = bool(metered)
+
+    def __call__(self) -> bool:
+        return self.metered
 
 
 class CoverageSync:
@@ -107,7 +119,9 @@ class CoverageSync:
         self._metered = metered
         self._idle_seconds = idle
         self._lock = threading.Lock()
-        self._targets: tuple[Target, ...] = ()
+        self._scope = Scope()
+        #: Every (account, property) the accounts listed at the last look (once a Google day).
+        self._seen: tuple[Target, ...] = ()
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -115,21 +129,27 @@ class CoverageSync:
         #: The sitemap reader's options (tests: a resolver and a trust store for their fake website).
         self._reader_args = reader_args or {}
         self._gathered: dict[tuple[str, str], dt.date] = {}
+        self._looked: dt.date | None = None
         self.inspector: Inspector | None = None
         #: How many times the loop woke (the tests' measure of "at most once a minute when idle").
         self.wakes = 0
         #: The last round's outcome, for the person ("" while all is well).
         self.problem = ""
 
-    def update(self, targets: Sequence[Target]) -> None:
-        """From the Qt thread: which properties may be watched now (takes effect before the next request)."""
+    def update(self, scope: Scope) -> None:
+        """From the Qt thread: the accounts Claude may use and the allowed properties now (takes effect
+        before the next request: a withheld account's properties are not inspected again)."""
         with self._lock:
-            self._targets = tuple(targets)
+            self._scope = scope
         self._wake.set()
 
     def targets(self) -> tuple[Target, ...]:
+        """The properties to work on now: those the accounts saw at the last look, within the scope."""
         with self._lock:
-            return () if self._metered() else self._targets
+            scope = self._scope
+            if self._metered():
+                return ()
+            return tuple(t for t in self._seen if t.account in scope.accounts and scope.site_ok(t.site))
 
     @property
     def running(self) -> bool:
@@ -180,6 +200,35 @@ class CoverageSync:
         finally:
             await close()
 
+    async def _look(self) -> None:
+        """The properties each account sees (Google's list), switched on in its store when new."""
+        from .archive_copier import SITES_PATH
+        from .archive_sync import google_caller
+
+        with self._lock:
+            accounts = self._scope.accounts
+        call, close = google_caller(self._tokens, self._transport)
+        seen: list[Target] = []
+        try:
+            for account in accounts:
+                try:
+                    answer = await call("GET", SITES_PATH, account=account, site=None, body=None)
+                except GoogleError as err:
+                    log.info("coverage: the properties of an account not listed: %s", err.summary)
+                    continue
+                entries = answer.get("siteEntry", []) if isinstance(answer, dict) else []
+                for entry in entries:
+                    site = entry.get("siteUrl") if isinstance(entry, dict) else None
+                    if isinstance(site, str) and entry.get("permissionLevel") != "siteUnverifiedUser":
+                        seen.append(Target(account, site))
+                        store = self.stores(account)
+                        if store.watch(site) is None:
+                            store.set_watch(site, WatchState(switched_on=True))
+        finally:
+            await close()
+        with self._lock:
+            self._seen = tuple(seen)
+
     async def _gather(self) -> None:
         """Once a Google day per property: the pages its sitemaps list, read from its website (on a worker
         thread: the reader is synchronous) and added to the watch (the store keeps at most 100,000)."""
@@ -189,6 +238,9 @@ class CoverageSync:
         from .coverage_sitemaps import SitemapReader, listed_sitemaps
 
         today = self.book.today()
+        if self._looked != today:
+            await self._look()
+            self._looked = today
         for target in self.targets():
             key = (target.account, target.site)
             if self._gathered.get(key) == today or self._stop.is_set():

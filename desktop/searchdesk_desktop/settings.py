@@ -69,6 +69,10 @@ class AppSettings:
     archive_asked: bool = False
     #: Properties whose copy the person paused (what is kept stays; nothing new is asked of Google for them).
     archive_paused: list[str] = field(default_factory=list)
+    #: The coverage watch (coverage_keeper.py): off until the person says yes, asked once after the
+    #: archive's question and in Settings (Pause per property is kept in the watch's own store).
+    coverage_on: bool = False
+    coverage_asked: bool = False
 
     def server_settings(self, *, demo: bool = False, agent_socket: str = "") -> ServerSettings:
         return ServerSettings(

@@ -21,7 +21,7 @@ import anyio
 import httpx
 import pytest
 
-from searchdesk_desktop.archive_copier import Backoff, Pace
+from searchdesk_desktop.archive_copier import Backoff, Pace, Scope
 from searchdesk_desktop.coverage_inspector import (
     Inspector,
     Stopped,
@@ -231,7 +231,7 @@ def test_idle_wakes_at_most_once_a_minute(google: FakeGoogle, tmp_path: Path) ->
     try:
         time.sleep(2.0)
         assert sync.wakes == 1
-        sync.update([])  # the app's word wakes it at once
+        sync.update(Scope())  # the app's word wakes it at once
         time.sleep(0.3)
         assert sync.wakes == 2
     finally:
