@@ -258,7 +258,9 @@ class CoverageSync:
                 args = {"proxy": system_proxy(site), **self._reader_args}
                 with SitemapReader(site, **args) as reader:
                     found = reader.read_all(urls, most=MAX_PAGES)
-                for note in found.notes():
+                for refused in found.refused:  # with the detail the person's words leave out
+                    log.info("coverage: sitemap not read: %s", refused)
+                for note in found.notes()[len(found.refused) :]:
                     log.info("coverage: %s", note)
                 return found.urls
 
