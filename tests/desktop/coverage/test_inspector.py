@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -33,6 +37,7 @@ from searchdesk_desktop.signin import load_service_account_file
 from searchdesk_desktop.tokens import ServiceAccountTokens
 from searchdesk_server.coverage.store import CoverageStore, WatchState, Why
 from searchdesk_server.quota import WATCH_SPARE, QuotaBook, QuotaKind
+from tests import REPO
 from tests.fakegoogle import FakeGoogle, InspectionQuotas
 
 SITE = "https://watch.example/"
@@ -237,3 +242,37 @@ def test_idle_wakes_at_most_once_a_minute(google: FakeGoogle, tmp_path: Path) ->
     finally:
         sync.stop()
     assert not sync.running
+
+
+def test_a_pass_killed_midway_resumes_without_repeats(google: FakeGoogle, tmp_path: Path) -> None:
+    """A real process inspecting is killed (SIGKILL) midway; a new one finishes the pass. No page is
+    inspected twice, except at most the one whose answer was on its way when the process died (Google
+    answered it, the store never heard): the kill cannot be timed between the two."""
+    store_path = tmp_path / "coverage.sqlite"
+    with CoverageStore.open(store_path) as store:
+        store.add_pages(SITE, pages(SITE, 60), Why.SITEMAP, now=START)
+        store.set_watch(SITE, WatchState(switched_on=True))
+    env = {**os.environ, **google.env, "PYTHONPATH": os.pathsep.join([str(REPO), *sys.path])}
+    command = [
+        sys.executable, "-m", "tests.desktop.coverage.inspector_child",
+        str(store_path), str(tmp_path / "quota.json"), str(google.service_account_file()), SITE, "60", "3",
+    ]  # fmt: skip
+    child = subprocess.Popen(command, env=env, cwd=REPO)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and child.poll() is None and len(inspected(google)) < 15:
+            time.sleep(0.02)
+        assert child.poll() is None, "the pass ended before it could be killed"
+        child.send_signal(signal.SIGKILL)
+        child.wait(5)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    first = len(inspected(google))
+    assert 15 <= first < 60
+    subprocess.run(command, env=env, cwd=REPO, check=True, timeout=60)
+    done = [u for _, u in inspected(google)]
+    assert set(done) == set(pages(SITE, 60))
+    assert len(done) - len(set(done)) <= 1, Counter(done).most_common(3)
+    with CoverageStore.open(store_path) as store:
+        assert store.counts(SITE).inspected == 60
