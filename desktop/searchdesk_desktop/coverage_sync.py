@@ -97,6 +97,33 @@ class Metered:
         return self.metered
 
 
+async def _seen_pages(call: Any, account: str, site: str, today: dt.date) -> dict[str, int]:
+    """The property's pages with impressions in Google's last 28 days, with their clicks (one request,
+    Google's row limit: the pages people see most)."""
+    from .archive_copier import PAGE_ROWS, QUERY_PATH
+
+    body = {
+        "startDate": (today - dt.timedelta(days=28)).isoformat(),
+        "endDate": today.isoformat(),
+        "dimensions": ["page"],
+        "type": "web",
+        "rowLimit": PAGE_ROWS,
+        "dataState": "all",
+    }
+    try:
+        answer = await call("POST", QUERY_PATH, account=account, site=site, body=body)
+    except GoogleError as err:
+        log.info("coverage: the pages seen in Google for %s not read: %s", site, err.summary)
+        return {}
+    rows = answer.get("rows", []) if isinstance(answer, dict) else []
+    out: dict[str, int] = {}
+    for row in rows:
+        keys = row.get("keys") if isinstance(row, dict) else None
+        if isinstance(keys, list) and keys and isinstance(keys[0], str) and row.get("impressions", 0):
+            out[keys[0]] = int(row.get("clicks") or 0)
+    return out
+
+
 class CoverageSync:
     """The inspector's thread: started after the yes, stopped by the switch, told the targets by the app."""
 
@@ -231,7 +258,8 @@ class CoverageSync:
 
     async def _gather(self) -> None:
         """Once a Google day per property: the pages its sitemaps list, read from its website (on a worker
-        thread: the reader is synchronous) and added to the watch (the store keeps at most 100,000)."""
+        thread: the reader is synchronous), and the pages with impressions in Google's last 28 days,
+        added to the watch (the store keeps at most 100,000)."""
         import anyio
 
         from .archive_sync import google_caller
@@ -247,14 +275,18 @@ class CoverageSync:
                 continue
             call, close = google_caller(self._tokens, self._transport)
             try:
-                listed = await listed_sitemaps(call, target.account, target.site)
-            except GoogleError as err:
-                log.info("coverage: the sitemaps of %s not listed: %s", target.site, err.summary)
-                continue
+                try:
+                    listed = await listed_sitemaps(call, target.account, target.site)
+                except GoogleError as err:
+                    log.info("coverage: the sitemaps of %s not listed: %s", target.site, err.summary)
+                    listed = []
+                clicks = await _seen_pages(call, target.account, target.site, today)
             finally:
                 await close()
 
             def read(site: str = target.site, urls: list[str] = listed) -> list[str]:
+                if not urls:
+                    return []
                 args = {"proxy": system_proxy(site), **self._reader_args}
                 with SitemapReader(site, **args) as reader:
                     found = reader.read_all(urls, most=MAX_PAGES)
@@ -266,7 +298,12 @@ class CoverageSync:
 
             urls = await anyio.to_thread.run_sync(read)
             store = self.stores(target.account)
-            store.add_pages(target.site, urls, Why.SITEMAP, now=dt.datetime.now(dt.UTC))
+            now = dt.datetime.now(dt.UTC)
+            # The pages people found first: their clicks put them early in the watcher's order, and the
+            # store keeps those with the most clicks when a property has more than it holds.
+            if clicks:
+                store.add_pages(target.site, list(clicks), Why.IMPRESSIONS, now=now, clicks=clicks)
+            store.add_pages(target.site, urls, Why.SITEMAP, now=now)
             self._gathered[key] = today
 
     async def _idle(self, seconds: float) -> None:

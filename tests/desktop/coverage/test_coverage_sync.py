@@ -26,6 +26,7 @@ from .website import Route, Website
 
 SITE = "sc-domain:site.test"
 PAGES = [f"https://site.test/p/{n}" for n in range(30)]
+POPULAR = "https://site.test/popular"  # in no sitemap, but people click it in Google
 
 
 def READER(web: Website) -> dict[str, object]:
@@ -40,6 +41,12 @@ def api(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={"siteEntry": [{"siteUrl": SITE, "permissionLevel": "siteOwner"}]})
     if path.endswith("/sitemaps"):
         return httpx.Response(200, json={"sitemap": [{"path": "https://site.test/sitemap.xml"}]})
+    if path.endswith("/searchAnalytics/query"):
+        rows = [
+            {"keys": [POPULAR], "clicks": 40, "impressions": 900},
+            {"keys": [PAGES[3]], "clicks": 2, "impressions": 50},
+        ]
+        return httpx.Response(200, json={"rows": rows})
     if path.endswith("index:inspect"):
         result = {"indexStatusResult": {"verdict": "PASS", "coverageState": "Submitted and indexed"}}
         return httpx.Response(200, json={"inspectionResult": result})
@@ -65,7 +72,9 @@ def web(tmp_path: Path) -> Iterator[Website]:
         site.close()
 
 
-def test_sitemaps_read_and_every_page_inspected_once(google: FakeGoogle, web: Website, tmp_path: Path) -> None:
+def test_sitemaps_and_pages_seen_in_google_every_page_inspected_once(
+    google: FakeGoogle, web: Website, tmp_path: Path
+) -> None:
     web.routes["/sitemap.xml"] = Route(urlset(PAGES))
     tokens = ServiceAccountTokens(load_service_account_file(google.service_account_file()))
     path = tmp_path / "coverage.sqlite"
@@ -82,16 +91,17 @@ def test_sitemaps_read_and_every_page_inspected_once(google: FakeGoogle, web: We
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             with CoverageStore.open(path) as store:
-                if store.counts(SITE).inspected == len(PAGES):
+                if store.counts(SITE).inspected == len(PAGES) + 1:
                     break
             time.sleep(0.2)
     finally:
         sync.stop()
     with CoverageStore.open(path) as store:
         counts = store.counts(SITE)
-    assert counts.known == counts.inspected == len(PAGES), sync.problem
+    assert counts.known == counts.inspected == len(PAGES) + 1, sync.problem
     asked = [json.loads(e.body)["inspectionUrl"] for e in google.log if e.path.endswith("index:inspect")]
-    assert sorted(asked) == sorted(PAGES)
+    assert sorted(asked) == sorted([*PAGES, POPULAR])
+    assert asked[:2] == [POPULAR, PAGES[3]], "pages with clicks first"
     assert [s.path for s in web.seen] == ["/sitemap.xml"]
     assert all(s.authorization is None for s in web.seen)  # no Google token ever reaches the website
 
