@@ -197,6 +197,9 @@ class Inspector:
         site = target.site
         while True:
             await self._nap(self.pace.delay())
+            state = store.watch(site)
+            if state is None or not state.running:  # paused or deleted in Settings: seen before the request
+                return False
             day = self.book.today()
             if not self._spend(site):
                 return False
