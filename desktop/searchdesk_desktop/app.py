@@ -25,6 +25,7 @@ from .titles import title
 from .tray import Tray
 from .update_check import UpdateCheck, UpdateNotice, UpdateQuestion, news_line
 from .windows.archive import ArchiveQuestion
+from .windows.coverage import CoverageQuestion
 from .windows.main import MainWindow
 from .windows.settings_form import RecordNotice
 
@@ -165,6 +166,9 @@ class DesktopApp(QObject):
         self.archive_question: ArchiveQuestion | None = None
         self._ask_about_the_archive()
         self.core.changed.connect(self._ask_about_the_archive)  # after a sign-in
+        self.coverage_question: CoverageQuestion | None = None
+        self._ask_about_coverage()
+        self.core.changed.connect(self._ask_about_coverage)  # after the archive's question is answered
         self._show_update()
         self.updates.start()
         if self.tray is not None:
@@ -218,6 +222,21 @@ class DesktopApp(QObject):
             return
         self.archive_question = question = ArchiveQuestion()
         question.answered.connect(self.core.archive.set_on)
+        question.answered.connect(lambda _yes: self.core.changed.emit())
+        self.window.add_notice(question)
+
+    def _ask_about_coverage(self) -> None:
+        """After the archive's question, once: "Keep track of which of your pages are in Google?" in the
+        main window. Nothing is fetched from a website or inspected before a yes (here or in Settings)."""
+        question = self.coverage_question
+        if question is not None:
+            if not self.core.coverage.should_ask:
+                question.hide()  # answered in Settings
+            return
+        if not self.core.coverage.should_ask:
+            return
+        self.coverage_question = question = CoverageQuestion()
+        question.answered.connect(self.core.coverage.set_on)
         question.answered.connect(lambda _yes: self.core.changed.emit())
         self.window.add_notice(question)
 

@@ -32,6 +32,7 @@ from .approval.book import ApprovalBook, State
 from .archive_copier import Scope
 from .archive_keeper import ArchiveKeeper
 from .claude_state import ClaudeStatus, read_status
+from .coverage_keeper import CoverageKeeper
 from .google_accounts import AccountStatus, GoogleAccounts, scopes_for
 from .keystore import KeyStore, KeystoreError, SignInRecord
 from .listener import AgentListener
@@ -65,6 +66,7 @@ class Core(QObject):
         open_file: Callable[[Path], bool] = extension.open_with_system,
         find_claude: Callable[..., claude_found.Found | None] = claude_found.on_this_computer,
         archive_options: Mapping[str, Any] | None = None,
+        coverage_options: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
         #: Where Claude Desktop is looked for (claude_found.py; a test's computer passes its own home).
@@ -129,6 +131,19 @@ class Core(QObject):
             on_copied=lambda: self._later(self.changed.emit),
             **dict(archive_options or {}),
         )
+        #: The coverage watch (coverage_keeper.py): nothing is fetched or inspected before the yes; the
+        #: same accounts and allowed properties as the archive's. ``coverage_options``: tests'.
+        self._metered: Callable[[], bool] = lambda: False  # the system's word, from start() on
+        self.coverage = CoverageKeeper(
+            self.settings,
+            lambda: self.settings.save(self.settings_path),
+            self._archive_token,
+            self._archive_scope,
+            demo=demo,
+            accounts=lambda: [ref.email for ref in self.store.refs],
+            metered=lambda: self._metered(),
+            **dict(coverage_options or {}),
+        )
 
     # --- lifetime ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -140,6 +155,8 @@ class Core(QObject):
             log.warning("agent socket unavailable: %s", type(exc).__name__)
         self.refresh_account()
         self.archive.start()  # only if the person said yes
+        self._metered = _metered_watch()
+        self.coverage.start()  # likewise
 
     def stop(self, *, wait: bool = False) -> None:
         """Stop listening and cancel what has not started. With ``wait``, also wait for the work already
@@ -152,6 +169,7 @@ class Core(QObject):
         self._record_timer.stop()
         self._record_pool.shutdown(wait=wait, cancel_futures=True)
         self.archive.stop(5.0 if wait else None)
+        self.coverage.stop(5.0 if wait else None)
 
     @Slot(object)
     def _run_main(self, fn: Callable[[], None]) -> None:
@@ -199,6 +217,7 @@ class Core(QObject):
         """Read the accounts again (moving an earlier version's sign-in into the list first)."""
         self.google.read()
         self.archive.refresh()  # a withheld or removed account is not copied for from its next request on
+        self.coverage.refresh()  # nor inspected for
         self.changed.emit()
 
     def _archive_scope(self) -> Scope:
@@ -498,3 +517,14 @@ class Core(QObject):
     # --- approvals --------------------------------------------------------------------------
     def pending_count(self) -> int:
         return sum(1 for e in self.book.open_entries() if e.state is State.PENDING)
+
+
+def _metered_watch() -> Callable[[], bool]:
+    """The system's word on a metered connection, on the Qt thread (coverage_sync.Metered)."""
+    from .coverage_sync import Metered
+
+    try:
+        return Metered()
+    except Exception:  # no network information on this system: not known to be metered
+        log.info("coverage: the system does not say whether the connection is metered")
+        return lambda: False

@@ -79,6 +79,10 @@ class AppSettings:
     #: Brand terms per property for the brand report (report_brand_split), as the person keeps them;
     #: a property without a list gets the terms its domain name suggests (searchdesk_server.brand).
     brand_terms: dict[str, list[str]] = field(default_factory=dict)
+    #: The coverage watch (coverage_keeper.py): off until the person says yes, asked once after the
+    #: archive's question and in Settings (Pause per property is kept in the watch's own store).
+    coverage_on: bool = False
+    coverage_asked: bool = False
 
     def server_settings(self, *, demo: bool = False, agent_socket: str = "") -> ServerSettings:
         return ServerSettings(

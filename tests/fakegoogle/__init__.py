@@ -37,6 +37,7 @@ from tests.fakegoogle.backend import (
     TokenRequest,
 )
 from tests.fakegoogle.certs import GOOGLE_HOSTS, Pki, make_pki, make_service_account_key
+from tests.fakegoogle.inspection_quotas import InspectionQuotas
 from tests.fakegoogle.quotas import Quotas
 from tests.fakegoogle.scopes import ALL_SCOPES
 from tests.fakegoogle.servers import ConnectProxy, TLSServer, serve_in_thread
@@ -48,6 +49,7 @@ __all__ = [
     "GOOGLE_HOSTS",
     "FakeGoogle",
     "Fault",
+    "InspectionQuotas",
     "LoggedRequest",
     "Quotas",
     "TokenRequest",
@@ -211,6 +213,14 @@ class FakeGoogle:
             self.backend.quotas = quotas
         return quotas
 
+    def enforce_inspection_quotas(self, quotas: InspectionQuotas | None = None) -> InspectionQuotas:
+        """From now on, URL Inspection answers 429 past its per-property quotas (600 a minute, 2,000 a
+        day; tests/fakegoogle/inspection_quotas.py). Returns the counters."""
+        quotas = quotas or InspectionQuotas()
+        with self.backend._lock:
+            self.backend.inspection_quotas = quotas
+        return quotas
+
     def clear_faults(self) -> None:
         with self.backend._lock:
             self.backend.faults.clear()
@@ -233,6 +243,7 @@ class FakeGoogle:
             self.backend.service_account_keys.clear()
             self.backend.disabled_services.clear()
             self.backend.quotas = None
+            self.backend.inspection_quotas = None
             self.backend.token_lifetime = 3600
             oauth = self.backend.oauth
             self.backend.oauth = OAuthClient(oauth.client_id, oauth.client_secret, oauth.refresh_token)

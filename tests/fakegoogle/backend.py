@@ -22,12 +22,15 @@ from typing import Any, Literal
 import httpx
 
 from tests.fakegoogle import bodies
+from tests.fakegoogle.inspection_quotas import InspectionQuotas
+from tests.fakegoogle.inspection_quotas import message as inspection_message
 from tests.fakegoogle.quotas import Quotas
 from tests.fakegoogle.scopes import ALL_SCOPES, required_scopes
 
 TOKEN_URL = "https://oauth2.googleapis.com/token"
 TOKEN_HOST = "oauth2.googleapis.com"
 Framing = Literal["length", "chunked", "close"]
+_INSPECT = "/v1/urlInspection/index:inspect"
 _ANALYTICS = re.compile(r"/webmasters/v3/sites/([^/]+)/searchAnalytics/query")
 
 
@@ -202,6 +205,8 @@ class Backend:
     disabled_services: set[str] = field(default_factory=set)
     #: Google's Search Analytics quotas, when a test turns them on (FakeGoogle.enforce_quotas).
     quotas: Quotas | None = None
+    #: URL Inspection's per-property (and project) quotas, when a test turns them on.
+    inspection_quotas: InspectionQuotas | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _api_lock: threading.Lock = field(default_factory=threading.Lock)  # the demo is not thread-safe
     _counter: Iterator[int] = field(default_factory=itertools.count)
@@ -287,6 +292,17 @@ class Backend:
             if exceeded is not None:
                 retry = [("retry-after", str(quotas.retry_after))]
                 return FakeResponse.json(429, bodies.analytics_quota(exceeded), retry, pretty=pretty)
+        inspection = self.inspection_quotas
+        if inspection is not None and request.path == _INSPECT and request.method == "POST":
+            try:
+                site = str(json.loads(request.body or b"{}").get("siteUrl", ""))
+            except ValueError:
+                site = ""
+            exceeded = inspection.check(site)
+            if exceeded is not None:
+                retry = [("retry-after", str(inspection.retry_after))] if exceeded == "minute" else []
+                error = bodies.google_error(429, inspection_message(exceeded), reason="rateLimitExceeded")
+                return FakeResponse.json(429, error, retry, pretty=pretty)
         api = self.accounts[account] if account is not None else self.api  # each account its own Search Console
         upstream = api(httpx.Request(request.method, url, headers=dict(request.headers), content=request.body))
         body = upstream.read()

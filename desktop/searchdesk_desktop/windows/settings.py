@@ -56,6 +56,8 @@ from ..widgets import (
     set_error,
 )
 from .archive import ArchiveBox, ask_keep_or_delete
+from .coverage import CoverageBox
+from .coverage import ask_keep_or_delete as ask_keep_or_delete_watch
 from .settings_form import (
     GROUP_TITLES,
     WARNING_STYLE,
@@ -188,6 +190,9 @@ class SettingsWindow(QDialog):
         self.archive_box = ArchiveBox(core)  # its controls act at once (archive.py)
         self.archive_box.setVisible(not core.demo)  # the demo's server has an archive of its own
         layout.addWidget(self.archive_box)
+        self.coverage_box = CoverageBox(core)  # the coverage watch: its controls act at once (coverage.py)
+        self.coverage_box.setVisible(not core.demo)  # the demo's server has a watch of its own
+        layout.addWidget(self.coverage_box)
         self.updates_box, self.update_switch = update_check.settings_box()
         # The demo never asks GitHub; a build without the release key has nothing to believe.
         self.updates_box.setVisible(not core.demo and core.updates_offered)
@@ -448,6 +453,7 @@ class SettingsWindow(QDialog):
                 self.core.set_claude_may_use(email, allowed)
                 if not allowed:  # its copied history: kept unread, or deleted
                     ask_keep_or_delete(self, self.core, email, self.ask, removed=False)
+                    ask_keep_or_delete_watch(self, self.core, email, self.ask, removed=False)  # and its watch
         if self.chosen_kept_for() != keeping.kept_for(self.core.settings.kept_for_days):
             self.core.set_kept_for(self.chosen_kept_for())
         if self.update_switch.isChecked() != self.core.settings.update_check and not self.core.demo:

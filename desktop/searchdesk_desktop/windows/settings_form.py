@@ -40,7 +40,7 @@ GROUP_TITLES = {
     "verification": "Site verification and owners",
     "reports": "Reports",
     "changes": "What SearchDesk changed (the record)",
-    "coverage": "Which pages are in Google",
+    "coverage": "Which of your pages are in Google",
 }
 
 

@@ -17,6 +17,7 @@ from ..signin import NoOAuthClient, SignInError
 from ..titles import title
 from .accounts import AccountsList
 from .archive import ask_keep_or_delete
+from .coverage import ask_keep_or_delete as ask_keep_or_delete_watch
 from .parts import ADD_ACCOUNT, BUSY, OK, PROBLEM, ROUTING, TODO, SignInLink, Step, start_folder
 
 
@@ -180,6 +181,7 @@ class GoogleStep(Step):
         self.errors.pop(1, None)
         self.core.remove_account(email)
         ask_keep_or_delete(self.window(), self.core, email, self.ask, removed=True)  # its copied history, if any
+        ask_keep_or_delete_watch(self.window(), self.core, email, self.ask, removed=True)  # its watch, if any
 
     def confirm_remove_account_box(self, row: AccountRow) -> QMessageBox:
         if row.kind == "oauth":
@@ -255,6 +257,7 @@ class GoogleStep(Step):
         self.core.sign_out()
         if default is not None:  # its copied history, if any: kept unread, or deleted
             ask_keep_or_delete(self.window(), self.core, default.email, self.ask, removed=True)
+            ask_keep_or_delete_watch(self.window(), self.core, default.email, self.ask, removed=True)
 
     def _signin_done(self, message: str) -> None:
         """The browser's sign-in ended: what went wrong, if anything, under the step."""

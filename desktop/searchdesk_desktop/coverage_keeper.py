@@ -1,0 +1,221 @@
+"""The app's side of the coverage watch: the person's yes, the switch, Pause, Delete, Settings' lines.
+
+"Keep track of which of your pages are in Google?" is asked once after sign-in, after the archive's
+question, and Settings has the one switch (``AppSettings.coverage_on``). Nothing is fetched from a
+website or inspected before the yes: no CoverageSync exists until then. Pause is per property and
+kept in the store's watch state (``WatchState.paused``), which the inspector reads before every
+request; Delete removes a property's pages and changes, or an account's whole file. An account
+withheld from Claude or removed is asked about as its archive is: keep (unread, nothing more
+inspected for it) or delete.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from searchdesk_server.coverage.store import CoverageStore, WatchState
+
+from .archive_copier import Scope
+from .archive_sync import AccessTokenFor
+from .coverage_inspector import first_pass_words
+
+log = logging.getLogger(__name__)
+
+QUESTION = "Keep track of which of your pages are in Google?"
+EXPLAINED = (
+    "SearchDesk reads your sitemaps from your own website and, in the background, asks Google about each "
+    "page, a little each day, so Claude can tell you at once which pages are in Google and which are not. "
+    "The results stay on this computer. It always leaves room in Google's daily limit for Claude's own "
+    "checks. You can pause it or delete what it keeps in Settings."
+)
+SWITCH = "Keep track of which of my pages are in Google"
+
+
+@dataclass(frozen=True)
+class WatchLine:
+    """One property's line in Settings."""
+
+    account: str
+    site: str
+    text: str
+    paused: bool
+    watched: bool  # False: an account Claude may no longer use (kept, unread, until deleted)
+
+
+def line_text(known: int, in_google: int, inspected: int, next_pass: dt.datetime | None, running: bool) -> str:
+    """ "Watching N pages · M in Google · K not · X% checked · next pass <date>" (while a pass is under
+    way and no next one is set: how long the rest takes, "about 7 days for 10,000 pages")."""
+    checked = f"{(inspected * 100 // known) if known else 0}%"
+    text = f"Watching {known:,} pages · {in_google:,} in Google · {inspected - in_google:,} not · {checked} checked"
+    if next_pass is not None:
+        when = next_pass.astimezone()
+        return f"{text} · next pass {when.day} {when:%B}"
+    if running and inspected < known:
+        return f"{text} · {first_pass_words(known - inspected)} to go"
+    return text
+
+
+class CoverageKeeper:
+    """What the app holds of the watch; called on the Qt thread, the work runs on CoverageSync's."""
+
+    def __init__(
+        self,
+        settings: Any,
+        save: Callable[[], None],
+        tokens: AccessTokenFor,
+        scope: Callable[[], Scope],
+        *,
+        demo: bool = False,
+        folder: Path | None = None,
+        accounts: Callable[[], Sequence[str]] = lambda: (),
+        metered: Callable[[], bool] = lambda: False,
+        **sync_options: Any,
+    ) -> None:
+        self.settings = settings
+        self._save = save
+        self._tokens = tokens
+        self._scope = scope
+        self.demo = demo
+        self.folder = folder
+        self._accounts = accounts
+        self._metered = metered
+        self._sync_options = sync_options
+        self.sync: Any = None
+
+    def path(self, account: str) -> Path:
+        from searchdesk_server.archive.store import account_file
+        from searchdesk_server.coverage.store import path_for
+
+        return (self.folder / account_file(account)) if self.folder else path_for(account)
+
+    def writer(self, account: str) -> CoverageStore:
+        """A store to write (the watch's thread; Settings' Pause and Delete)."""
+        from searchdesk_server.coverage.store import CoverageDamaged, recover
+
+        path = self.path(account)
+        try:
+            return CoverageStore.open(path, check=True)
+        except CoverageDamaged:
+            recovery = recover(path)  # set aside, never deleted, as the archive's
+            log.warning("coverage: a damaged file was set aside; %d pages kept", recovery.pages)
+            return CoverageStore.open(path)
+
+    @property
+    def should_ask(self) -> bool:
+        """Once, after sign-in and after the archive's question was answered; never in the demo."""
+        return (
+            not self.demo
+            and not self.settings.coverage_asked
+            and bool(self.settings.archive_asked)
+            and bool(self._accounts())
+        )
+
+    @property
+    def on(self) -> bool:
+        return bool(self.settings.coverage_on) and not self.demo
+
+    def set_on(self, on: bool) -> None:
+        """The person's answer (the question or the switch): a yes starts the watch, a no stops it at once."""
+        self.settings.coverage_on = bool(on)
+        self.settings.coverage_asked = True
+        self._save()
+        if self.on:
+            self.start()
+        else:
+            self.stop()
+
+    def scope(self) -> Scope:
+        """What the watch may work on now: the accounts Claude may use and the allowed properties."""
+        return self._scope() if self.on else Scope()
+
+    def start(self) -> None:
+        if not self.on:
+            return  # before the yes nothing is made that could reach a website or Google
+        if self.sync is None:
+            from searchdesk_server.quota import QuotaBook
+
+            from .coverage_sync import CoverageSync
+
+            self.sync = CoverageSync(
+                self._writer_for_thread(), QuotaBook(), self._tokens, metered=self._metered, **self._sync_options
+            )
+        self.sync.update(self.scope())
+        self.sync.start()
+
+    def _writer_for_thread(self) -> Callable[[str], CoverageStore]:
+        opened: dict[str, CoverageStore] = {}
+
+        def get(account: str) -> CoverageStore:
+            if account not in opened:
+                opened[account] = self.writer(account)
+            return opened[account]
+
+        return get
+
+    def refresh(self) -> None:
+        """The accounts or allowed properties changed: the watch sees it before its next request."""
+        if self.sync is not None:
+            self.sync.update(self.scope())
+
+    def stop(self, wait: float | None = 5.0) -> None:
+        if self.sync is not None:
+            self.sync.stop(wait)
+            self.sync = None
+
+    def pause(self, account: str, site: str, paused: bool) -> None:
+        with self.writer(account) as store:
+            state = store.watch(site) or WatchState(switched_on=True)
+            store.set_watch(site, WatchState(state.switched_on, paused, state.pass_started, state.next_pass))
+        if self.sync is not None:
+            self.sync.update(self.scope())
+
+    def lines(self) -> list[WatchLine]:
+        """Every watched property of every account the app knows, read with a reader's connection."""
+        scope = self.scope()
+        out: list[WatchLine] = []
+        for account in self._accounts():
+            store = CoverageStore.open_readonly(self.path(account))
+            if store is None:
+                continue
+            with store:
+                for site in store.sites():
+                    counts = store.counts(site)
+                    state = store.watch(site)
+                    paused = bool(state and state.paused)
+                    text = line_text(
+                        counts.known,
+                        counts.by_verdict.get("PASS", 0),
+                        counts.inspected,
+                        state.next_pass if state else None,
+                        self.on and not paused,
+                    )
+                    watched = account in scope.accounts and scope.site_ok(site)
+                    out.append(WatchLine(account, site, text, paused, watched))
+        return out
+
+    def has_copy(self, account: str) -> bool:
+        """Whether the account has a watch file here: only then is the person asked to keep or delete it."""
+        return not self.demo and self.path(account).exists()
+
+    def delete(self, account: str, site: str | None, done: Callable[[], None] = lambda: None) -> None:
+        """The person's Delete (a property's, or an account's whole file), on a thread of its own."""
+
+        def work() -> None:
+            try:
+                if site is None:
+                    path = self.path(account)
+                    for extra in ("", "-wal", "-shm"):
+                        Path(f"{path}{extra}").unlink(missing_ok=True)
+                else:
+                    with self.writer(account) as store:
+                        store.delete_site(site)
+            finally:
+                done()
+
+        threading.Thread(target=work, name="searchdesk-coverage-delete", daemon=True).start()
