@@ -126,9 +126,9 @@ def macos_tags(filename: str) -> list[tuple[tuple[int, int], str]]:
 
 
 def needs_newer_macos(filename: str, minimum: str = MACOS_MINIMUM) -> bool:
-    """True for a macOS wheel that no tag of which runs on `minimum`: pip on a newer Mac would choose it,
-    and the app built from it would then need that newer macOS. A wheel for any other system, or one of
-    whose tags is `minimum` or older, is kept."""
+    """True for a macOS wheel none of whose tags runs on `minimum`: pip on a newer Mac would choose it, and
+    the app built from it would then need that newer macOS. A wheel for any other system, or one with a tag
+    for `minimum` or older, is kept."""
     tags = macos_tags(filename)
     floor = version_tuple(minimum)
     return bool(tags) and all(version > floor for version, _ in tags)
