@@ -80,8 +80,9 @@ bundle-sizes: $(BUNDLE_STAMP)
 	$(PY) packaging/bundle.py
 	$(PY) packaging/smoke.py --write $(MEASUREMENTS)
 
-# The pinned versions (constraints.txt) and the release's hashed lock (packaging/release-lock.txt), from
-# one resolution for macOS, Windows and Linux; today's pins are kept where they still fit, and
+# The pinned versions (constraints.txt), the release's hashed lock (packaging/release-lock.txt) and the
+# update signer's (packaging/signer-requirements.txt), from one resolution for macOS, Windows and Linux; no
+# macOS wheel for a newer macOS than the app's minimum; today's pins are kept where they still fit, and
 # `make lock UPGRADE=1` re-resolves everything. Asks only PyPI.
 lock: $(STAMP)
 	$(PY) packaging/lock.py $(if $(UPGRADE),--upgrade)

@@ -266,6 +266,27 @@ def tools_on_path() -> None:
     os.environ["PATH"] = os.pathsep.join([os.environ.get("PATH", ""), *found])
 
 
+POWERSHELL_HOW = "Windows PowerShell is part of Windows; put %SystemRoot%\\System32\\WindowsPowerShell\\v1.0 on PATH."
+
+
+def signed_publisher(run: Runner, signed: Path) -> str:
+    """Who signed `signed`, as Windows will name them (the certificate's CN), read back from the file itself
+    by PowerShell's Get-AuthenticodeSignature, so the release notes repeat the name a person will see rather
+    than a guess from the settings. "" in a dry run, or when it cannot be read (the notes then say "the name
+    in the signing certificate"): the file is signed and verified by then, so this never stops a release."""
+    powershell = run.tool("powershell", POWERSHELL_HOW)
+    cmd = [powershell, "-NoProfile", "-NonInteractive", "-Command", signing_status.SIGNER_SUBJECT_PS]
+    try:
+        output = run.run(cmd, env={"SEARCHDESK_SIGNED_FILE": str(signed)}, capture=True)
+    except BuildError as exc:
+        run.say(f"could not read the installer's publisher ({exc}); the release notes will not name it")
+        return ""
+    publisher = signing_status.publisher_from_powershell(output)
+    if not run.dry_run:
+        run.say(f"publisher Windows will show: {publisher or '(no common name in the certificate)'}")
+    return publisher
+
+
 def installer_name(how: Signer) -> str:
     """The installer's file name; an unsigned build says so in it."""
     return f"SearchDesk-{version()}-setup{'' if how.signs else '-unsigned'}.exe"
@@ -307,13 +328,15 @@ def release(run: Runner, *, unsigned: bool, freeze: bool) -> None:
                 run.say(f"+ {run.show(['signtool', *how.options, '<file>'])}")
             out = build_installer(run, app, DIST / installer_name(how), signed=how.signs)
             run.say(f"-> {out}")
+        publisher = ""
         if how.signs:
             with run.step("verify installer signature"):
                 run.run([run.tool("signtool", SIGNTOOL_HOW), "verify", "/pa", out])
+                publisher = signed_publisher(run, out)
         with run.step(".mcpb (win32)"):
             mcpb = mcpb_pack.build(server_only, run, platform_name="win32")
             run.say(f"-> {mcpb}")
-    signing_status.record(run, "win32", signature=how.kind, notarised=False, files=[out, mcpb])
+    signing_status.record(run, "win32", signature=how.kind, notarised=False, files=[out, mcpb], publisher=publisher)
 
 
 def main(argv: list[str] | None = None) -> int:

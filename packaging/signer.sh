@@ -10,8 +10,9 @@
 # The key comes from $SEARCHDESK_UPDATE_SIGNING_KEY and $SEARCHDESK_UPDATE_PUBLIC_KEY (the secret
 # UPDATE_SIGNING_KEY and the variable UPDATE_PUBLIC_KEY). Both run packaging/sign_manifest.py in a Python of
 # its own, never the build's .venv: a virtual environment made afresh (--clear) in $SIGNER_DIR (default
-# $RUNNER_TEMP/signer) holding the standard library and packaging/signer-requirements.txt, installed by hash
-# from wheels only; run isolated (-I), with the key on standard input, never in a file or an argument.
+# $RUNNER_TEMP/signer) holding the standard library and packaging/signer-requirements.txt (written by make
+# lock with the release lock's hashes), installed by hash from wheels only; run isolated (-I), with the key
+# on standard input, never in a file or an argument.
 # $SIGNER_PYTHON names the interpreter to make it from (default: python3, else python, at least 3.11).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

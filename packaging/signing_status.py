@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.parse
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -35,6 +36,61 @@ def developer_name(identity: str) -> str:
     """The name macOS shows for a Developer ID identity: the certificate's name without its kind and team id."""
     match = DEVELOPER_ID_NAME.match(identity.strip())
     return match.group("name") if match else identity.strip()
+
+
+def subject_fields(subject: str) -> list[tuple[str, str]]:
+    """(attribute, value) for each part of a certificate's subject as Windows writes it ("CN=Example Ltd,
+    O=Example Ltd, C=GB"): a value holding a comma is quoted, a quote inside one doubled
+    ('CN="Example, Inc."'); a backslash escapes the next character (RFC 4514's style) as well."""
+    fields: list[tuple[str, str]] = []
+    part: list[str] = []
+    quoted = False
+    chars = iter(subject)
+    for ch in chars:
+        if ch == "\\":
+            part.append(next(chars, ""))
+        elif ch == '"':
+            part.append("\0")  # a quote mark, taken out below; two in a row inside quotes are one "
+            quoted = not quoted
+        elif ch in ",;" and not quoted:
+            fields.append(_field("".join(part)))
+            part = []
+        else:
+            part.append(ch)
+    if "".join(part).strip():
+        fields.append(_field("".join(part)))
+    return [f for f in fields if f[0]]
+
+
+def _field(text: str) -> tuple[str, str]:
+    name, _, value = text.partition("=")
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == "\0":  # a quoted value: its own quotes go
+        value = value[1:-1]
+    value = value.replace("\0\0", '"').replace("\0", "")
+    return name.replace("\0", "").strip().upper(), value
+
+
+def windows_publisher(subject: str) -> str:
+    """Who signed, from the signing certificate's subject: its common name (CN=), the name of the holder the
+    certificate authority (or Artifact Signing) verified, which Windows' prompts name as the publisher.
+    "" when the subject has none (the notes then say "the name in the signing certificate")."""
+    return next((value for name, value in subject_fields(subject) if name == "CN"), "")
+
+
+#: PowerShell's own reading of a file's Authenticode signature (Get-AuthenticodeSignature, in every Windows
+#: PowerShell): the signing certificate's subject, percent-encoded so that a name in any script reaches
+#: Python intact whatever the console's code page. The file's path comes in through the environment.
+#: https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.security/get-authenticodesignature
+SIGNER_SUBJECT_PS = (
+    "$s = Get-AuthenticodeSignature -LiteralPath $env:SEARCHDESK_SIGNED_FILE; "
+    "if ($s.SignerCertificate) { [Uri]::EscapeDataString($s.SignerCertificate.Subject) }"
+)
+
+
+def publisher_from_powershell(output: str) -> str:
+    """windows_publisher() of what SIGNER_SUBJECT_PS printed ("" for an unsigned file: it prints nothing)."""
+    return windows_publisher(urllib.parse.unquote(output.strip()))
 
 
 @dataclass(frozen=True)

@@ -373,8 +373,10 @@ def update_key_datas(env: dict[str, str] | None = None, workdir: Path | None = N
 
 #: The oldest macOS the app runs on, and the one the pages promise: Info.plist's LSMinimumSystemVersion and
 #: MACOSX_DEPLOYMENT_TARGET for anything compiled during the build. PySide6 6.11.3's and shiboken6's wheels
-#: are tagged macosx_13_0 (their binaries need 13.0); every other macOS wheel in the lock needs 11.0 or less
-#: (checked with `pip download --platform macosx_<n>_0_arm64 --only-binary=:all:`). Apple silicon only.
+#: are tagged macosx_13_0 (their binaries need 13.0); google-re2's come tagged 13.0, 14.0 and 15.0, and
+#: packaging/lock.py keeps only the hashes of wheels for this version or older in the release lock, so pip
+#: on a newer runner cannot choose the others; every other macOS wheel there needs 11.0 or less (checked
+#: with `pip download --platform macosx_<n>_0_arm64 --only-binary=:all:`). Apple silicon only.
 MACOS_MINIMUM = "13.0"
 
 

@@ -41,10 +41,17 @@ def runs(text: str) -> Any:
     return lambda step: text in str(step.get("run", ""))
 
 
+def checks_the_update_key(step: dict[str, Any]) -> bool:
+    """The job's first step: the update-signing secret is compared with the public key, nothing is signed."""
+    return str(step.get("run", "")).strip() == "bash packaging/signer.sh check-key"
+
+
 def signs_or_ships(step: dict[str, Any]) -> bool:
     uses = str(step.get("uses", ""))
     if uses.startswith(("actions/attest", "actions/upload-artifact", "azure/login")):
         return True
+    if checks_the_update_key(step):
+        return False
     return "--sign" in str(step.get("run", "")) or "secrets." in str(step.get("env", {})).replace(
         "secrets.GOOGLE_OAUTH_CLIENT_JSON", ""
     )
@@ -59,6 +66,7 @@ def test_smoke_test_and_silent_install_come_before_signing_and_upload(system: st
     check = index(job, runs(f"packaging/install_check.py {system}"), "installs silently")
     first_sign = index(job, signs_or_ships, "signs, attests or uploads")
     assert build < check < first_sign, (build, check, first_sign)
+    assert index(job, checks_the_update_key, "checks the update key") < build, "a bad key stops the job first"
     assert runs("--sign")(job[index(job, runs(f"release_build.py {system} --sign"), "signs")])
 
     built = [" ".join(cmd) for cmd in release_build.commands(system)]

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "packaging"))
@@ -63,3 +66,75 @@ def test_an_older_status_file_without_a_publisher_still_reads(tmp_path: Path) ->
     )
     (status,) = signing_status.load_all(tmp_path)
     assert status.shown_publisher() == "the name in the signing certificate"
+
+
+# What (Get-AuthenticodeSignature <file>).SignerCertificate.Subject prints, as Windows writes a subject: two
+# recorded from signed files (Get-AuthenticodeSignature | Format-List, SignerCertificate and
+# TimeStamperCertificate subjects, as SOS GmbH's JS7 page on signed scripts shows them:
+# http://91.250.101.43:8090/pages/viewpage.action?navigatingVersions=true&pageId=108830309), the rest in the
+# same form: a comma or a quote inside a value makes Windows quote it, and doubles a quote inside.
+@pytest.mark.parametrize(
+    ("subject", "publisher"),
+    [
+        (
+            "CN=SOS Software- und Organisations-Service GmbH, O=SOS Software- und Organisations-Service GmbH, "
+            "S=Berlin, C=DE",
+            "SOS Software- und Organisations-Service GmbH",
+        ),
+        (
+            'CN="Sectigo RSA Time Stamping Signer #4", O=Sectigo Limited, S=Manchester, C=GB',
+            "Sectigo RSA Time Stamping Signer #4",
+        ),
+        ('CN="Example, Inc.", O="Example, Inc.", L=Seattle, S=Washington, C=US', "Example, Inc."),
+        ('CN="The ""Best"" Shop Ltd", O=The Best Shop Ltd, C=GB', 'The "Best" Shop Ltd'),
+        ("E=owner@example.org, CN=Jane Doe, O=Jane Doe, C=NZ", "Jane Doe"),
+        ("CN=Müller & Söhne GmbH, O=Müller & Söhne GmbH, C=DE", "Müller & Söhne GmbH"),
+        (r"CN=Example\, Inc., C=US", "Example, Inc."),
+        ("O=No Common Name Ltd, C=GB", ""),
+        ("", ""),
+    ],
+)
+def test_the_windows_publisher_is_the_certificates_common_name(subject: str, publisher: str) -> None:
+    assert signing_status.windows_publisher(subject) == publisher
+
+
+def test_the_publisher_comes_back_from_powershell_in_any_script() -> None:
+    """PowerShell prints the subject percent-encoded ([Uri]::EscapeDataString), so a name outside the
+    console's code page reaches the release notes whole; an unsigned file prints nothing."""
+    printed = (
+        "CN%3DM%C3%BCller%20%26%20S%C3%B6hne%20GmbH%2C%20O%3DM%C3%BCller%20%26%20S%C3%B6hne%20GmbH%2C%20C%3DDE\r\n"
+    )
+    assert signing_status.publisher_from_powershell(printed) == "Müller & Söhne GmbH"
+    assert signing_status.publisher_from_powershell("") == ""
+    assert "EscapeDataString($s.SignerCertificate.Subject)" in signing_status.SIGNER_SUBJECT_PS
+
+
+def test_the_windows_build_reads_the_publisher_back_from_the_signed_installer(tmp_path: Path) -> None:
+    """build_windows asks PowerShell about the installer it signed (the file's path through the environment,
+    never inside the script) and turns what it prints into the name the status file records."""
+    import build_windows
+    from buildlib import Runner
+
+    seen: list[tuple[list[str], dict[str, str]]] = []
+
+    class Recorded(Runner):
+        def tool(self, name: str, how: str) -> str:
+            return name
+
+        def run(
+            self,
+            cmd: Sequence[str | Path],
+            *,
+            cwd: Path | None = None,
+            env: Mapping[str, str] | None = None,
+            capture: bool = False,
+        ) -> str:
+            seen.append(([str(c) for c in cmd], dict(env or {})))
+            return "CN%3D%22Example%2C%20Inc.%22%2C%20O%3D%22Example%2C%20Inc.%22%2C%20C%3DUS\r\n"
+
+    installer = tmp_path / "SearchDesk-0.1.0-setup.exe"
+    assert build_windows.signed_publisher(Recorded(), installer) == "Example, Inc."
+    ((cmd, env),) = seen
+    assert cmd[:4] == ["powershell", "-NoProfile", "-NonInteractive", "-Command"]
+    assert "Get-AuthenticodeSignature -LiteralPath $env:SEARCHDESK_SIGNED_FILE" in cmd[4]
+    assert env == {"SEARCHDESK_SIGNED_FILE": str(installer)}

@@ -99,6 +99,7 @@ def test_windows_with_artifact_signing_uses_signtool_and_its_plug_in() -> None:
     assert "/dmdf " in out and '"CertificateProfileName": "public"' in out
     assert "makensis signs the installer and its uninstaller with:" in out
     assert "signtool verify /pa" in out and "SearchDesk-0.1.0-setup.exe" in out
+    assert "Get-AuthenticodeSignature -LiteralPath $env:SEARCHDESK_SIGNED_FILE" in out  # who signed, for the notes
     assert "signed (Azure Artifact Signing)" in out
 
 
@@ -114,7 +115,7 @@ def test_windows_with_a_pfx_from_ci_hides_its_password() -> None:
 def test_windows_without_an_identity_is_built_and_labelled_unsigned() -> None:
     out = dry_run("build_windows.py")
     assert "SearchDesk-0.1.0-setup-unsigned.exe" in out and "-DSIGN_CMD" not in out
-    assert "signtool sign" not in out
+    assert "signtool sign" not in out and "Get-AuthenticodeSignature" not in out
     assert "Windows: unsigned" in out
 
 

@@ -104,6 +104,55 @@ def test_every_job_that_writes_says_so_itself(name: str) -> None:
         assert set(perms.values()) <= {"read", "write", "none"}, job_name
 
 
+#: Runner images GitHub has retired or announced it will stop running, with where it says so: a job on one
+#: would never start (or stop starting) on the first tag.
+RETIRED_RUNNERS = {
+    "macos-12": "actions/runner-images#10721",
+    "macos-13": "actions/runner-images#13046: fully unsupported by December 4th (2025)",
+    "macos-14": "actions/runner-images#13518: fully unsupported by November 2nd (2026)",
+    "macos-14-xlarge": "actions/runner-images#13518",
+    "macos-14-large": "actions/runner-images#13518",
+}
+#: What the macOS release job runs on: macOS 15 on Apple silicon (actions/runner-images, README.md at commit
+#: 148c0a4acb53bb2c7c853446a290aec86b61d3c3), and the stored readme of that image its comment cites.
+MACOS_RUNNER = "macos-15"
+MACOS_README = re.compile(r"images/macos/macos-15-arm64-Readme\.md at commit\s+#?\s*[0-9a-f]{40}")
+
+
+def runner_labels(data: dict[Any, Any]) -> dict[str, list[str]]:
+    """job -> the runner labels it may run on (a `${{ matrix.os }}` expanded from the matrix's `include`)."""
+    found: dict[str, list[str]] = {}
+    for job_name, job in data["jobs"].items():
+        runs_on = str(job.get("runs-on", ""))
+        if "matrix.os" in runs_on:
+            include = job.get("strategy", {}).get("matrix", {}).get("include", [])
+            found[job_name] = [str(row["os"]) for row in include]
+        else:
+            found[job_name] = [runs_on]
+    return found
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_job_runs_on_a_retired_runner_image(name: str) -> None:
+    retired = {
+        f"{job}: {label}": RETIRED_RUNNERS[label]
+        for job, labels in runner_labels(load(WORKFLOWS / name)).items()
+        for label in labels
+        if label in RETIRED_RUNNERS
+    }
+    assert not retired, f"jobs on a runner image GitHub retires: {retired}"
+
+
+def test_the_macos_release_job_runs_on_apple_silicon_and_cites_that_images_readme() -> None:
+    """The macOS build is for Apple silicon only, so its runner is the arm64 macOS 15 image, and the comment
+    listing the tools the job starts cites that image's readme (not another image's)."""
+    assert runner_labels(load(WORKFLOWS / "release.yml"))["macos"] == [MACOS_RUNNER]
+    text = (WORKFLOWS / "release.yml").read_text(encoding="utf-8")
+    macos_job = text.split("\n  macos:\n", 1)[1].split("\n  windows:\n", 1)[0]
+    assert MACOS_README.search(re.sub(r"\n\s*#", " ", macos_job)), "cite the macos-15-arm64 readme and its commit"
+    assert "macos-14-arm64-Readme" not in macos_job
+
+
 def test_one_commit_per_action_everywhere() -> None:
     """The same action is pinned to the same commit in both workflows (one table in the closing note)."""
     seen: dict[str, set[str]] = {}
