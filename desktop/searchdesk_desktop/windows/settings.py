@@ -4,8 +4,9 @@ Claude may use.
 
 They are saved in the app's settings and written into SearchDesk's entry in Claude Desktop's
 settings file as the server's variables (``GSC_READ_ONLY``, ``GSC_ALLOW_TOOLS``, ``GSC_SITE_URL``,
-``GSC_ALLOWED_SITES``, ``GSC_BRAND_TERMS``). Properties are checked with the server's own rules (``normalise_property``),
-so what is saved here is what the server accepts; mistakes are shown beside the field, never saved.
+``GSC_ALLOWED_SITES``, ``GSC_BRAND_TERMS``). Properties are checked with the server's own rules
+(``normalise_property``), so what is saved here is what the server accepts; mistakes are shown beside
+the field, never saved.
 The accounts Claude may use stay in the app (it answers the server for them), so they take effect
 at once, without restarting Claude Desktop. So does the record of changes: how long it is kept (saved
 with the rest) and Clear the record (at once, after a question that says what it does); the removals
