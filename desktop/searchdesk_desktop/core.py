@@ -425,9 +425,16 @@ class Core(QObject):
 
     # --- settings that reach the server -----------------------------------------------------
     def apply_settings(
-        self, *, read_only: bool, groups: list[str], site_url: str, allowed_sites: list[str]
+        self,
+        *,
+        read_only: bool,
+        groups: list[str],
+        site_url: str,
+        allowed_sites: list[str],
+        brand_terms: Mapping[str, list[str]] | None = None,
     ) -> cc.Change:
         """Save the settings and re-write them into our Claude Desktop entry, if there is one.
+        `brand_terms`: the brand's names kept per property (None: as they are).
 
         Raises ``ClaudeConfigError`` when the entry could not be updated; the settings are saved anyway.
         """
@@ -435,6 +442,8 @@ class Core(QObject):
         self.settings.groups = list(groups)
         self.settings.site_url = site_url
         self.settings.allowed_sites = list(allowed_sites)
+        if brand_terms is not None:
+            self.settings.brand_terms = {site: list(words) for site, words in brand_terms.items()}
         self.settings.save(self.settings_path)
         log.info("settings saved")
         try:

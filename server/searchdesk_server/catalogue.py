@@ -12,6 +12,7 @@ every other kind of fact lives.
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib
 from collections.abc import Iterable, Mapping
@@ -97,6 +98,11 @@ class ToolSpec:
     quota: QuotaKind | None = field(default=None, kw_only=True)
     #: The output schema's properties, for a tool that declares them (every schema stays open).
     output: Mapping[str, Mapping[str, Any]] | None = field(default=None, kw_only=True)
+    #: Parameters (a dotted path into `params`) whose list of values the menu leaves to the validator:
+    #: values Google's own API defines under the same names, which a model knows, and which the
+    #: validator names on any other value. Checked exactly as before (`input_schema`); only the menu
+    #: (`menu_schema`) is shorter, by the characters every turn would otherwise pay for.
+    menu_terse: tuple[str, ...] = field(default=(), kw_only=True)
 
     def __post_init__(self) -> None:
         if (self.kind == "guarded") != (self.question is not None):
@@ -134,6 +140,21 @@ class ToolSpec:
             schema["properties"] = {k: dict(v) for k, v in params.items()}
         if self.required:
             schema["required"] = list(self.required)
+        return schema
+
+    @property
+    def menu_schema(self) -> dict[str, Any]:
+        """The input schema as tools/list shows it: `input_schema` with each `menu_terse` parameter's
+        list of values replaced by its type (string). The validator keeps checking `input_schema`."""
+        schema = copy.deepcopy(self.input_schema)  # nested mappings are the catalogue's own
+        for path in self.menu_terse:
+            *parents, leaf = path.split(".")
+            props = schema["properties"]
+            for name in parents:
+                props = props[name]["items"]["properties"] if "items" in props[name] else props[name]["properties"]
+            if "enum" not in props[leaf]:
+                raise ValueError(f"{self.name}: menu_terse names {path}, which has no list of values")
+            props[leaf] = {"type": "string"}
         return schema
 
     @property
@@ -191,7 +212,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="List properties",
-        description="Properties you can see, and your permission on each.",
+        description="Your properties, and your permission on each.",
         essential=True,
         route="every",
         handler="searchdesk_server.tools.sites.list_sites",
@@ -321,9 +342,9 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="Search performance",
-        description="Clicks, impressions, CTR, position. period, or start_date+end_date YYYY-MM-DD (Pacific); "
-        "default last28days. By clicks; row_limit default 100; a cut answer names the next start_row. "
-        "all_rows: every row (to 200,000) to a CSV file.",
+        description="Clicks, impressions, CTR, position; most clicks first. period, or start_date+end_date "
+        "YYYY-MM-DD (Pacific); default last28days, 100 rows; a cut answer names the next start_row. "
+        "all_rows: up to 200,000 rows to a CSV file.",
         params={
             "site": SITE,
             "period": {"enum": list(PERIODS)},
@@ -353,6 +374,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         },
         essential=True,
         handler="searchdesk_server.tools.analytics.tool.query_search_analytics",
+        menu_terse=("type", "data_state", "aggregation_type", "filters.dimension", "filters.operator"),
     ),
     # --- inspection -------------------------------------------------------------------------
     ToolSpec(

@@ -45,7 +45,7 @@ def tool_definitions(names: tuple[str, ...], table: catalogue.Catalogue = catalo
                 name=spec.name,
                 title=spec.title,
                 description=spec.description,
-                input_schema=spec.input_schema,
+                input_schema=spec.menu_schema,
                 output_schema=spec.output_schema,
                 annotations=types.ToolAnnotations(**_snake(spec.annotations)),
             )

@@ -463,12 +463,19 @@ def _default_not_allowed(window: SettingsWindow) -> None:
     window.allowed.setText("sc-domain:a.example")
 
 
+def _too_many_brand_names(window: SettingsWindow) -> None:
+    if not window.brand.fields:
+        raise RuntimeError("Settings shows no line for the default property's brand names")
+    next(iter(window.brand.fields.values())).setText(", ".join(f"garden supplies {i}" for i in range(21)))
+
+
 #: Each mistake the Settings window explains beside its field.
 SETTINGS_EDITS: dict[str, Callable[[SettingsWindow], None]] = {
     "no tool group": _no_group,
     "default property ambiguous": lambda w: w.site.setText("example-garden-supplies.com"),
     "allowed property refused": lambda w: w.allowed.setText("sc-domain:ok.example, ftp://files.example"),
     "default not allowed": _default_not_allowed,
+    "too many brand names": _too_many_brand_names,
 }
 
 

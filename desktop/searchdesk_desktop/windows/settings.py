@@ -1,10 +1,12 @@
-"""The settings that reach the server: read-only, tool groups, default property, allowed properties;
-and, with several Google accounts, which of them Claude may use.
+"""The settings that reach the server: read-only, tool groups, default property, allowed properties,
+each property's brand names (`settings_brand`); and, with several Google accounts, which of them
+Claude may use.
 
 They are saved in the app's settings and written into SearchDesk's entry in Claude Desktop's
 settings file as the server's variables (``GSC_READ_ONLY``, ``GSC_ALLOW_TOOLS``, ``GSC_SITE_URL``,
-``GSC_ALLOWED_SITES``). Properties are checked with the server's own rules (``normalise_property``),
-so what is saved here is what the server accepts; mistakes are shown beside the field, never saved.
+``GSC_ALLOWED_SITES``, ``GSC_BRAND_TERMS``). Properties are checked with the server's own rules
+(``normalise_property``), so what is saved here is what the server accepts; mistakes are shown beside
+the field, never saved.
 The accounts Claude may use stay in the app (it answers the server for them), so they take effect
 at once, without restarting Claude Desktop. So does the record of changes: how long it is kept (saved
 with the rest) and Clear the record (at once, after a question that says what it does); the removals
@@ -58,6 +60,7 @@ from ..widgets import (
 from .archive import ArchiveBox, ask_keep_or_delete
 from .coverage import CoverageBox
 from .coverage import ask_keep_or_delete as ask_keep_or_delete_watch
+from .settings_brand import BrandBox
 from .settings_form import (
     GROUP_TITLES,
     WARNING_STYLE,
@@ -181,6 +184,9 @@ class SettingsWindow(QDialog):
         )
         form.addRow("Allowed properties:", self._stack(self.allowed, allowed_hint, self.allowed_error))
         layout.addWidget(props_box)
+        #: The brand's names per property (the brand report's default), saved with the rest.
+        self.brand = BrandBox(self.validate)
+        layout.addWidget(self.brand)
         self.record = RecordBox(core, lambda box: self.ask(box), self._bring_into_view)
         self.kept_for = self.record.kept_for
         self.clear_button = self.record.clear_button
@@ -269,6 +275,7 @@ class SettingsWindow(QDialog):
         self.update_switch.setChecked(s.update_check)
         set_error(self.record_error, self.core.record_problem)
         self._offer_properties()
+        self._show_brand()
         self._show_accounts()
         self._say(where_settings_go(self.core))
         self.validate()
@@ -303,7 +310,15 @@ class SettingsWindow(QDialog):
     def _check_done(self, _result: object) -> None:
         """A check just listed the accounts' properties: offer them, and look at the default again."""
         self._offer_properties()
+        self._show_brand(keep_typed=True)
         self.validate()
+
+    def _show_brand(self, *, keep_typed: bool = False) -> None:
+        """A brand line for each property the accounts listed at the last check, the default, the allowed
+        ones, and any with names kept."""
+        s, seen = self.core.settings, self.core.seen_sites
+        sites = [*(seen.sites if seen is not None else ()), s.site_url, *s.allowed_sites]
+        self.brand.show_sites(sites, s.brand_terms, keep_typed=keep_typed)
 
     def _form(self) -> dict[str, object]:
         """What the form holds now, to tell unsaved changes from what was loaded or saved."""
@@ -315,6 +330,7 @@ class SettingsWindow(QDialog):
             "kept_for": self.chosen_kept_for(),
             "updates": self.update_switch.isChecked(),
             "accounts": tuple(sorted(self.claude_accounts().items())),
+            "brand": tuple(sorted((site, tuple(words)) for site, words in self.brand.chosen().items())),
         }
 
     def has_unsaved_changes(self) -> bool:
@@ -396,12 +412,15 @@ class SettingsWindow(QDialog):
             parsed.errors["accounts"] = (
                 "Tick at least one account: with none, Claude could not read any of your Search Console data."
             )
+        if problem := self.brand.problem():
+            parsed.errors["brand"] = problem
         appeared: list[QLabel] = []
         for key, label in (
             ("groups", self.groups_error),
             ("site", self.site_error),
             ("allowed", self.allowed_error),
             ("accounts", self.accounts_error),
+            ("brand", self.brand.error),
         ):
             text = parsed.errors.get(key, "")
             if text and text != label.text():
@@ -467,6 +486,7 @@ class SettingsWindow(QDialog):
                 groups=self.chosen_groups(),
                 site_url=parsed.site_url,
                 allowed_sites=parsed.allowed_sites,
+                brand_terms=self.brand.chosen(),
             )
         except cc.ClaudeConfigError as exc:
             self._say(f"Saved in SearchDesk, but Claude Desktop's settings were not changed: {exc}", error=True)
@@ -475,6 +495,7 @@ class SettingsWindow(QDialog):
         # Show the server's spelling of what was saved (https://example.com -> https://example.com/).
         self.site.setText(parsed.site_url)
         self.allowed.setText(", ".join(parsed.allowed_sites))
+        self._show_brand()  # each line as kept: lower case, no repeats; the new default's line too
         lines = ["Saved. " + where_settings_go(self.core, updated=change.changed)]
         if self.core.missing_scopes():
             lines.append(

@@ -112,7 +112,9 @@ def test_save_writes_settings_and_the_claude_entry_keeping_everything_else(qtbot
     conf = server_config.load(env)  # the server accepts exactly what was written
     assert conf.read_only and conf.default_site == "https://www.example.com/"
     assert set(conf.tools) == {"query_search_analytics", "compare_periods", "report_traffic_drops",
-                               "report_quick_wins", "report_cannibalisation"}  # fmt: skip
+                               "report_quick_wins", "report_cannibalisation", "report_weekly_summary",
+                               "report_content_decay", "report_ctr_gaps", "report_new_queries",
+                               "report_brand_split"}  # fmt: skip
 
     # Back to every tool, no properties: the variables go away again.
     window.load()
