@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 
 from searchdesk_server.approval.chain import TOKEN_OFFERED
-from searchdesk_server.approval.question import value_line
+from searchdesk_server.approval.question import ACTIONS, action_name, value_line
 from searchdesk_server.journal.check import Report, Seen, check
 from searchdesk_server.journal.store import Approval, Journal, JournalError, Kind, Result, Row
 from searchdesk_server.journal.undo import change_name, how_to_undo
@@ -319,3 +319,14 @@ def check_all(journals: Iterable[Path]) -> list[Report]:
 def check_text(reports: Sequence[Report]) -> str:
     """The check's reports as one text for a person (one paragraph a journal)."""
     return "\n\n".join(r.render() for r in reports)
+
+
+@cache
+def tool_title(tool: str) -> str:
+    """A tool as a site owner reads it: a guarded action as the question names it ("Remove a sitemap",
+    `question.ACTIONS`, the dialog's and notification's word), any other from the one table of tools."""
+    from searchdesk_server.catalogue import TOOLS
+
+    if tool in ACTIONS:
+        return action_name(tool)
+    return next((t.title for t in TOOLS if t.name == tool), "A change")

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from ..history import values_text
+from ..history import tool_title, values_text
 from ..titles import title
-from ..windows.parts import tool_title
 from .book import ApprovalBook, Entry, State
 
 QUIT_ANYWAY = "Quit and lose it"

@@ -12,9 +12,8 @@ from searchdesk_server.agent.protocol import QUESTION_OPEN_S, minutes
 
 from ..approval.book import Entry, State
 from ..approval.words import late_yes_words
-from ..history import values_text
+from ..history import tool_title, values_text
 from ..widgets import bold, panel, plain_label, plural
-from .parts import tool_title
 
 ASKED_AGAIN_ROWS = 3  # the main window lists at most this many; the next appear as these go
 

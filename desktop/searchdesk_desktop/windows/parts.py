@@ -7,7 +7,6 @@ palette (readable in a dark theme); fixed colours appear only in pairs (see ``wi
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,8 +14,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QStandardPaths, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLineEdit, QMenu, QMessageBox, QPushButton, QVBoxLayout, QWidget
-
-from searchdesk_server.approval.question import ACTIONS, action_name
 
 from ..help import HelpButton
 from ..titles import title
@@ -44,17 +41,6 @@ ROUTING = (
     "Claude uses the account that can see the property it asks about (the one with the most rights, if "
     "several can); for anything else, the default account."
 )
-
-
-@functools.cache
-def tool_title(tool: str) -> str:
-    """A tool as a site owner reads it: a guarded action as the question names it ("Remove a sitemap",
-    `question.ACTIONS`, the dialog's and notification's word), any other from the one table of tools."""
-    from searchdesk_server.catalogue import TOOLS
-
-    if tool in ACTIONS:
-        return action_name(tool)
-    return next((t.title for t in TOOLS if t.name == tool), "A change")
 
 
 def start_folder() -> str:
