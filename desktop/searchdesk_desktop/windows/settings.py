@@ -437,11 +437,30 @@ class SettingsWindow(QDialog):
         return parsed
 
     def _bring_into_view(self, label: QLabel) -> None:
-        """Scroll a message that just appeared into view, once the layout has made room for it."""
-        if self.isVisible():
-            QTimer.singleShot(
-                0, self, lambda: self.page.ensureWidgetVisible(label, 0, 12) if label.isVisible() else None
-            )
+        """Scroll a message that just appeared into view, once the layout has made room for it: on the
+        next turn of the event loop, and again when the page's height next changes (a wrapped message
+        takes its final height only once laid out at its width, which can be a turn later)."""
+        if not self.isVisible():
+            return
+        bar = self.page.verticalScrollBar()
+        waiting = [True]
+
+        def ensure(*_: object) -> None:
+            if label.isVisible():
+                self.page.ensureWidgetVisible(label, 0, 12)
+
+        def stop() -> None:
+            if waiting[0]:
+                waiting[0] = False
+                bar.rangeChanged.disconnect(once)
+
+        def once(*_: object) -> None:
+            stop()
+            ensure()
+
+        bar.rangeChanged.connect(once)
+        QTimer.singleShot(0, self, ensure)
+        QTimer.singleShot(500, self, stop)  # no change of height came: stop waiting for one
 
     def errors(self) -> dict[str, str]:
         return self.validate().errors
