@@ -380,7 +380,6 @@ class Archive:
         new = values - known.keys()
         if new:
             conn.execute("CREATE TEMP TABLE IF NOT EXISTS wanted(value TEXT PRIMARY KEY) WITHOUT ROWID")
-            conn.execute("DELETE FROM wanted")
             conn.executemany("INSERT OR IGNORE INTO wanted(value) VALUES(?)", ((v,) for v in new))
             conn.execute("INSERT OR IGNORE INTO strings(value) SELECT value FROM wanted")
             if len(known) > 2_000_000:
@@ -389,6 +388,9 @@ class Archive:
                 (value, int(sid))
                 for sid, value in conn.execute("SELECT s.id, s.value FROM wanted w JOIN strings s ON s.value = w.value")
             )
+            # Emptied at once, by the copy that filled it: the next day's handful of new words should
+            # not pay for clearing this day's hundred thousand (10 ms, a twentieth of a daily copy).
+            conn.execute("DELETE FROM wanted")
         return known
 
     def delete_site(self, site: str) -> None:
