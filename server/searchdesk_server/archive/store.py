@@ -36,7 +36,7 @@ import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from ..gcpause import collection_paused
 from ..google.regex import searches
@@ -331,13 +331,36 @@ class Archive:
         if missing:
             raise ValueError(f"write_day needs every table; missing {sorted(missing)}")
         stamp = (copied_at or dt.datetime.now(dt.UTC)).timestamp()
-        number = day.toordinal()
-        cut = truncated or {}
+        # Collection held off for the whole write, and everything it made dropped before it ends
+        # (`_replace_day`'s locals): a day's columns and rows are 30 lists of 50,000 to 250,000
+        # values, alive to the end and no garbage, and one collection that walked them cost 8 ms, a
+        # thirtieth of the copy (gcpause.py).
+        with collection_paused():
+            self._replace_day(site, day.toordinal(), search_type, tables, stamp, truncated or {})
+
+    def _replace_day(
+        self,
+        site: str,
+        number: int,
+        search_type: str,
+        tables: Mapping[str, Rows],
+        stamp: float,
+        cut: Mapping[str, bool],
+    ) -> None:
+        """`write_day`'s work, in one transaction."""
         conn = self._conn
+        # The copier writes day after day of the same pages and queries: a common table's keys are
+        # looked up in the ids this process already has, and only the words without one are gathered
+        # and interned (gathering every day's 200,000 words into a set first was a seventh of its CPU).
+        common = {name: _common_columns(tables[name], len(dims), self._ids) for name, dims in TABLES.items()}
         strings: set[str] = set()
         for name, dims in TABLES.items():
-            for i in range(len(dims)):
-                strings |= _column(tables[name], i)
+            columns = common[name]
+            if columns is None:
+                for i in range(len(dims)):
+                    strings |= _column(tables[name], i)
+            else:
+                strings |= columns.unknown()
         strings.difference_update(self._ids)
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -347,13 +370,14 @@ class Archive:
                 assert part is not None  # create=True always gives one
                 rows = tables[name]
                 conn.execute("DELETE FROM rows WHERE part=? AND day=?", (part, number))
-                with collection_paused():  # 50,000 tuples, all kept until written (gcpause.py)
-                    values = _encode(rows, len(dims), ids)
-                    values.sort()  # in key order, so each insert lands where the last one did
-                _write_rows(conn, part, number, values)
+                columns = common[name]
+                flat = columns.sorted(ids) if columns is not None and columns.found(ids) else None
+                if flat is None:
+                    flat = _encode_sorted(rows, len(dims), ids)
+                _write_rows(conn, part, number, flat)
                 conn.execute(
                     "INSERT OR REPLACE INTO days(part, day, copied_at, nrows, truncated) VALUES(?,?,?,?,?)",
-                    (part, number, stamp, len(values), int(cut.get(name, len(rows) >= ROW_LIMIT))),
+                    (part, number, stamp, len(flat) // _WIDTH, int(cut.get(name, len(rows) >= ROW_LIMIT))),
                 )
             conn.execute("COMMIT")
         except BaseException:
@@ -369,7 +393,6 @@ class Archive:
         new = values - known.keys()
         if new:
             conn.execute("CREATE TEMP TABLE IF NOT EXISTS wanted(value TEXT PRIMARY KEY) WITHOUT ROWID")
-            conn.execute("DELETE FROM wanted")
             conn.executemany("INSERT OR IGNORE INTO wanted(value) VALUES(?)", ((v,) for v in new))
             conn.execute("INSERT OR IGNORE INTO strings(value) SELECT value FROM wanted")
             if len(known) > 2_000_000:
@@ -378,6 +401,9 @@ class Archive:
                 (value, int(sid))
                 for sid, value in conn.execute("SELECT s.id, s.value FROM wanted w JOIN strings s ON s.value = w.value")
             )
+            # Emptied at once, by the copy that filled it: the next day's handful of new words should
+            # not pay for clearing this day's hundred thousand (10 ms, a twentieth of a daily copy).
+            conn.execute("DELETE FROM wanted")
         return known
 
     def delete_site(self, site: str) -> None:
@@ -400,6 +426,7 @@ class Archive:
     def vacuum(self) -> None:
         """Give deleted space back to the file system (after `delete_site`; takes the write lock)."""
         self._conn.execute("DELETE FROM strings WHERE id NOT IN (SELECT k1 FROM rows UNION SELECT k2 FROM rows)")
+        self._ids.clear()  # a deleted string's id may be given to another word: forget them all
         self._conn.execute("VACUUM")
 
     # reading what is kept
@@ -594,6 +621,8 @@ def _column(rows: Rows, i: int) -> set[str]:
     row by row only when one is not."""
     try:
         found = set(map(operator.itemgetter(i), map(_KEYS, rows)))
+        if set(map(type, found)) <= {str}:  # the common case, checked in C
+            return found
     except (KeyError, IndexError, TypeError):
         found = set()
         for row in rows:
@@ -631,22 +660,42 @@ def _insert_rows(part: int, day: int, count: int = 1) -> str:
 
 #: Rows per INSERT in `_write_rows`: 500 bound values, far below SQLite's limit of 32,766.
 _BATCH: Final = 100
+#: Values per row in `_encode_sorted`'s flat list: (k1, k2, clicks, impressions, position).
+_WIDTH: Final = 5
 
 
-def _write_rows(conn: sqlite3.Connection, part: int, day: int, values: Sequence[tuple[Any, ...]]) -> None:
-    """Insert `_encode`'s rows (sorted), `_BATCH` rows to a statement and the rest one by one.
+def _write_rows(conn: sqlite3.Connection, part: int, day: int, flat: list[Any]) -> None:
+    """Insert `_encode_sorted`'s rows, `_BATCH` rows to a statement and the rest one by one.
 
     One statement per row ran SQLite's statement step and reset, and the driver's per-call work,
     150,000 times for a day at the row limit: a hundred rows to a statement (one multi-row VALUES,
     inserted in order with the same OR REPLACE, so the table ends the same) halves the insert's CPU
-    (issue 28)."""
-    full = len(values) - len(values) % _BATCH
+    (issue 28). The rows come laid end to end, so each statement's values are one slice of the list
+    (a copy of 500 pointers in C) rather than a hundred tuples chained into a new list."""
+    rows = len(flat) // _WIDTH
+    full = rows - rows % _BATCH
+    step = _BATCH * _WIDTH
     if full:
-        flat = itertools.chain.from_iterable
-        batches = (list(flat(values[at : at + _BATCH])) for at in range(0, full, _BATCH))
-        conn.executemany(_insert_rows(part, day, _BATCH), batches)
-    if full < len(values):
-        conn.executemany(_insert_rows(part, day), values[full:])
+        conn.executemany(
+            _insert_rows(part, day, _BATCH), (flat[at : at + step] for at in range(0, full * _WIDTH, step))
+        )
+    if full < rows:
+        conn.executemany(
+            _insert_rows(part, day),
+            (flat[at : at + _WIDTH] for at in range(full * _WIDTH, rows * _WIDTH, _WIDTH)),
+        )
+
+
+def _encode_sorted(rows: Rows, ndims: int, ids: Mapping[str, int]) -> list[Any]:
+    """`_encode`'s tuples in key order (so each insert lands where the last one did), laid end to end
+    for `_write_rows`: exactly ``list(chain(*sorted(_encode(rows, ndims, ids))))``."""
+    columns = _common_columns(rows, ndims, ids)
+    flat = columns.sorted(ids) if columns is not None and columns.found(ids) else None
+    if flat is not None:
+        return flat
+    values = _encode(rows, ndims, ids)
+    values.sort()
+    return list(itertools.chain.from_iterable(values))
 
 
 def _encode(rows: Rows, ndims: int, ids: Mapping[str, int]) -> list[tuple[Any, ...]]:
@@ -703,12 +752,85 @@ _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 
 def _encode_common(rows: Rows, ndims: int, ids: Mapping[str, int]) -> list[tuple[Any, ...]] | None:
-    """`_encode` for a table whose every row is the common one, else None (`_encode` goes row by row).
+    """`_encode` for a table whose every row is the common one, else None (`_encode` goes row by row):
+    `_common_columns` as tuples."""
+    columns = _common_columns(rows, ndims, ids)
+    if columns is None or not columns.complete():
+        return None
+    return list(zip(columns.first, columns.second, columns.clicks, columns.impressions, columns.positions, strict=True))
+
+
+@dataclass
+class _Columns:
+    """A common table's rows a column at a time: each key's id in `first` and `second` (None for a
+    word that has none yet; `second` all 0 for a table of one dimension), and the three numbers."""
+
+    ndims: int
+    keys: list[list[Any]]
+    first: list[int | None]
+    second: list[int | None]
+    clicks: list[int]
+    impressions: list[int]
+    positions: list[float]
+
+    def _lookups(self) -> Iterator[tuple[list[int | None], Callable[[list[Any]], Any]]]:
+        yield self.first, _FIRST
+        if self.ndims == 2:
+            yield self.second, _SECOND
+
+    def unknown(self) -> set[str]:
+        """The words of keys that have no id yet (a few a day, as a site's pages and queries change)."""
+        out: set[str] = set()
+        for ids, word in self._lookups():
+            if not all(ids):  # a None (truth tested in C: `None in` compares every id with None)
+                missing = itertools.compress(map(word, self.keys), map(operator.is_, ids, itertools.repeat(None)))
+                out.update(w for w in missing if type(w) is str)
+        return out
+
+    def found(self, ids: Mapping[str, int]) -> bool:
+        """Look up the keys that had no id in `ids` (just interned); True when every key now has one."""
+        for column, word in self._lookups():
+            if not all(column):
+                for at in itertools.compress(range(len(column)), map(operator.is_, column, itertools.repeat(None))):
+                    column[at] = ids.get(word(self.keys[at]))
+        return self.complete()
+
+    def complete(self) -> bool:
+        """Every key has an id, as `_encode`'s inline path keeps a row only then."""
+        return all(self.first) and (self.ndims < 2 or all(self.second))
+
+    def sorted(self, ids: Mapping[str, int]) -> list[Any] | None:
+        """The rows in key order laid end to end (see `_encode_sorted`), or None when two rows share
+        a key (Google never sends them): the whole tuple decides their order, the general path.
+
+        The order is found by sorting row numbers on one integer per row (k1, or k1 and k2 in one)
+        and each column is placed with one slice assignment, so no tuple is made per row: sorting
+        50,000 five-tuples and chaining them into statements' lists was a fifth of a copied day's
+        CPU (issue 37)."""
+        first, second = self.first, self.second
+        key: list[Any] = first
+        if self.ndims == 2:
+            if max(cast(list[int], second)) >= 1 << 32:  # `complete`: no None left
+                return None
+            # k1 and k2 in one integer that sorts as the pair does (k2 a positive id below 2**32).
+            key = list(map(operator.or_, map(operator.lshift, first, itertools.repeat(32)), second))
+        if len(set(key)) != len(key):
+            return None
+        order = sorted(range(len(key)), key=key.__getitem__)
+        flat: list[Any] = [None] * (len(key) * _WIDTH)
+        columns: tuple[list[Any], ...] = (first, second, self.clicks, self.impressions, self.positions)
+        for at, column in enumerate(columns):
+            flat[at::_WIDTH] = list(map(column.__getitem__, order))
+        return flat
+
+
+def _common_columns(rows: Rows, ndims: int, ids: Mapping[str, int]) -> _Columns | None:
+    """The columns of a table whose every row is the common one, else None (`_encode` goes row by row).
 
     The conditions of `_encode`'s inline path are tested a column at a time by C loops (``map``,
-    ``set``, ``all``) and the tuples are made by ``zip``, so a day at the row limit (150,000 rows)
-    costs no Python bytecode per row; a row that `_encode` would drop or treat by the general rules
-    (any odd value, a key with no id) sends the whole table back to it, so the tuples are the same."""
+    ``set``, ``min``, ``max``, ``sum``), so a day at the row limit (150,000 rows) costs no Python
+    bytecode per row; a row that `_encode` would treat by the general rules (any odd value) sends
+    the whole table back to it, so the values are the same. Keys without an id are None here."""
     if not ndims or not rows or not set(map(type, rows)) <= {dict}:
         return None
     get_keys, get_clicks, get_impressions, get_positions = _COLUMNS
@@ -721,19 +843,18 @@ def _encode_common(rows: Rows, ndims: int, ids: Mapping[str, int]) -> list[tuple
             and set(map(type, clicks)) <= {int}
             and set(map(type, impressions)) <= {int}
             and set(map(type, positions)) <= {float}
-            and all(map((-1).__lt__, clicks))
-            and all(map((-1).__lt__, impressions))
-            and all(map((0.0).__le__, positions))  # NaN fails both comparisons
-            and all(map((1e9).__gt__, positions))
+            and min(clicks) >= 0
+            and min(impressions) >= 0
+            and math.isfinite(sum(positions))  # so no NaN: min and max below are exact
+            and min(positions) >= 0.0
+            and max(positions) < 1e9
         ):
             return None
-        first = list(map(ids.get, map(_FIRST, keys), itertools.repeat(0)))
-        second = list(map(ids.get, map(_SECOND, keys), itertools.repeat(0))) if ndims == 2 else None
+        first: list[int | None] = list(map(ids.get, map(_FIRST, keys)))
+        second: list[int | None] = list(map(ids.get, map(_SECOND, keys))) if ndims == 2 else [0] * len(first)
     except (KeyError, TypeError):
         return None
-    if not all(first) or (second is not None and not all(second)):
-        return None
-    return list(zip(first, second or [0] * len(first), clicks, impressions, positions, strict=True))
+    return _Columns(ndims, keys, first, second, clicks, impressions, positions)
 
 
 def _encode_row(row: object, ndims: int, get: Callable[[str, int], int]) -> tuple[Any, ...] | None:

@@ -2,7 +2,9 @@
 
 `_encode_common` (a table's rows checked a column at a time) must give `_encode`'s very tuples or
 step aside, and `_write_rows` (a hundred rows to an INSERT) must leave the table as one INSERT per
-row did, duplicates and a remainder included.
+row did, duplicates and a remainder included. `_encode_sorted` (rows put in key order without a
+tuple per row, issue 37) must give those tuples sorted, and the daily copy, which interns only the
+words its process has no id for, must end as a fresh process's copy does.
 """
 
 from __future__ import annotations
@@ -103,3 +105,90 @@ def test_batched_inserts_leave_the_rows_of_single_ones(tmp_path: Path, monkeypat
     batched, single = _dump(tmp_path / "batched.sqlite3"), _dump(tmp_path / "single.sqlite3")
     assert batched == single
     assert len(batched) > 3 * 200
+
+
+_FEW = st.sampled_from(["a", "b", "https://www.example.com/ü", "unknown"])  # few words: keys often repeat
+
+
+@st.composite
+def _common(draw: st.DrawFn) -> tuple[list[Any], int]:
+    """A table of common rows (the fast path's own), its keys drawn from a few words so two rows
+    often share one and some have no id."""
+    ndims = draw(st.integers(1, 2))
+    rows = [
+        {
+            "keys": draw(st.lists(_FEW, min_size=ndims, max_size=ndims)),
+            "clicks": draw(st.integers(0, 3)),
+            "impressions": draw(st.integers(0, 3)),
+            "ctr": 0.0,
+            "position": draw(st.sampled_from([0.0, -0.0, 1.0, 2.5])),
+        }
+        for _ in range(draw(st.integers(0, 8)))
+    ]
+    return rows, ndims
+
+
+@PROPERTY
+@given(st.one_of(_table(), _common()))
+def test_sorted_rows_are_the_row_by_row_tuples_sorted(case: tuple[list[Any], int]) -> None:
+    """`_encode_sorted` (row numbers sorted on one integer, columns laid end to end) gives the
+    row-by-row tuples, sorted and laid end to end: duplicates and words without an id included."""
+    rows, ndims = case
+    try:
+        reference = sorted(t for t in (store._encode_row(r, ndims, _IDS.get) for r in rows) if t is not None)
+    except TypeError:
+        return
+    assert repr(store._encode_sorted(rows, ndims, _IDS)) == repr([v for t in reference for v in t])
+
+
+def test_a_day_with_some_new_words_is_kept_as_a_fresh_copier_keeps_it(tmp_path: Path) -> None:
+    """The daily copy looks keys up in the ids its process already has and interns only the words
+    without one: a day after a day that shares most words ends exactly as in a process that
+    interned all of them at once."""
+    day = dt.date(2026, 3, 2)
+    site = "https://www.example.com/"
+
+    def tables(words: range) -> dict[str, list[dict[str, Any]]]:  # each key once, as Google sends them
+        def rows(ndims: int) -> list[dict[str, Any]]:
+            return [
+                {"keys": [f"q{i}", f"p{i % 7}"][:ndims], "clicks": i % 5, "impressions": 9 + i, "position": i / 3}
+                for i in words
+            ]
+
+        return {
+            name: rows(len(dims)) if dims else [{"clicks": 1, "impressions": 2, "position": 3.0}]
+            for name, dims in store.TABLES.items()
+        }
+
+    before, today = tables(range(0, 300)), tables(range(30, 330))  # today: most words again, thirty new
+    today["query"][5]["keys"] = ["a word only today"]
+    with store.Archive.open(tmp_path / "daily.sqlite3") as archive:
+        archive.write_day(site, day - dt.timedelta(days=1), "web", before)
+        archive.write_day(site, day, "web", today)
+    with store.Archive.open(tmp_path / "fresh.sqlite3") as archive:
+        archive.write_day(site, day - dt.timedelta(days=1), "web", before)
+    with store.Archive.open(tmp_path / "fresh.sqlite3") as archive:  # a new process: no ids kept
+        archive.write_day(site, day, "web", today)
+    daily, fresh = _dump(tmp_path / "daily.sqlite3"), _dump(tmp_path / "fresh.sqlite3")
+    assert daily == fresh
+    assert ("a word only today" in {row[2] for row in daily}) and len(daily) > 1_500
+
+
+def test_a_word_deleted_by_vacuum_is_interned_again(tmp_path: Path) -> None:
+    """`vacuum` deletes the words no row uses, and SQLite may give a deleted word's id to the next
+    new word: the writer must not keep writing the old id for the old word (it would read back as
+    the other word)."""
+    day = dt.date(2026, 3, 1)
+
+    def tables(word: str) -> dict[str, list[dict[str, Any]]]:
+        row = {"clicks": 1, "impressions": 2, "ctr": 0.5, "position": 3.0}
+        return {name: [{**row, "keys": [word] * len(dims)} if dims else row] for name, dims in store.TABLES.items()}
+
+    with store.Archive.open(tmp_path / "a.sqlite3") as archive:
+        archive.write_day("sc-domain:gone.example", day, "web", tables("https://gone.example/old"))
+        archive.delete_site("sc-domain:gone.example")
+        archive.vacuum()
+        archive.write_day("sc-domain:kept.example", day, "web", tables("https://kept.example/new"))
+        archive.write_day("sc-domain:back.example", day, "web", tables("https://gone.example/old"))
+        back = archive.query("sc-domain:back.example", day, day, ["page"], "web").rows
+    assert [r["keys"] for r in back] == [["https://gone.example/old"]]
