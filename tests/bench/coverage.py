@@ -354,7 +354,8 @@ def sitemap_markdown(result: dict[str, Any]) -> list[str]:
             "",
             f"The watcher idle (nothing due): its real loop and thread with the real {i['idle_s']:.0f} s sleep, in "
             f"a process of its own; every time Linux woke one of its threads in {i['seconds']:.0f} s is counted "
-            "(voluntary context switches) and scaled to a minute.",
+            "(voluntary context switches) and scaled to a minute. The window starts after its first round, so "
+            "the one wake a minute, at the sleep's end, falls after it; anything that polls falls inside.",
             "",
             "| measurement | result | target | verdict |",
             "|---|---|---|---|",
