@@ -172,11 +172,47 @@ def _parts(text: str) -> tuple[str, str, int, str]:
 
 
 def page_inside(site: Site, text: str) -> bool:
-    """Whether a page address from a sitemap is one of the property's own (fast: 50,000 a file)."""
+    """Whether a page address from a sitemap is one of the property's own (fast: 50,000 a file).
+
+    The same answer as ``_parts`` gives, without splitting every address: in a sitemap they share a
+    few beginnings (``https://www.example.com``), so the scheme and authority are split and checked
+    once each (``_head``) and each address only looked through for unsafe characters and cut at its
+    path. Taken only when the address starts with letters and ``://`` and holds no unsafe character:
+    then urlsplit finds exactly that scheme and authority in the address and in its beginning alone."""
+    if len(text) > MAX_URL:
+        return False
+    colon = text.find("://")
+    if colon <= 0 or not (text[:colon].isascii() and text[:colon].isalpha()) or _UNSAFE.search(text):
+        return _slow_inside(site, text)
+    end = len(text)
+    for mark in "/?#":
+        at = text.find(mark, colon + 3, end)
+        if at != -1:
+            end = at
+    head = _head(text[:end])
+    if head is None:
+        return False
+    path = text[end:]
+    for mark in "#?":
+        path = path.partition(mark)[0]
+    return site.holds(*head, path or "/")
+
+
+def _slow_inside(site: Site, text: str) -> bool:
     try:
         return site.holds(*_parts(text))
     except Refused:
         return False
+
+
+@functools.lru_cache(maxsize=256)
+def _head(head: str) -> tuple[str, str, int] | None:
+    """(scheme, normalised host, port) of an address's scheme and authority, or None when refused."""
+    try:
+        scheme, host, port, _ = _parts(head)
+    except Refused:
+        return None
+    return scheme, host, port
 
 
 def check_url(site: Site, text: str) -> httpx.URL:

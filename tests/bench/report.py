@@ -242,7 +242,54 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _coverage_targets(r: dict[str, Any]) -> list[dict[str, Any]]:
-    """Issue 37's store targets (absent in a smoke run, which skips its fixture)."""
+    """Issue 37's targets: the store's two (absent in a smoke run, which skips its fixture), the sitemap
+    reader's and the idle watcher's."""
+    return [*_coverage_store_targets(r), *_coverage_reader_targets(r)]
+
+
+def _coverage_reader_targets(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """The 50 MB sitemap read within 1 s of CPU and 64 MiB extra memory; the idle watcher's wake-ups."""
+    from tests.bench.coverage import IDLE_WAKES_PER_MINUTE, SITEMAP_CPU_S, SITEMAP_EXTRA_MIB
+
+    fast = r.get("coverage_reader") or {}
+    out: list[dict[str, Any]] = []
+    s = fast.get("sitemap")
+    if s:
+        out.append(
+            _target(
+                f"Coverage: a {s['urls']:,}-URL, {s['bytes'] / 1e6:.0f} MB sitemap read in ≤ {SITEMAP_CPU_S:.0f} s "
+                "of CPU (issue 37)",
+                s["cpu_s"]["median"],
+                SITEMAP_CPU_S,
+                lambda v: f"{v:.2f} s CPU ({s['wall_s']['median']:.2f} s wall)",
+                lambda v, lim: f"{abs(lim - v):.2f} s {'under' if v <= lim else 'over'}",
+            )
+        )
+        extra = max(s["peak_mib"], s["rss_growth_mib"])
+        out.append(
+            _target(
+                f"Coverage: that sitemap read with ≤ {SITEMAP_EXTRA_MIB:.0f} MiB of extra memory (issue 37)",
+                extra,
+                SITEMAP_EXTRA_MIB,
+                lambda v: f"{s['peak_mib']:.1f} MiB peak allocated, {s['rss_growth_mib']:.1f} MiB resident growth",
+                lambda v, lim: f"{abs(lim - v):.0f} MiB {'under' if v <= lim else 'over'}",
+            )
+        )
+    i = fast.get("idle")
+    if i:
+        out.append(
+            _target(
+                f"Coverage: the idle watcher wakes ≤ {IDLE_WAKES_PER_MINUTE:.0f} time a minute (issue 37)",
+                i["wakes_per_minute"],
+                IDLE_WAKES_PER_MINUTE,
+                lambda v: f"{v:.0f} a minute ({i['woken']} in {i['seconds']:.0f} s)",
+                lambda v, lim: f"{abs(lim - v):.0f} {'under' if v <= lim else 'over'}",
+            )
+        )
+    return out
+
+
+def _coverage_store_targets(r: dict[str, Any]) -> list[dict[str, Any]]:
     c = r.get("coverage")
     if not c:
         return []
@@ -397,11 +444,13 @@ def _archive(r: dict[str, Any]) -> list[str]:
 
 def _coverage(r: dict[str, Any]) -> list[str]:
     """The coverage watch's section (tests/bench/coverage.py renders it from its own figures)."""
-    if not r.get("coverage"):
-        return []
-    from tests.bench.coverage import markdown
+    from tests.bench.coverage import markdown, sitemap_markdown
 
-    return ["", *markdown(r["coverage"]).splitlines()]
+    out = ["", *markdown(r["coverage"]).splitlines()] if r.get("coverage") else []
+    fast = sitemap_markdown(r.get("coverage_reader") or {})
+    if fast and not out:
+        out = ["", "## The coverage watch (issue 37)"]
+    return [*out, *fast]
 
 
 def _why_missed(r: dict[str, Any]) -> list[str]:

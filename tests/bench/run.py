@@ -517,6 +517,12 @@ def assemble(
         "archive": None if bench.smoke else archive_bench.measure(max(bench.runs, 5), log),
         # The coverage watch's figures (issue 37): its 100,000-page fixture is built once and kept, as the archive's.
         "coverage": None if bench.smoke else coverage_bench.measure(max(bench.runs, 5), log),
+        # The sitemap reader (a 50 MB file from a website on loopback) and the idle watcher (issue 37); a smoke
+        # run reads the file once and watches the idle thread for 2 s.
+        "coverage_reader": {
+            "sitemap": coverage_bench.measure_sitemap(1 if bench.smoke else max(bench.runs, 5)),
+            "idle": coverage_bench.measure_idle(2.0 if bench.smoke else 15.0),
+        },
     }
     out["targets"] = report.targets(out)
     return out

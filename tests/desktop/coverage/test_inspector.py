@@ -274,6 +274,35 @@ def test_idle_wakes_at_most_once_a_minute(google: FakeGoogle, tmp_path: Path) ->
     assert not sync.running
 
 
+def _woken(thread_id: int) -> int:
+    """How many times Linux has woken this thread from a sleep (its voluntary context switches)."""
+    status = Path(f"/proc/self/task/{thread_id}/status").read_text(encoding="ascii")
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("voluntary_ctxt_switches:")))
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts a thread's wake-ups through Linux's /proc")
+def test_idle_thread_is_not_woken_between_rounds(google: FakeGoogle, tmp_path: Path) -> None:
+    """Between rounds the watch's thread sleeps: it is not woken to look at the clock (a 50 ms poll woke
+    it twenty times a second)."""
+    tokens = ServiceAccountTokens(load_service_account_file(google.service_account_file()))
+    sync = CoverageSync(
+        lambda account: CoverageStore.in_memory(),
+        book_for(tmp_path, Fast()),
+        lambda a, s, f: tokens.access_token(s, force_refresh=f).token,
+    )
+    sync.start()
+    try:
+        time.sleep(1.0)
+        assert sync.wakes == 1 and sync._thread is not None and sync._thread.native_id is not None
+        before = _woken(sync._thread.native_id)
+        time.sleep(2.0)
+        assert _woken(sync._thread.native_id) - before <= 1
+        assert sync.wakes == 1
+    finally:
+        sync.stop()
+    assert not sync.running
+
+
 def test_a_pass_killed_midway_resumes_without_repeats(google: FakeGoogle, tmp_path: Path) -> None:
     """A real process inspecting is killed (SIGKILL) midway; a new one finishes the pass. No page is
     inspected twice, except at most the one whose answer was on its way when the process died (Google

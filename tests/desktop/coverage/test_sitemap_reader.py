@@ -16,7 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from searchdesk_desktop.coverage_address import Address, Refused, Site, Why, check_url, global_address
+from searchdesk_desktop.coverage_address import (
+    Address,
+    Refused,
+    Site,
+    Why,
+    _parts,
+    check_url,
+    global_address,
+    page_inside,
+)
 from searchdesk_desktop.coverage_sitemaps import DailyFetches, Limits, SitemapReader
 
 from .website import Route, Website
@@ -288,6 +297,46 @@ def test_inside_the_property(site: str, url: str, ok: bool) -> None:
         assert not ok, exc
     else:
         assert ok
+
+
+@pytest.mark.parametrize(
+    ("site", "url", "ok"),
+    [
+        ("sc-domain:site.test", "https://SITE.test./a", True),
+        ("sc-domain:site.test", "HTTPS://www.site.test/a?b#c", True),
+        ("sc-domain:site.test", "https://site.test.evil/a", False),
+        ("sc-domain:site.test", "https://user@site.test/a", False),
+        ("sc-domain:site.test", "https://evil.test@site.test/a", False),
+        ("sc-domain:site.test", "https://site.test:8080/a", False),
+        ("sc-domain:site.test", "https://site.test:x/a", False),
+        ("sc-domain:site.test", "https://site.test\\@evil.test/a", False),
+        ("sc-domain:site.test", "https://site.test/a b", False),
+        ("sc-domain:site.test", "https://site.test/a\tb", False),
+        ("sc-domain:site.test", "ftp://site.test/a", False),
+        ("sc-domain:site.test", "a:b://site.test/a", False),
+        ("sc-domain:site.test", "https:/x://site.test/a", False),
+        ("sc-domain:site.test", "https://[::1/a", False),
+        ("sc-domain:site.test", "https://evil.test?site.test/", False),
+        ("sc-domain:site.test", "https://evil.test#.site.test/", False),
+        ("sc-domain:bücher.test", "https://BÜCHER.test/a", True),
+        ("https://site.test/shop/", "https://site.test/shop?x=1", True),
+        ("https://site.test/shop/", "https://site.test/shop/a#x", True),
+        ("https://site.test/shop/", "https://site.test?/shop/a", False),
+        ("https://site.test/shop/", "https://site.test#/shop/a", False),
+        ("https://site.test/shop/", "https://site.test/shopping/a", False),
+        ("https://site.test/", "https://site.test", True),
+        ("https://site.test/", "https://site.test:443#x", True),
+        ("https://site.test/", "http://site.test/a", False),
+    ],
+)
+def test_a_page_inside_is_decided_as_the_full_split_decides(site: str, url: str, ok: bool) -> None:
+    """The sitemap's fast check (each address's beginning split once) agrees with splitting it whole."""
+    prop = Site.of(site)
+    try:
+        whole = prop.holds(*_parts(url))
+    except Refused:
+        whole = False
+    assert page_inside(prop, url) is whole is ok
 
 
 def test_fifty_megabyte_sitemap_time_and_memory(web: Website) -> None:
