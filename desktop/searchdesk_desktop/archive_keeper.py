@@ -22,6 +22,7 @@ from typing import Any
 
 from .archive_copier import Scope, Table
 from .archive_sync import AccessTokenFor, ArchiveSync
+from .keeper import Keeper
 
 log = logging.getLogger(__name__)
 
@@ -202,10 +203,14 @@ def kept_text(kept: Any) -> str:
     return f"Kept since {since} · {size_text(kept.size_bytes)} on this computer · last copied {copied}"
 
 
-class ArchiveKeeper:
+class ArchiveKeeper(Keeper[ArchiveSync]):
     """What the app holds of the archive: the person's answer (``AppSettings.archive_on``), the copier
     (made only after the yes), and the controls Settings offers. Called on the Qt thread; the copy and
     deletions run on threads of their own."""
+
+    on_setting = "archive_on"
+    asked_setting = "archive_asked"
+    delete_thread = "searchdesk-archive-delete"
 
     def __init__(
         self,
@@ -220,57 +225,21 @@ class ArchiveKeeper:
         on_copied: Callable[[], None] = lambda: None,
         **sync_options: Any,
     ) -> None:
-        self.settings = settings
-        self._save = save
-        self._tokens = tokens
-        self._scope = scope
-        self.demo = demo
+        super().__init__(settings, save, tokens, scope, demo=demo, accounts=accounts, sync_options=sync_options)
         self.archives = archives or Archives()
-        self._accounts = accounts
         self._on_copied = on_copied
-        self._sync_options = sync_options
-        self.sync: ArchiveSync | None = None
 
     @property
     def should_ask(self) -> bool:
         """Asked once, after a sign-in: never in the demo (its server has an archive of its own)."""
         return not self.demo and not self.settings.archive_asked and bool(self._accounts())
 
-    @property
-    def on(self) -> bool:
-        return bool(self.settings.archive_on) and not self.demo
-
     def scope(self) -> Scope:
         scope = self._scope()
         return Scope(scope.accounts, scope.allowed_sites, tuple(self.settings.archive_paused))
 
-    def set_on(self, on: bool) -> None:
-        """The person's answer (the question, or Settings' switch): a yes starts the copy, a no stops it."""
-        self.settings.archive_on = bool(on)
-        self.settings.archive_asked = True
-        self._save()
-        if self.on:
-            self.start()
-        else:
-            self.stop()
-
-    def start(self) -> None:
-        if not self.on:
-            return  # before the yes nothing is made that could reach Google
-        if self.sync is None:
-            self.sync = ArchiveSync(self.archives, self._tokens, on_copied=self._on_copied, **self._sync_options)
-        self.sync.update(self.scope())
-        self.sync.start()
-
-    def refresh(self) -> None:
-        """The accounts, allowed properties or pauses changed: the copier sees it before its next request."""
-        if self.sync is not None:
-            self.sync.update(self.scope())
-
-    def stop(self, wait: float | None = 5.0) -> None:
-        if self.sync is not None:
-            self.sync.stop(wait)
-            self.sync = None
+    def _new_sync(self) -> ArchiveSync:
+        return ArchiveSync(self.archives, self._tokens, on_copied=self._on_copied, **self._sync_options)
 
     def pause(self, site: str, paused: bool) -> None:
         kept = [s for s in self.settings.archive_paused if s != site]
@@ -301,11 +270,4 @@ class ArchiveKeeper:
 
     def delete(self, account: str, site: str | None, done: Callable[[], None] = lambda: None) -> None:
         """The person's Delete, on a thread of its own (it takes the file's write lock)."""
-
-        def work() -> None:
-            try:
-                self.archives.delete(account, site)
-            finally:
-                done()
-
-        threading.Thread(target=work, name="searchdesk-archive-delete", daemon=True).start()
+        self._in_background(lambda: self.archives.delete(account, site), done)

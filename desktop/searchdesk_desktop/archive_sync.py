@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -26,6 +24,7 @@ from searchdesk_server.google.errors import ErrorKind, GoogleError
 from searchdesk_server.tools.analytics.dates import google_today
 
 from .archive_copier import READ_SCOPE, Backoff, Caller, Copier, Pace, Scope, Stopped, Store
+from .sync_thread import SyncThread
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +83,13 @@ def google_caller(tokens: AccessTokenFor, transport: Any = None) -> tuple[Caller
     return call, client.aclose
 
 
-class ArchiveSync:
+class ArchiveSync(SyncThread):
     """The copier's thread: started after the yes, stopped by the switch, told the scope by the app."""
+
+    thread_name = "searchdesk-archive"
+    ended = "archive: the copier stopped"
+    log = log
+    stopped = (Stopped,)
 
     def __init__(
         self,
@@ -100,16 +104,12 @@ class ArchiveSync:
         transport: Any = None,
         on_copied: Callable[[], None] = lambda: None,
     ) -> None:
+        super().__init__()
         self.store = store
         self._tokens = tokens
         self._transport = transport
-        self._lock = threading.Lock()
-        self._scope = Scope()
-        self._stop = threading.Event()
-        self._wake = threading.Event()
         self._recheck = recheck
         self._on_copied = on_copied
-        self._thread: threading.Thread | None = None
         self.copier: Copier | None = None
         self._copier_args: dict[str, Any] = {
             "pace": pace,
@@ -117,45 +117,10 @@ class ArchiveSync:
             "search_types": search_types,
             "today": today,
         }
-        #: The last round's outcome, for the person ("" while all is well).
-        self.problem = ""
-
-    def update(self, scope: Scope) -> None:
-        """From the Qt thread: who and what may be copied now (takes effect before the next request)."""
-        with self._lock:
-            self._scope = scope
-        self._wake.set()
 
     def scope(self) -> Scope:
         with self._lock:
             return self._scope
-
-    @property
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def start(self) -> None:
-        if self.running:
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._main, name="searchdesk-archive", daemon=True)
-        self._thread.start()
-
-    def stop(self, wait: float | None = 5.0) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None and wait is not None:
-            self._thread.join(wait)
-
-    def _main(self) -> None:
-        import anyio
-
-        try:
-            anyio.run(self._loop)
-        except Stopped:
-            pass
-        except Exception:  # a bug must not take the app down; the next start tries again
-            log.exception("archive: the copier stopped")
 
     async def _loop(self) -> None:
         call, close = google_caller(self._tokens, self._transport)
@@ -172,11 +137,3 @@ class ArchiveSync:
                 await self._idle(self._recheck)
         finally:
             await close()
-
-    async def _idle(self, seconds: float) -> None:
-        import anyio
-
-        end = time.time() + seconds  # the wall clock: a computer asleep overnight looks again when it wakes
-        # threading.Events, set from the Qt thread: an anyio.Event could not be set from there
-        while time.time() < end and not self._stop.is_set() and not self._wake.is_set():  # noqa: ASYNC110
-            await anyio.sleep(0.05)

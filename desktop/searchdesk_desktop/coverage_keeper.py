@@ -13,17 +13,20 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from searchdesk_server.coverage.store import CoverageStore, WatchState
 
 from .archive_copier import Scope
 from .archive_sync import AccessTokenFor
 from .coverage_inspector import first_pass_words
+from .keeper import Keeper
+
+if TYPE_CHECKING:
+    from .coverage_sync import CoverageSync
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +64,12 @@ def line_text(known: int, in_google: int, inspected: int, next_pass: dt.datetime
     return text
 
 
-class CoverageKeeper:
+class CoverageKeeper(Keeper["CoverageSync"]):
     """What the app holds of the watch; called on the Qt thread, the work runs on CoverageSync's."""
+
+    on_setting = "coverage_on"
+    asked_setting = "coverage_asked"
+    delete_thread = "searchdesk-coverage-delete"
 
     def __init__(
         self,
@@ -77,16 +84,9 @@ class CoverageKeeper:
         metered: Callable[[], bool] = lambda: False,
         **sync_options: Any,
     ) -> None:
-        self.settings = settings
-        self._save = save
-        self._tokens = tokens
-        self._scope = scope
-        self.demo = demo
+        super().__init__(settings, save, tokens, scope, demo=demo, accounts=accounts, sync_options=sync_options)
         self.folder = folder
-        self._accounts = accounts
         self._metered = metered
-        self._sync_options = sync_options
-        self.sync: Any = None
 
     def path(self, account: str) -> Path:
         from searchdesk_server.archive.store import account_file
@@ -116,37 +116,18 @@ class CoverageKeeper:
             and bool(self._accounts())
         )
 
-    @property
-    def on(self) -> bool:
-        return bool(self.settings.coverage_on) and not self.demo
-
-    def set_on(self, on: bool) -> None:
-        """The person's answer (the question or the switch): a yes starts the watch, a no stops it at once."""
-        self.settings.coverage_on = bool(on)
-        self.settings.coverage_asked = True
-        self._save()
-        if self.on:
-            self.start()
-        else:
-            self.stop()
-
     def scope(self) -> Scope:
         """What the watch may work on now: the accounts Claude may use and the allowed properties."""
         return self._scope() if self.on else Scope()
 
-    def start(self) -> None:
-        if not self.on:
-            return  # before the yes nothing is made that could reach a website or Google
-        if self.sync is None:
-            from searchdesk_server.quota import QuotaBook
+    def _new_sync(self) -> CoverageSync:
+        from searchdesk_server.quota import QuotaBook
 
-            from .coverage_sync import CoverageSync
+        from .coverage_sync import CoverageSync
 
-            self.sync = CoverageSync(
-                self._writer_for_thread(), QuotaBook(), self._tokens, metered=self._metered, **self._sync_options
-            )
-        self.sync.update(self.scope())
-        self.sync.start()
+        return CoverageSync(
+            self._writer_for_thread(), QuotaBook(), self._tokens, metered=self._metered, **self._sync_options
+        )
 
     def _writer_for_thread(self) -> Callable[[str], CoverageStore]:
         opened: dict[str, CoverageStore] = {}
@@ -158,22 +139,11 @@ class CoverageKeeper:
 
         return get
 
-    def refresh(self) -> None:
-        """The accounts or allowed properties changed: the watch sees it before its next request."""
-        if self.sync is not None:
-            self.sync.update(self.scope())
-
-    def stop(self, wait: float | None = 5.0) -> None:
-        if self.sync is not None:
-            self.sync.stop(wait)
-            self.sync = None
-
     def pause(self, account: str, site: str, paused: bool) -> None:
         with self.writer(account) as store:
             state = store.watch(site) or WatchState(switched_on=True)
             store.set_watch(site, WatchState(state.switched_on, paused, state.pass_started, state.next_pass))
-        if self.sync is not None:
-            self.sync.update(self.scope())
+        self.refresh()
 
     def lines(self) -> list[WatchLine]:
         """Every watched property of every account the app knows, read with a reader's connection."""
@@ -207,15 +177,12 @@ class CoverageKeeper:
         """The person's Delete (a property's, or an account's whole file), on a thread of its own."""
 
         def work() -> None:
-            try:
-                if site is None:
-                    path = self.path(account)
-                    for extra in ("", "-wal", "-shm"):
-                        Path(f"{path}{extra}").unlink(missing_ok=True)
-                else:
-                    with self.writer(account) as store:
-                        store.delete_site(site)
-            finally:
-                done()
+            if site is None:
+                path = self.path(account)
+                for extra in ("", "-wal", "-shm"):
+                    Path(f"{path}{extra}").unlink(missing_ok=True)
+            else:
+                with self.writer(account) as store:
+                    store.delete_site(site)
 
-        threading.Thread(target=work, name="searchdesk-coverage-delete", daemon=True).start()
+        self._in_background(work, done)

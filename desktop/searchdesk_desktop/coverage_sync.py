@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -26,9 +25,9 @@ from searchdesk_server.coverage.store import MAX_PAGES, CoverageStore, WatchStat
 from searchdesk_server.google.errors import GoogleError
 from searchdesk_server.quota import QuotaBook
 
-from .archive_copier import Scope
 from .archive_sync import AccessTokenFor, _AppTokens
 from .coverage_inspector import INSPECT_PATH, Inspect, Inspector, Stopped, Target
+from .sync_thread import SyncThread
 
 log = logging.getLogger(__name__)
 
@@ -123,8 +122,14 @@ async def _seen_pages(call: Any, account: str, site: str, today: dt.date) -> dic
     return out
 
 
-class CoverageSync:
-    """The inspector's thread: started after the yes, stopped by the switch, told the targets by the app."""
+class CoverageSync(SyncThread):
+    """The inspector's thread: started after the yes, stopped by the switch, told the targets by the app
+    (`update`: a withheld account's properties are not inspected again)."""
+
+    thread_name = "searchdesk-coverage"
+    ended = "coverage: the watch stopped"
+    log = log
+    stopped = (Stopped,)
 
     def __init__(
         self,
@@ -138,19 +143,15 @@ class CoverageSync:
         inspector_args: dict[str, Any] | None = None,
         reader_args: dict[str, Any] | None = None,
     ) -> None:
+        super().__init__()
         self.stores = stores
         self.book = book
         self._tokens = tokens
         self._transport = transport
         self._metered = metered
         self._idle_seconds = idle
-        self._lock = threading.Lock()
-        self._scope = Scope()
         #: Every (account, property) the accounts listed at the last look (once a Google day).
         self._seen: tuple[Target, ...] = ()
-        self._stop = threading.Event()
-        self._wake = threading.Event()
-        self._thread: threading.Thread | None = None
         self._args = inspector_args or {}
         #: The sitemap reader's options (tests: a resolver and a trust store for their fake website).
         self._reader_args = reader_args or {}
@@ -159,15 +160,6 @@ class CoverageSync:
         self.inspector: Inspector | None = None
         #: How many times the loop woke (the tests' measure of "at most once a minute when idle").
         self.wakes = 0
-        #: The last round's outcome, for the person ("" while all is well).
-        self.problem = ""
-
-    def update(self, scope: Scope) -> None:
-        """From the Qt thread: the accounts Claude may use and the allowed properties now (takes effect
-        before the next request: a withheld account's properties are not inspected again)."""
-        with self._lock:
-            self._scope = scope
-        self._wake.set()
 
     def targets(self) -> tuple[Target, ...]:
         """The properties to work on now: those the accounts saw at the last look, within the scope."""
@@ -176,33 +168,6 @@ class CoverageSync:
             if self._metered():
                 return ()
             return tuple(t for t in self._seen if t.account in scope.accounts and scope.site_ok(t.site))
-
-    @property
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def start(self) -> None:
-        if self.running:
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._main, name="searchdesk-coverage", daemon=True)
-        self._thread.start()
-
-    def stop(self, wait: float | None = 5.0) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None and wait is not None:
-            self._thread.join(wait)
-
-    def _main(self) -> None:
-        import anyio
-
-        try:
-            anyio.run(self._loop)
-        except Stopped:
-            pass
-        except Exception:  # a bug must not take the app down; the next start tries again
-            log.exception("coverage: the watch stopped")
 
     async def _loop(self) -> None:
         inspect, close = google_inspect(self._tokens, self._transport)
@@ -304,12 +269,3 @@ class CoverageSync:
                 store.add_pages(target.site, list(clicks), Why.IMPRESSIONS, now=now, clicks=clicks)
             store.add_pages(target.site, urls, Why.SITEMAP, now=now)
             self._gathered[key] = today
-
-    async def _idle(self, seconds: float) -> None:
-        """Sleep until ``seconds`` have passed, the app wakes it or it is stopped (``stop`` sets the wake
-        too). One blocking wait on a worker thread, not a poll: a poll every 50 ms woke the thread 1,200
-        times a minute while it had nothing to do."""
-        import anyio
-
-        if not self._stop.is_set():
-            await anyio.to_thread.run_sync(self._wake.wait, seconds)

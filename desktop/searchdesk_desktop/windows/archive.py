@@ -13,25 +13,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QMessageBox, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ..archive_keeper import EXPLAINED, QUESTION, PropertyLine
 from ..titles import title
-from ..widgets import OnceQuestion, clear_layout, plain_label
+from ..widgets import OnceQuestion
+from . import kept_here
+from .kept_here import KeptBox
 
 if TYPE_CHECKING:
     from ..core import Core
 
 SWITCH = "Keep my history beyond 16 months on this computer"
-KEEP = "Keep"
 DELETE_COPY = "Delete the copy"
 
 
 def keep_or_delete_box(parent: QWidget, core: Core, email: str, *, removed: bool) -> QMessageBox:
     """Asked once, when an account with archive files here is withheld from Claude or removed: keep
-    them (they stay, unread, and nothing more is copied for the account) or delete them. Yes is Delete,
-    No is Keep (the default and Escape: nothing is lost by a stray key); the windows ask through their
-    ``ask``, so a test answers as a person would."""
+    them (they stay, unread, and nothing more is copied for the account) or delete them (Keep is the
+    default and Escape, `kept_here.keep_or_delete_box`)."""
     _kept, aside = core.archive.archives.files(email)
     unused = f"unless you add {email} again" if removed else f"while {email} is not shared with Claude"
     damaged = [p for p in aside if not p.name.endswith(("-wal", "-shm"))]  # SQLite's side files are not copies
@@ -39,21 +39,15 @@ def keep_or_delete_box(parent: QWidget, core: Core, email: str, *, removed: bool
     if damaged:
         copies = "copy" if len(damaged) == 1 else f"{len(damaged)} copies"
         also = f", and the damaged {copies} of it SearchDesk set aside earlier"
-    box = QMessageBox(
-        QMessageBox.Icon.Question,
-        title(core.demo, "keep the copied history?"),
-        f"Keep the history SearchDesk copied for {email}? It stays on this computer and is not used {unused}."
+    return kept_here.keep_or_delete_box(
+        parent,
+        title=title(core.demo, "keep the copied history?"),
+        text=f"Keep the history SearchDesk copied for {email}? It stays on this computer and is not used {unused}."
         f"\n\n{DELETE_COPY} removes that history from this computer{also}. Days Google no longer has cannot "
         "be copied again.",
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-        parent,
+        name="keepOrDeleteCopy",
+        delete=DELETE_COPY,
     )
-    box.setObjectName("keepOrDeleteCopy")
-    box.button(QMessageBox.StandardButton.Yes).setText(DELETE_COPY)
-    box.button(QMessageBox.StandardButton.No).setText(KEEP)
-    box.setDefaultButton(QMessageBox.StandardButton.No)
-    box.setEscapeButton(QMessageBox.StandardButton.No)
-    return box
 
 
 def ask_keep_or_delete(
@@ -61,10 +55,9 @@ def ask_keep_or_delete(
 ) -> None:
     """After a withhold or a removal: asks only when the account has files here; Delete removes them
     on a worker thread (then Settings' lines are read again), Keep leaves them."""
-    if not core.archive.has_copy(email):
-        return
-    if ask(keep_or_delete_box(parent, core, email, removed=removed)):
-        core.archive.delete(email, None, done=lambda: core._later(core.archive_deleted.emit))
+    kept_here.ask_keep_or_delete(
+        core, core.archive, email, lambda: keep_or_delete_box(parent, core, email, removed=removed), ask
+    )
 
 
 class ArchiveQuestion(OnceQuestion):
@@ -74,64 +67,23 @@ class ArchiveQuestion(OnceQuestion):
         super().__init__("archiveQuestion", QUESTION, EXPLAINED, "Yes, keep it")
 
 
-class ArchiveBox(QGroupBox):
+class ArchiveBox(KeptBox[PropertyLine]):
     """Settings' box: the one switch, then a line per kept property with Pause and Delete."""
 
     def __init__(self, core: Core) -> None:
-        super().__init__("Your history beyond 16 months")
-        self.setObjectName("archive")
-        self.core = core
-        column = QVBoxLayout(self)
-        self.switch = QCheckBox(SWITCH)
-        self.switch.setObjectName("archiveSwitch")
-        self.switch.setChecked(core.archive.on)
-        self.switch.toggled.connect(self._switched)
-        column.addWidget(self.switch)
-        column.addWidget(
-            plain_label(
-                "The copy holds each property's clicks, impressions, pages, countries, devices and the searches "
-                "people made, in your data folder. It stays on this computer; delete it here at any time.",
-                selectable=False,
-            )
+        super().__init__(
+            core,
+            core.archive,
+            heading="Your history beyond 16 months",
+            name="archive",
+            switch=SWITCH,
+            explained="The copy holds each property's clicks, impressions, pages, countries, devices and the "
+            "searches people made, in your data folder. It stays on this computer; delete it here at any time.",
+            idle="not being copied",
         )
-        self.rows = QVBoxLayout()
-        column.addLayout(self.rows)
-        self.lines: list[PropertyLine] = []
-        self.refresh()
-        core.archive_deleted.connect(self.refresh)  # a Qt connection: gone with the window
 
-    def _switched(self, on: bool) -> None:
-        if on != self.core.archive.on:
-            self.core.archive.set_on(on)
-            self.core.changed.emit()
-        self.refresh()
-
-    def refresh(self) -> None:
-        """The lines as the store has them now."""
-        clear_layout(self.rows)
-        self.lines = [] if self.core.demo else self.core.archive.lines()
-        for line in self.lines:
-            self.rows.addWidget(self._row(line))
-
-    def _row(self, line: PropertyLine) -> QWidget:
-        row = QWidget()
-        layout = QHBoxLayout(row)
-        layout.setContentsMargins(0, 0, 0, 0)
-        words = f"{line.site} ({line.account})\n{line.text}"
-        if line.paused:
-            words += " · paused"
-        elif not line.copied:
-            words += " · not being copied"
-        layout.addWidget(plain_label(words), 1)
-        pause = QPushButton("Resume" if line.paused else "Pause")
-        pause.setAutoDefault(False)
-        pause.clicked.connect(lambda _c=False, ln=line: self._pause(ln))
-        delete = QPushButton("Delete")
-        delete.setAutoDefault(False)
-        delete.clicked.connect(lambda _c=False, ln=line: self._delete(ln))
-        layout.addWidget(pause)
-        layout.addWidget(delete)
-        return row
+    def _active(self, line: PropertyLine) -> bool:
+        return line.copied
 
     def _pause(self, line: PropertyLine) -> None:
         self.core.archive.pause(line.site, not line.paused)
@@ -147,4 +99,4 @@ class ArchiveBox(QGroupBox):
         if answer != QMessageBox.StandardButton.Yes:
             return
         self.core.archive.pause(line.site, True)  # so the copier does not start it again at once
-        self.core.archive.delete(line.account, line.site, done=lambda: self.core._later(self.core.archive_deleted.emit))
+        self.core.archive.delete(line.account, line.site, done=self._deleted)

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, cast
 
+from .. import account_store
 from ..gcpause import collection_paused
 from ..google.regex import searches
 
@@ -196,14 +197,9 @@ def gap_ranges(days: Iterable[dt.date]) -> list[tuple[dt.date, dt.date]]:
 # --- the store -----------------------------------------------------------------------------------
 
 
-def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
-    if readonly:
-        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5.0, check_same_thread=False)
-    else:
-        conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout=5000")
+def _add_regexp(conn: sqlite3.Connection) -> None:
+    """Every connection, the server's read-only one included, answers `regexp` filters."""
     conn.create_function("regexp", 2, _regexp, deterministic=True)
-    return conn
 
 
 def _regexp(pattern: str, value: str | bytes) -> bool:
@@ -212,9 +208,9 @@ def _regexp(pattern: str, value: str | bytes) -> bool:
     return searches(pattern, value)
 
 
-def _damaged(exc: sqlite3.DatabaseError) -> bool:
-    text = str(exc).lower()
-    return any(w in text for w in ("malformed", "not a database", "corrupt", "disk image"))
+def _damage(path: Path) -> Callable[[], ArchiveDamaged]:
+    """The error a damaged archive file raises, in words for the person."""
+    return lambda: ArchiveDamaged(f"The archive file {path.name} is damaged.")
 
 
 Rows = Sequence[Mapping[str, Any]]
@@ -239,41 +235,17 @@ class Archive:
     def open(cls, path: Path, *, check: bool = False) -> Archive:
         """Open (creating) an archive to write. With `check`, a damaged file is found first
         (`PRAGMA quick_check`) and raises ArchiveDamaged: call `recover`."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            conn = _connect(path, readonly=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            if check:
-                verdict = conn.execute("PRAGMA quick_check").fetchone()
-                if not verdict or verdict[0] != "ok":
-                    conn.close()
-                    raise ArchiveDamaged(f"The archive file {path.name} is damaged.")
-            conn.executescript(_SCHEMA)
-            conn.execute(
-                "INSERT OR IGNORE INTO meta(key, value) VALUES('schema', ?)",
-                (str(SCHEMA_VERSION),),
-            )
-        except sqlite3.DatabaseError as exc:
-            if _damaged(exc):
-                raise ArchiveDamaged(f"The archive file {path.name} is damaged.") from exc
-            raise
+        conn = account_store.open_to_write(
+            path, schema=_SCHEMA, version=SCHEMA_VERSION, check=check, damage=_damage(path), prepare=_add_regexp
+        )
         return cls(path, conn, readonly=False)
 
     @classmethod
     def open_readonly(cls, path: Path) -> Archive | None:
         """Open an archive to read (a server); None when there is none. Never creates or changes it."""
-        if not path.is_file():
+        conn = account_store.open_to_read(path, probe="days", damage=_damage(path), prepare=_add_regexp)
+        if conn is None:
             return None
-        try:
-            conn = _connect(path, readonly=True)
-            conn.execute("SELECT 1 FROM days LIMIT 1").fetchall()
-        except sqlite3.DatabaseError as exc:
-            if _damaged(exc):
-                raise ArchiveDamaged(f"The archive file {path.name} is damaged.") from exc
-            if "no such table" in str(exc):
-                return None
-            raise
         return cls(path, conn, readonly=True)
 
     def close(self) -> None:
@@ -563,8 +535,8 @@ class Archive:
         try:
             fetched = self._conn.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
-            if _damaged(exc):
-                raise ArchiveDamaged(f"The archive file {self.path.name} is damaged.") from exc
+            if account_store.damaged(exc):
+                raise _damage(self.path)() from exc
             raise
         out: list[dict[str, Any]] = []
         n = len(group)
@@ -896,17 +868,7 @@ def recover(path: Path) -> Recovery:
     """Set a damaged archive aside (renamed beside it, `<name>.damaged-<time>`, never deleted), copy
     every day still readable in it into a fresh file at `path`, and record the days lost there
     (`Archive.losses`). Safe to call on a file that is only partly readable."""
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    aside = path.with_name(f"{path.name}.damaged-{stamp}")
-    n = 1
-    while aside.exists():
-        n += 1
-        aside = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
-    os.replace(path, aside)
-    for suffix in ("-wal", "-shm"):
-        side = Path(f"{path}{suffix}")
-        if side.exists():
-            os.replace(side, Path(f"{aside}{suffix}"))
+    aside = account_store.set_aside(path)
     fresh = Archive.open(path)
     recovered = 0
     lost: list[tuple[str, str, dt.date]] = []

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-import os
 import sqlite3
-import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from .. import account_store
 from ..google import shapes as sh
 
 __all__ = [
@@ -232,9 +231,9 @@ def _time(stamp: float | None) -> dt.datetime | None:
     return None if stamp is None else dt.datetime.fromtimestamp(stamp, dt.UTC)
 
 
-def _damaged(exc: sqlite3.DatabaseError) -> bool:
-    text = str(exc).lower()
-    return any(w in text for w in ("malformed", "not a database", "corrupt", "disk image"))
+def _damage(path: Path) -> Callable[[], CoverageDamaged]:
+    """The error a damaged coverage file raises, in words for the person."""
+    return lambda: CoverageDamaged(f"The coverage file {path.name} is damaged.")
 
 
 # --- the store -----------------------------------------------------------------------------------
@@ -256,23 +255,9 @@ class CoverageStore:
     def open(cls, path: Path, *, check: bool = False) -> CoverageStore:
         """Open (creating) a store to write. With `check`, a damaged file raises CoverageDamaged
         (`PRAGMA quick_check`): call `recover`."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout=5000")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            if check:
-                verdict = conn.execute("PRAGMA quick_check").fetchone()
-                if not verdict or verdict[0] != "ok":
-                    conn.close()
-                    raise CoverageDamaged(f"The coverage file {path.name} is damaged.")
-            conn.executescript(_SCHEMA)
-            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema', ?)", (str(SCHEMA_VERSION),))
-        except sqlite3.DatabaseError as exc:
-            if _damaged(exc):
-                raise CoverageDamaged(f"The coverage file {path.name} is damaged.") from exc
-            raise
+        conn = account_store.open_to_write(
+            path, schema=_SCHEMA, version=SCHEMA_VERSION, check=check, damage=_damage(path)
+        )
         return cls(path, conn, readonly=False)
 
     @classmethod
@@ -285,18 +270,9 @@ class CoverageStore:
     @classmethod
     def open_readonly(cls, path: Path) -> CoverageStore | None:
         """Open a store to read (a server); None when there is none. Never creates or changes it."""
-        if not path.is_file():
+        conn = account_store.open_to_read(path, probe="pages", damage=_damage(path))
+        if conn is None:
             return None
-        try:
-            conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5.0, check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout=5000")
-            conn.execute("SELECT 1 FROM pages LIMIT 1").fetchall()
-        except sqlite3.DatabaseError as exc:
-            if _damaged(exc):
-                raise CoverageDamaged(f"The coverage file {path.name} is damaged.") from exc
-            if "no such table" in str(exc):
-                return None
-            raise
         return cls(path, conn, readonly=True)
 
     def close(self) -> None:
@@ -533,17 +509,7 @@ class _Transaction:
 def recover(path: Path) -> Recovery:
     """Set a damaged store aside (renamed beside it, `<name>.damaged-<time>`, never deleted) and copy
     every page, change and watch still readable in it into a fresh file at `path`."""
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    aside = path.with_name(f"{path.name}.damaged-{stamp}")
-    n = 1
-    while aside.exists():
-        n += 1
-        aside = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
-    os.replace(path, aside)
-    for suffix in ("-wal", "-shm"):
-        side = Path(f"{path}{suffix}")
-        if side.exists():
-            os.replace(side, Path(f"{aside}{suffix}"))
+    aside = account_store.set_aside(path)
     pages = changes = 0
     unreadable = False
     with CoverageStore.open(path) as fresh:
