@@ -16,7 +16,6 @@ import time
 
 from .archive_copier import Scope
 
-
 #: The longest one blocking wait between rounds (seconds): how late a woken computer looks again.
 MAX_WAIT = 60.0
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, cast
 
-from .. import account_store
+from .. import account_sqlite
 from ..gcpause import collection_paused
 from ..google.regex import searches
 
@@ -235,7 +235,7 @@ class Archive:
     def open(cls, path: Path, *, check: bool = False) -> Archive:
         """Open (creating) an archive to write. With `check`, a damaged file is found first
         (`PRAGMA quick_check`) and raises ArchiveDamaged: call `recover`."""
-        conn = account_store.open_to_write(
+        conn = account_sqlite.open_to_write(
             path, schema=_SCHEMA, version=SCHEMA_VERSION, check=check, damage=_damage(path), prepare=_add_regexp
         )
         return cls(path, conn, readonly=False)
@@ -243,7 +243,7 @@ class Archive:
     @classmethod
     def open_readonly(cls, path: Path) -> Archive | None:
         """Open an archive to read (a server); None when there is none. Never creates or changes it."""
-        conn = account_store.open_to_read(path, probe="days", damage=_damage(path), prepare=_add_regexp)
+        conn = account_sqlite.open_to_read(path, probe="days", damage=_damage(path), prepare=_add_regexp)
         if conn is None:
             return None
         return cls(path, conn, readonly=True)
@@ -535,7 +535,7 @@ class Archive:
         try:
             fetched = self._conn.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
-            if account_store.damaged(exc):
+            if account_sqlite.damaged(exc):
                 raise _damage(self.path)() from exc
             raise
         out: list[dict[str, Any]] = []
@@ -868,7 +868,7 @@ def recover(path: Path) -> Recovery:
     """Set a damaged archive aside (renamed beside it, `<name>.damaged-<time>`, never deleted), copy
     every day still readable in it into a fresh file at `path`, and record the days lost there
     (`Archive.losses`). Safe to call on a file that is only partly readable."""
-    aside = account_store.set_aside(path)
+    aside = account_sqlite.set_aside(path)
     fresh = Archive.open(path)
     recovered = 0
     lost: list[tuple[str, str, dt.date]] = []

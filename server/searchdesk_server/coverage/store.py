@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from .. import account_store
+from .. import account_sqlite
 from ..google import shapes as sh
 
 __all__ = [
@@ -255,7 +255,7 @@ class CoverageStore:
     def open(cls, path: Path, *, check: bool = False) -> CoverageStore:
         """Open (creating) a store to write. With `check`, a damaged file raises CoverageDamaged
         (`PRAGMA quick_check`): call `recover`."""
-        conn = account_store.open_to_write(
+        conn = account_sqlite.open_to_write(
             path, schema=_SCHEMA, version=SCHEMA_VERSION, check=check, damage=_damage(path)
         )
         return cls(path, conn, readonly=False)
@@ -270,7 +270,7 @@ class CoverageStore:
     @classmethod
     def open_readonly(cls, path: Path) -> CoverageStore | None:
         """Open a store to read (a server); None when there is none. Never creates or changes it."""
-        conn = account_store.open_to_read(path, probe="pages", damage=_damage(path))
+        conn = account_sqlite.open_to_read(path, probe="pages", damage=_damage(path))
         if conn is None:
             return None
         return cls(path, conn, readonly=True)
@@ -509,7 +509,7 @@ class _Transaction:
 def recover(path: Path) -> Recovery:
     """Set a damaged store aside (renamed beside it, `<name>.damaged-<time>`, never deleted) and copy
     every page, change and watch still readable in it into a fresh file at `path`."""
-    aside = account_store.set_aside(path)
+    aside = account_sqlite.set_aside(path)
     pages = changes = 0
     unreadable = False
     with CoverageStore.open(path) as fresh:
