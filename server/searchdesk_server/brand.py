@@ -42,12 +42,20 @@ def domain_terms(site: str) -> tuple[str, ...]:
 
 def clean_terms(terms: Iterable[object]) -> tuple[str, ...]:
     """Terms as matched: strings only, trimmed, lower-cased (Google's queries are lower case), no
-    empty or repeated ones, at most `MAX_TERMS` of at most `MAX_TERM_LENGTH` characters."""
+    empty or repeated ones, at most `MAX_TERMS` of at most `MAX_TERM_LENGTH` characters. A term holding
+    a control or invisible character (`printable` is False) is left out: no query a person typed holds
+    one, and the answer names every term it used."""
     out: list[str] = []
     for term in terms:
-        if isinstance(term, str) and (word := " ".join(term.split()).lower()[:MAX_TERM_LENGTH]):
+        if isinstance(term, str) and printable(word := " ".join(term.split()).lower()[:MAX_TERM_LENGTH]):
             out.append(word)
     return tuple(dict.fromkeys(out))[:MAX_TERMS]
+
+
+def printable(term: str) -> bool:
+    """A term a person could have typed: not empty, and no control, format (bidi, zero-width) or
+    unassigned character (`str.isprintable`; the one space between words is kept)."""
+    return bool(term) and term.isprintable()
 
 
 def escaped(term: str) -> str:

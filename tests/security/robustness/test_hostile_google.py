@@ -107,6 +107,11 @@ CALLS: dict[str, dict[str, st.SearchStrategy[dict[str, Any]]]] = {
         "report_traffic_drops": _report_args(("page", "query")),
         "report_quick_wins": _report_args(("query", "page")),
         "report_cannibalisation": _report_args(()),
+        "report_weekly_summary": _report_args(()),
+        "report_content_decay": _report_args(()),
+        "report_ctr_gaps": _report_args(("page", "query")),
+        "report_new_queries": _report_args(()),
+        "report_brand_split": st.sampled_from([{"site": WWW}, {"site": DOMAIN, "terms": ["garden", "c++ (shop)"]}]),
     },
     "changes": {  # reads this computer's record only: whatever Google answers, it asks Google nothing
         "list_changes": st.sampled_from([{}, {"site": WWW}, {"site": DOMAIN, "start_date": "2026-01-01"}]),

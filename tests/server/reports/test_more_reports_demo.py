@@ -145,3 +145,18 @@ async def test_brand_terms_kept_in_the_apps_settings_reach_the_report(tmp_path: 
     assert data["terms"] == ["example garden", "garden (supply)"] and data["terms_from"] == "settings"
     assert "as kept for this property in SearchDesk's Settings" in text_of(result)
     assert other.structured_content["terms"] == ["example"] and other.structured_content["terms_from"] == "domain"
+
+
+@pytest.mark.parametrize("bad", ["\x7f", "garden\u200bshop", "\u202eniaga", "\x1b[31mred"])
+async def test_a_brand_term_with_a_control_or_invisible_character_is_refused(bad: str) -> None:
+    """No query a person typed holds one, and the answer echoes every term: refused, in words to act on."""
+    async with served(demo()) as client:
+        result = await client.call_tool("report_brand_split", {"site": BIG, "terms": ["example", bad]})
+    assert result.is_error
+    assert "control or invisible character" in text_of(result)
+
+
+def test_a_kept_term_with_a_control_character_is_left_out() -> None:
+    from searchdesk_server.brand import clean_terms
+
+    assert clean_terms(["Example", "bad\x7f", "\u200b", "Garden  Shop"]) == ("example", "garden shop")

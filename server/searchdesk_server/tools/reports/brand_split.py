@@ -16,7 +16,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ...brand import brand_pattern, clean_terms, domain_terms
+from ...brand import brand_pattern, clean_terms, domain_terms, printable
 from ...result import Output, ToolFailure
 from ...runtime import Call
 from ...text import clean
@@ -43,6 +43,12 @@ def brand_terms(call: Call, site: str) -> tuple[tuple[str, ...], str]:
     """(terms, where they came from: a key of ORIGINS): the argument, else the person's Settings list for `site`,
     else the domain name."""
     if "terms" in call.args:
+        given = [" ".join(t.split()) for t in call.args["terms"] if isinstance(t, str)]
+        if any(word and not printable(word) for word in given):
+            raise ToolFailure(
+                "terms: a brand term holds a control or invisible character; give the words as people type "
+                "them in Google."
+            )
         terms = clean_terms(call.args["terms"])
         if not terms:
             raise ToolFailure("terms: give at least one brand term (a word or phrase people search for).")
