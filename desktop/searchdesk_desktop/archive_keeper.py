@@ -11,7 +11,6 @@ account's archive is kept is the person's choice (``ArchiveKeeper.delete``).
 from __future__ import annotations
 
 import datetime as dt
-import glob
 import logging
 import threading
 import time
@@ -22,7 +21,7 @@ from typing import Any
 
 from .archive_copier import Scope, Table
 from .archive_sync import AccessTokenFor, ArchiveSync
-from .keeper import Keeper
+from .keeper import Keeper, account_files
 
 log = logging.getLogger(__name__)
 
@@ -116,13 +115,7 @@ class Archives:
         """An account's files on this computer: its archive (with SQLite's two side files), and the
         damaged ones set aside beside it (``store.recover``: ``<name>.damaged-<time>``). What the person
         is asked to keep or delete when the account is withheld or removed, and what Delete removes."""
-        path = self.path(account)
-        kept = [p for p in (Path(f"{path}{s}") for s in ("", "-wal", "-shm")) if p.exists()]
-        try:
-            aside = sorted(path.parent.glob(f"{glob.escape(path.name)}.damaged-*"))
-        except OSError:
-            aside = []
-        return kept, aside
+        return account_files(self.path(account))
 
     def delete(self, account: str, site: str | None = None) -> None:
         """The person's Delete: one property's days, or (``site`` None) every file the account has here,

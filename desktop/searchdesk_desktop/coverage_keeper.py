@@ -23,7 +23,7 @@ from searchdesk_server.coverage.store import CoverageStore, WatchState
 from .archive_copier import Scope
 from .archive_sync import AccessTokenFor
 from .coverage_inspector import first_pass_words
-from .keeper import Keeper
+from .keeper import Keeper, account_files
 
 if TYPE_CHECKING:
     from .coverage_sync import CoverageSync
@@ -170,17 +170,19 @@ class CoverageKeeper(Keeper["CoverageSync"]):
         return out
 
     def has_copy(self, account: str) -> bool:
-        """Whether the account has a watch file here: only then is the person asked to keep or delete it."""
-        return not self.demo and self.path(account).exists()
+        """Whether the account has watch files here (its file, or a damaged one set aside): only then is
+        the person asked to keep or delete them."""
+        kept, aside = account_files(self.path(account))
+        return not self.demo and bool(kept or aside)
 
     def delete(self, account: str, site: str | None, done: Callable[[], None] = lambda: None) -> None:
         """The person's Delete (a property's, or an account's whole file), on a thread of its own."""
 
         def work() -> None:
-            if site is None:
-                path = self.path(account)
-                for extra in ("", "-wal", "-shm"):
-                    Path(f"{path}{extra}").unlink(missing_ok=True)
+            if site is None:  # the account's file, and the damaged ones set aside beside it
+                kept, aside = account_files(self.path(account))
+                for file in (*kept, *aside):
+                    file.unlink(missing_ok=True)
             else:
                 with self.writer(account) as store:
                     store.delete_site(site)

@@ -10,8 +10,10 @@ thread. What each keeps, its scope and its lines stay in archive_keeper.py and c
 
 from __future__ import annotations
 
+import glob
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from .archive_copier import Scope
@@ -19,6 +21,18 @@ from .archive_sync import AccessTokenFor
 from .sync_thread import SyncThread
 
 S = TypeVar("S", bound=SyncThread)
+
+
+def account_files(path: Path) -> tuple[list[Path], list[Path]]:
+    """An account's file on this computer (with SQLite's two side files), and the damaged ones set aside
+    beside it (``account_sqlite.set_aside``: ``<name>.damaged-<time>``): what the person is asked to keep
+    or delete when the account is withheld or removed, and what an account's Delete removes."""
+    kept = [p for p in (Path(f"{path}{s}") for s in ("", "-wal", "-shm")) if p.exists()]
+    try:
+        aside = sorted(path.parent.glob(f"{glob.escape(path.name)}.damaged-*"))
+    except OSError:
+        aside = []
+    return kept, aside
 
 
 class Keeper(Generic[S]):

@@ -74,6 +74,19 @@ def test_delete_removes_the_file(qtbot: QtBot, core: Core) -> None:
     assert other.exists()
 
 
+def test_a_damaged_copy_set_aside_is_asked_about_and_deleted_too(qtbot: QtBot, core: Core) -> None:
+    """As the archive's: a file the store set aside (damaged) is the account's too, so withholding the
+    account asks about it, and Delete removes it with the file."""
+    path = watch_of(core, SECOND)
+    aside = path.with_name(f"{path.name}.damaged-20261204T120000Z")
+    path.rename(aside)  # only the set-aside copy is left
+    assert core.coverage.has_copy(SECOND)
+    asked = Asked(True)  # Delete
+    withhold(qtbot, core, SECOND, asked)
+    assert [box["name"] for box in asked.boxes] == ["keepOrDeleteWatch"]
+    qtbot.waitUntil(lambda: not aside.exists(), timeout=3000)
+
+
 def test_nothing_is_made_before_the_yes(core: Core) -> None:
     core.coverage.start()
     assert core.coverage.sync is None and core.coverage.scope().accounts == ()
