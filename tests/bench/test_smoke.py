@@ -122,6 +122,7 @@ def test_result_processing_batch_and_approval_produced_figures(smoke: dict[str, 
 def _figures() -> list[tuple[tuple[str, ...], float, str]]:
     """(where a target's figure sits in the run, its limit, how the target's name starts)."""
     from tests.bench import report
+    from tests.bench.coverage import IDLE_WAKES_PER_MINUTE, SITEMAP_CPU_S, SITEMAP_EXTRA_MIB
 
     return [
         *((("cold_start", name, "ratio_to_floor"), report.COLD_START_RATIO, f"Cold start, {name}:") for name in OURS),
@@ -133,6 +134,9 @@ def _figures() -> list[tuple[tuple[str, ...], float, str]]:
         (("batch", "wall_s", "median"), report.BATCH_WALL_S, "inspect_urls × 20"),
         (("batch", "peak_per_minute"), report.INSPECTION_PER_MINUTE, "inspect_urls: ≤"),
         (("approval", "first", "added_s", "median"), report.APPROVAL_S, "Approval round trip"),
+        (("coverage_reader", "sitemap", "cpu_s", "median"), SITEMAP_CPU_S, "Coverage: a "),
+        (("coverage_reader", "sitemap", "peak_mib"), SITEMAP_EXTRA_MIB, "Coverage: that sitemap"),
+        (("coverage_reader", "idle", "wakes_per_minute"), IDLE_WAKES_PER_MINUTE, "Coverage: the idle watcher"),
     ]
 
 
