@@ -241,7 +241,10 @@ class DesktopApp(QObject):
         self.window.add_notice(question)
 
     def _show_update(self) -> None:
-        """The notice as the settings are now (Settings' switch may have been turned off or on)."""
+        """The notice as the settings are now (Settings' switch may have been turned off or on). Not after
+        quitting: a change a worker thread announced just before may still arrive, after the notice went."""
+        if self.window.quitting:
+            return
         self.update_notice.show_release(self.updates.newer)
         if self.tray is not None:  # the tray menu's line about it
             self.tray.show_news(news_line(self.updates.newer) if self.updates.newer is not None else "")
