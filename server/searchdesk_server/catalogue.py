@@ -67,6 +67,11 @@ GROUPS: Final = (
 )
 
 
+#: What `menu_terse` leaves off a parameter in the menu (the validator still checks it): a lower bound
+#: and a count of items. An upper bound stays: 25,000 rows is worth telling a model before it asks.
+MENU_UNSAID: Final = frozenset({"minimum", "maxItems"})
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """One tool: everything the server, the docs and the tests need to know about it."""
@@ -98,9 +103,10 @@ class ToolSpec:
     quota: QuotaKind | None = field(default=None, kw_only=True)
     #: The output schema's properties, for a tool that declares them (every schema stays open).
     output: Mapping[str, Mapping[str, Any]] | None = field(default=None, kw_only=True)
-    #: Parameters (a dotted path into `params`) whose list of values the menu leaves to the validator:
-    #: values Google's own API defines under the same names, which a model knows, and which the
-    #: validator names on any other value. Checked exactly as before (`input_schema`); only the menu
+    #: Parameters (a dotted path into `params`) whose checks the menu leaves to the validator: a list of
+    #: values Google's own API defines under the same names, which a model knows; a lower bound nobody
+    #: would cross (1 row, row 0), a count of filters, a filter's required keys. The validator names
+    #: each on any other value. Checked exactly as before (`input_schema`); only the menu
     #: (`menu_schema`) is shorter, by the characters every turn would otherwise pay for.
     menu_terse: tuple[str, ...] = field(default=(), kw_only=True)
 
@@ -145,16 +151,25 @@ class ToolSpec:
     @property
     def menu_schema(self) -> dict[str, Any]:
         """The input schema as tools/list shows it: `input_schema` with each `menu_terse` parameter's
-        list of values replaced by its type (string). The validator keeps checking `input_schema`."""
+        list of values replaced by its type (string), and its `MENU_UNSAID` checks left out. The
+        validator keeps checking `input_schema`."""
         schema = copy.deepcopy(self.input_schema)  # nested mappings are the catalogue's own
         for path in self.menu_terse:
             *parents, leaf = path.split(".")
             props = schema["properties"]
             for name in parents:
                 props = props[name]["items"]["properties"] if "items" in props[name] else props[name]["properties"]
-            if "enum" not in props[leaf]:
-                raise ValueError(f"{self.name}: menu_terse names {path}, which has no list of values")
-            props[leaf] = {"type": "string"}
+            said = {k: v for k, v in props[leaf].items() if k not in MENU_UNSAID}
+            items = said.get("items", {})
+            if "enum" in said:
+                said = {"type": "string"}
+            elif "enum" in items:  # a list of names, each one of Google's
+                said["items"] = {"type": "string"}
+            elif "required" in items:
+                said["items"] = {k: v for k, v in items.items() if k != "required"}
+            if said == props[leaf]:
+                raise ValueError(f"{self.name}: menu_terse names {path}, which has nothing to leave out")
+            props[leaf] = said
         return schema
 
     @property
@@ -212,7 +227,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="List properties",
-        description="Your properties, and your permission on each.",
+        description="Your properties and your permission on each.",
         essential=True,
         route="every",
         handler="searchdesk_server.tools.sites.list_sites",
@@ -267,7 +282,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="List sitemaps",
-        description="Sitemaps with errors, warnings, URL counts.",
+        description="Sitemaps: errors, warnings, URL counts.",
         params={"site": SITE, "sitemap_index": SITE},
         essential=True,
         handler="searchdesk_server.tools.sitemaps.list_sitemaps",
@@ -342,9 +357,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="Search performance",
-        description="Clicks, impressions, CTR, position; most clicks first. period, or start_date+end_date "
-        "YYYY-MM-DD (Pacific); default last28days, 100 rows; a cut answer names the next start_row. "
-        "all_rows: up to 200,000 rows to a CSV file.",
+        description="Clicks, impressions, CTR, position. period, or start_date+end_date (YYYY-MM-DD, Pacific); "
+        "default last28days, 100 rows. all_rows: up to 200,000 rows to a CSV.",
         params={
             "site": SITE,
             "period": {"enum": list(PERIODS)},
@@ -374,7 +388,17 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         },
         essential=True,
         handler="searchdesk_server.tools.analytics.tool.query_search_analytics",
-        menu_terse=("type", "data_state", "aggregation_type", "filters.dimension", "filters.operator"),
+        menu_terse=(
+            "dimensions",
+            "type",
+            "data_state",
+            "aggregation_type",
+            "filters",
+            "filters.dimension",
+            "filters.operator",
+            "row_limit",
+            "start_row",
+        ),
     ),
     # --- inspection -------------------------------------------------------------------------
     ToolSpec(
@@ -385,7 +409,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         kind="read",
         scopes=(SCOPE_WM_RO,),
         title="Inspect URL",
-        description="One URL's index status: coverage, crawl, canonical, mobile, rich results.",
+        description="A URL's index status: coverage, crawl, canonical, rich results.",
         params={"site": SITE, "url": URL, "language_code": LANG},
         required=("url",),
         essential=True,
