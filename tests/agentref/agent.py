@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import itertools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 from searchdesk_server.agent import paths, protocol
 from searchdesk_server.agent.protocol import ErrorCode
@@ -188,6 +189,22 @@ class _Dialog:
 # --------------------------------------------------------------------------------------------------
 # The agent
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+_HANDLERS: dict[str, str] = {}
+
+
+def _answers(spec: protocol.MethodSpec[Any, Any]) -> Callable[[_F], _F]:
+    """Mark the reference agent's handler of the method `spec` names (an entry of protocol.METHODS, once),
+    as the app's listener marks its own: both are checked against the same table on import."""
+
+    def mark(handler: _F) -> _F:
+        if protocol.METHODS.get(spec.name) is not spec or spec.name in _HANDLERS:
+            raise LookupError(f"{spec.name} is not a method of protocol.METHODS, or has a handler already")
+        _HANDLERS[spec.name] = handler.__name__
+        return handler
+
+    return mark
+
 
 class ReferenceAgent:
     """Listens on `path`; call `start()` and `stop()` from the loop that should run it."""
@@ -283,21 +300,19 @@ class ReferenceAgent:
     # ---- methods
 
     async def handle(self, method: str, params: Any) -> dict[str, Any]:
-        if method == protocol.HELLO:
-            return self._hello(params)
-        if method == protocol.TOKEN:
-            return self._token(params)
-        if method == protocol.APPROVAL_REQUEST:
-            return await self._approval_request(params)
-        if method == protocol.APPROVAL_STATUS:
-            return self._approval_status(params)
-        if method == protocol.APPROVAL_CANCEL:
-            return self._approval_cancel(params)
-        if method == protocol.ACCOUNTS_LIST:
-            self._refuse_real_in_demo(params.requester)
-            return protocol.AccountList(tuple(self.script.account_list())).to_json()
-        raise Refusal(ErrorCode.METHOD_NOT_FOUND, "No such method.")
+        """Answer one request whose params are checked (`protocol.parse_params`): its method's handler."""
+        name = self.HANDLERS.get(method)
+        if name is None:
+            raise Refusal(ErrorCode.METHOD_NOT_FOUND, "No such method.")
+        answer = getattr(self, name)(params)
+        return await answer if inspect.isawaitable(answer) else answer
 
+    @_answers(protocol.ACCOUNTS_LIST_METHOD)
+    def _accounts_list(self, params: protocol.AccountsParams) -> dict[str, Any]:
+        self._refuse_real_in_demo(params.requester)
+        return protocol.AccountList(tuple(self.script.account_list())).to_json()
+
+    @_answers(protocol.HELLO_METHOD)
     def _hello(self, params: protocol.HelloParams) -> dict[str, Any]:
         if params.protocol != protocol.PROTOCOL_VERSION:
             raise Refusal(
@@ -313,6 +328,7 @@ class ReferenceAgent:
         if self.script.demo and requester is not None and not requester.demo:
             raise Refusal(ErrorCode.DEMO_APP, "This app runs the demo.")
 
+    @_answers(protocol.TOKEN_METHOD)
     def _token(self, params: protocol.TokenParams) -> dict[str, Any]:
         self._refuse_real_in_demo(params.requester)
         if self.script.accounts is not None:
@@ -390,6 +406,7 @@ class ReferenceAgent:
     def pending_count(self) -> int:
         return sum(1 for d in self._dialogs.values() if d.state == "pending")
 
+    @_answers(protocol.APPROVAL_REQUEST_METHOD)
     async def _approval_request(self, params: protocol.ApprovalRequest) -> dict[str, Any]:
         self._refuse_real_in_demo(params.requester)
         self._purge()
@@ -472,6 +489,7 @@ class ReferenceAgent:
         dialog.waiters.clear()
         return True
 
+    @_answers(protocol.APPROVAL_STATUS_METHOD)
     def _approval_status(self, params: protocol.StatusParams) -> dict[str, Any]:
         self._purge()
         dialog = self._find(protocol.answer_key(params.fingerprint, params.requester, params.digest))
@@ -482,6 +500,7 @@ class ReferenceAgent:
             return protocol.StatusResult(decision="approve").to_json()
         return protocol.StatusResult(decision=dialog.state).to_json()  # type: ignore[arg-type]
 
+    @_answers(protocol.APPROVAL_CANCEL_METHOD)
     def _approval_cancel(self, params: protocol.CancelParams) -> dict[str, Any]:
         self._purge()
         key = self._by_request.get(params.request_id)
@@ -491,6 +510,12 @@ class ReferenceAgent:
         self._emit({"event": "cancel", "fingerprint": dialog.request.fingerprint, "request_id": params.request_id})
         self._remove(dialog, error=_Cancelled())
         return protocol.CancelResult(cancelled=True).to_json()
+
+    #: Each method's handler, by name: exactly the methods of protocol.METHODS (checked below, on import).
+    HANDLERS: ClassVar[Mapping[str, str]] = _HANDLERS
+
+
+protocol.check_handlers("The reference agent", ReferenceAgent.HANDLERS)
 
 
 # --------------------------------------------------------------------------------------------------

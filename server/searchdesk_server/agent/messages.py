@@ -1,14 +1,11 @@
-"""The agent socket's protocol: one definition for the server (client) and the desktop app (listener).
+"""The agent socket's messages: every params and result of `protocol.METHODS`, declared as data.
 
-Two programs written separately drift; this module is the single place where the methods and their
-messages live. It opens with `METHODS`, the table both ends and the conformance suite key on: for every
-method its params and result messages, the errors it can answer and the `hello` feature a peer must
-announce before it is used. Then the messages, declared as data (pydantic dataclasses: both ends
-validate, the listener everything it is sent, the client every result before trusting it), the
-fingerprint and the digest of a question's words. The framing under them (newline-delimited JSON-RPC
-2.0, UTF-8, at most 64 KiB a message including its newline; the stable error codes) is `framing`; the
-plumbing every message shares (checks, `from_json`, the one `to_json`) is `wire`. Their names are
-re-exported here, so a user of the protocol imports one module.
+Each message is a pydantic dataclass (`wire.Message`): both ends validate, the listener everything it
+is sent, the client every result before trusting it. Here too are the kinds of value the fields hold,
+each declared once with its bounds, and what the messages compute from their own fields (the digest of
+a question's words, a question's size). The table that names these classes, the error codes' meanings
+and the answer keys are `protocol`, which re-exports every name of this module: a user of the
+protocol imports that one module.
 
 No Qt and no asyncio, so the Qt app and the asyncio server can both use it; the server imports it only
 when it talks to the app (never on its start-up path). Message schemas are built on first use.
@@ -25,123 +22,23 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal, Self, TypeAlias
 
 from pydantic import AfterValidator, BeforeValidator, Field, Strict, StringConstraints, model_validator
 
-from ..text import SHOWN_LIMIT
-from ..text import is_plain_text as is_plain_text
-from ..text import minutes as minutes
-from .framing import MAX_ID_CHARS as MAX_ID_CHARS
-from .framing import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
-from .framing import AgentError as AgentError
-from .framing import ErrorCode as ErrorCode
-from .framing import InvalidParams as InvalidParams
-from .framing import LineBuffer as LineBuffer
-from .framing import ProtocolError as ProtocolError
-from .framing import Request as Request
-from .framing import RequestId as RequestId
-from .framing import Response as Response
-from .framing import RpcError as RpcError
-from .framing import decode as decode
-from .framing import encode as encode
-from .framing import encode_error as encode_error
-from .framing import encode_request as encode_request
-from .framing import encode_result as encode_result
-from .framing import parse_request as parse_request
-from .framing import parse_response as parse_response
+from ..text import SHOWN_LIMIT, is_plain_text
+from .framing import MAX_MESSAGE_BYTES
 from .wire import Message as Message
 from .wire import message, present
 
 # --------------------------------------------------------------------------------------------------
-# The methods: the one table of what the socket offers
+# The features an app announces in `hello` (`Hello.features`); `protocol.METHODS` names the one a method needs
 
-HELLO: Final = "hello"
-TOKEN: Final = "credentials/token"  # noqa: S105  (a method name, not a secret)
-APPROVAL_REQUEST: Final = "approval/request"
-APPROVAL_STATUS: Final = "approval/status"
-APPROVAL_CANCEL: Final = "approval/cancel"
-ACCOUNTS_LIST: Final = "accounts/list"
 #: What an app announces in `hello` when it enforces it; a server needs "requester" before it asks.
 FEATURE_REQUESTER: Final = "requester"
 #: The app holds several Google accounts: `accounts/list`, and `account` in `credentials/token`.
 FEATURE_ACCOUNTS: Final = "accounts"
 FEATURES: Final = (FEATURE_REQUESTER, FEATURE_ACCOUNTS)
-
-
-@dataclass(frozen=True, kw_only=True)
-class MethodSpec:
-    """One method of the socket. `params` and `result` name its message classes (declared below, so
-    this table can come first; `params_type` / `result_type` are the classes). `errors` are the codes
-    this method answers besides `ANY_METHOD_ERRORS`; `feature` is what the app must list in `hello`'s
-    `features` before a server uses the method (None: every app of this protocol serves it)."""
-
-    name: str
-    params: str
-    result: str
-    errors: tuple[ErrorCode, ...] = ()
-    feature: str | None = None
-
-    @property
-    def params_type(self) -> type[Message]:
-        return _message_type(self.params)
-
-    @property
-    def result_type(self) -> type[Message]:
-        return _message_type(self.result)
-
-
-def _table(*specs: MethodSpec) -> Mapping[str, MethodSpec]:
-    return {spec.name: spec for spec in specs}
-
-
-#: Every method of agent protocol 1. The listener's dispatch, the server's client and the conformance
-#: suite key on it: a method is added here, with its messages below and a handler in the app.
-METHODS: Final[Mapping[str, MethodSpec]] = _table(
-    MethodSpec(name=HELLO, params="HelloParams", result="Hello", errors=(ErrorCode.PROTOCOL_MISMATCH,)),
-    MethodSpec(
-        name=TOKEN,
-        params="TokenParams",
-        result="Token",
-        errors=(
-            ErrorCode.SIGNED_OUT,
-            ErrorCode.SCOPE_NOT_GRANTED,
-            ErrorCode.REFRESH_FAILED,
-            ErrorCode.KEYRING_LOCKED,
-            ErrorCode.UNKNOWN_ACCOUNT,
-            ErrorCode.DEMO_APP,
-        ),
-    ),
-    MethodSpec(
-        name=APPROVAL_REQUEST,
-        params="ApprovalRequest",
-        result="ApprovalResult",
-        errors=(ErrorCode.QUEUE_FULL, ErrorCode.DEMO_APP, ErrorCode.CANCELLED),
-        feature=FEATURE_REQUESTER,
-    ),
-    MethodSpec(name=APPROVAL_STATUS, params="StatusParams", result="StatusResult", feature=FEATURE_REQUESTER),
-    MethodSpec(name=APPROVAL_CANCEL, params="CancelParams", result="CancelResult"),
-    MethodSpec(
-        name=ACCOUNTS_LIST,
-        params="AccountsParams",
-        result="AccountList",
-        errors=(ErrorCode.DEMO_APP,),
-        feature=FEATURE_ACCOUNTS,
-    ),
-)
-
-#: What any request may be answered with, whatever its method: the framing's refusals, a params check,
-#: a listener's failure or load.
-ANY_METHOD_ERRORS: Final = (
-    ErrorCode.PARSE_ERROR,
-    ErrorCode.INVALID_REQUEST,
-    ErrorCode.METHOD_NOT_FOUND,
-    ErrorCode.INVALID_PARAMS,
-    ErrorCode.INTERNAL_ERROR,
-    ErrorCode.TOO_LARGE,
-    ErrorCode.BUSY,
-)
 
 # --------------------------------------------------------------------------------------------------
 # Bounds and times
@@ -191,27 +88,6 @@ AnsweredIn: TypeAlias = Literal["dialog", "notification"]
 TokenKind: TypeAlias = Literal["oauth", "service_account"]
 
 
-#: What each code means and what the receiver should do; the conformance suite checks every code has one.
-ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
-    ErrorCode.PARSE_ERROR: "The line was not UTF-8 JSON. Answered with id null; the connection stays open.",
-    ErrorCode.INVALID_REQUEST: "JSON, but not a JSON-RPC 2.0 request object (a batch, no method, a bad id).",
-    ErrorCode.METHOD_NOT_FOUND: "No such method in this protocol version.",
-    ErrorCode.INVALID_PARAMS: "A parameter is missing, mistyped or out of bounds; the message says which.",
-    ErrorCode.INTERNAL_ERROR: "The listener failed; nothing was approved. Try again later.",
-    ErrorCode.SIGNED_OUT: "No Google account is signed in to the app: sign in to SearchDesk.",
-    ErrorCode.SCOPE_NOT_GRANTED: "Signed in without a requested scope (see data.missing): sign in again.",
-    ErrorCode.REFRESH_FAILED: "Google refused to refresh the sign-in (revoked or expired): sign in again.",
-    ErrorCode.KEYRING_LOCKED: "The OS keyring is locked or unusable, so no token can be read: unlock it.",
-    ErrorCode.UNKNOWN_ACCOUNT: "The named account is not one Claude may use (removed, or withheld in Settings).",
-    ErrorCode.PROTOCOL_MISMATCH: "hello named another protocol version; data.supported lists the listener's.",
-    ErrorCode.TOO_LARGE: "A message was over 64 KiB. Answered with id null, then the connection is closed.",
-    ErrorCode.BUSY: "Too many connections or requests in flight; the listener may close. Retry later.",
-    ErrorCode.QUEUE_FULL: "Too many approvals are waiting for the person; answer some first.",
-    ErrorCode.DEMO_APP: "The app runs the demo and refuses a real server's question and token requests.",
-    ErrorCode.CANCELLED: "approval/cancel closed this question before it was answered; nothing is approved.",
-}
-
-
 # --------------------------------------------------------------------------------------------------
 # Fingerprint
 
@@ -244,29 +120,6 @@ def words_digest(
     for a request without one (an older server)."""
     words = [what, consequence, [[label, value] for label, value in values], notification]
     return hashlib.sha256(canonical_json(words).encode("utf-8")).hexdigest()
-
-
-#: Between the fingerprint-and-requester part of an answer key and the digest of the words.
-_WORDS_MARK: Final = "#"
-
-
-def answer_key(fingerprint: str, requester: Requester | None, digest: str | None = None) -> str:
-    """What an answer is bound to on the app's side: the fingerprint and who asked (server and
-    account), and with `digest` the words too (`words_digest`). An older server sends no requester:
-    its answers are bound to the fingerprint alone. Without `digest` the key names the question of
-    that fingerprint and requester whatever its words (`question_of`)."""
-    if requester is None:
-        key = fingerprint
-    else:
-        who = canonical_json([requester.server, requester.account])
-        key = f"{fingerprint}/{hashlib.sha256(who.encode('utf-8')).hexdigest()[:32]}"
-    return key if digest is None else f"{key}{_WORDS_MARK}{digest}"
-
-
-def question_of(key: str) -> tuple[str, str | None]:
-    """An answer key taken apart: (the fingerprint-and-requester part, the words' digest or None)."""
-    head, mark, digest = key.partition(_WORDS_MARK)
-    return head, (digest if mark else None)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -381,11 +234,6 @@ class Hello(Message):
     version: Name
     protocol: ProtocolNumber = PROTOCOL_VERSION
     features: Annotated[tuple[Feature, ...], Field(max_length=MAX_FEATURES)] = ()
-
-    def offers(self, method: str) -> bool:
-        """Whether this app serves `method`: it lists the method's feature (`METHODS`), or it needs none."""
-        feature = METHODS[method].feature
-        return feature is None or feature in self.features
 
     @property
     def binds_requester(self) -> bool:
@@ -617,30 +465,3 @@ class CancelResult(Message):
     WHERE = "result"
 
     cancelled: Flag
-
-
-# --------------------------------------------------------------------------------------------------
-# The table's message classes, and reading a request's params
-
-
-def _message_type(name: str) -> type[Message]:
-    kind = globals().get(name)
-    if not (isinstance(kind, type) and issubclass(kind, Message)):
-        raise LookupError(f"METHODS names {name!r}, which is no message of this module")
-    return kind
-
-
-for _spec in METHODS.values():  # a name in the table that is no message fails here, on import
-    _spec.params_type, _spec.result_type  # noqa: B018
-del _spec
-
-
-def parse_params(request: Request) -> Any:
-    """Validate `request.params` for its method; METHOD_NOT_FOUND / INVALID_PARAMS carry the request's id."""
-    spec = METHODS.get(request.method)
-    if spec is None:
-        raise ProtocolError(ErrorCode.METHOD_NOT_FOUND, "No such method in agent protocol 1.", request_id=request.id)
-    try:
-        return spec.params_type.from_json(request.params)
-    except InvalidParams as err:
-        raise InvalidParams(str(err), request_id=request.id) from None
