@@ -9,13 +9,15 @@ tests/desktop/agent_socket/test_listener_methods.py); one that handles it serves
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 import pytest
-from mypy import api as mypy_api
 
 from searchdesk_server.agent import protocol
 from searchdesk_server.agent.client import AgentClient
@@ -95,12 +97,9 @@ def test_the_reference_agent_does_not_load_without_a_handler_for_every_method() 
     assert "LookupError: The reference agent has no handler for ['test/echo']" in loaded.stderr
 
 
-def test_the_clients_call_is_typed_by_the_methods_entry(
-    tmp_path: Path, pytestconfig: pytest.Config, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_clients_call_is_typed_by_the_methods_entry(tmp_path: Path, pytestconfig: pytest.Config) -> None:
     """mypy --strict (the project's settings) names the result class of the method called, and refuses
     params of another method: a caller writes no annotation of its own, and cannot send the wrong message."""
-    monkeypatch.setenv("MYPYPATH", str(REPO_ROOT / "server"))
     caller = tmp_path / "caller.py"
     caller.write_text(
         textwrap.dedent("""
@@ -115,9 +114,17 @@ def test_the_clients_call_is_typed_by_the_methods_entry(
         """)
     )
     cache = pytestconfig.cache.mkdir("agent-method-types") if pytestconfig.cache else tmp_path / "cache"
-    out, _, status = mypy_api.run(
-        ["--config-file", str(REPO_ROOT / "pyproject.toml"), "--cache-dir", str(cache), str(caller)]
+    # Its own interpreter: mypy raises the recursion limit of the process it runs in, for every later test.
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", "pyproject.toml", "--cache-dir", str(cache), str(caller)],
+        cwd=REPO_ROOT,
+        env={**os.environ, "MYPYPATH": str(REPO_ROOT / "server")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
+    out, status = checked.stdout, checked.returncode
     lines = out.splitlines()
     assert status == 1, out
     assert 'Revealed type is "searchdesk_server.agent.messages.Token"' in lines[0], out
