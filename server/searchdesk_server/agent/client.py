@@ -9,8 +9,8 @@ the person may be looking at that question, and asking twice is worse than faili
 
 Every method goes through one call, `request`, typed by the method's entry in `protocol.METHODS`: it
 sends that method's params message and returns its result message, so a method added to the table
-needs nothing here. What can go wrong is `client_errors` (re-exported here), one connection
-`connection`.
+needs nothing here. What can go wrong is in `client_errors` (re-exported here); one connection's
+plumbing is `connection`.
 """
 
 from __future__ import annotations
@@ -314,11 +314,11 @@ class AgentClient:
                 )
         conn = Connection(reader, writer)
         try:
-            response = await conn.call(protocol.HELLO, self._hello_params().to_json(), self._timeout)
+            response = await conn.call(protocol.HELLO_METHOD.name, self._hello_params().to_json(), self._timeout)
             self._answered()
             if response.error is not None:
                 raise remote_error(response.error)
-            self.hello_result = self._checked_hello(_parse(Hello.from_json, response.result))
+            self.hello_result = self._checked_hello(_parse(protocol.HELLO_METHOD.result.from_json, response.result))
         except Lost:
             await conn.close()
             raise self._not_answering("it closed the connection") from None
