@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeAlias, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtNetwork import QLocalSocket
@@ -98,18 +98,16 @@ class _Waiter:
 
 _P = TypeVar("_P", bound=Message)
 _R = TypeVar("_R", bound=Message)
+#: A handler: (listener, connection, JSON-RPC id, the method's params) -> its result, or None for later.
+_Handler: TypeAlias = Callable[[Any, Connection, Any, _P], _R | None]
 _HANDLERS: dict[str, str] = {}
 
 
-def _handles(
-    spec: MethodSpec[_P, _R],
-) -> Callable[[Callable[[Any, Connection, Any, _P], _R | None]], Callable[[Any, Connection, Any, _P], _R | None]]:
+def _handles(spec: MethodSpec[_P, _R]) -> Callable[[_Handler[_P, _R]], _Handler[_P, _R]]:
     """Mark a listener method as the handler of the method `spec` names (an entry of protocol.METHODS,
     once): it takes that method's params message and answers with its result message (mypy checks both)."""
 
-    def mark(
-        handler: Callable[[Any, Connection, Any, _P], _R | None],
-    ) -> Callable[[Any, Connection, Any, _P], _R | None]:
+    def mark(handler: _Handler[_P, _R]) -> _Handler[_P, _R]:
         if protocol.METHODS.get(spec.name) is not spec or spec.name in _HANDLERS:
             raise LookupError(f"{spec.name} is not a method of protocol.METHODS, or has a handler already")
         _HANDLERS[spec.name] = getattr(handler, "__name__")  # noqa: B009  (a callable's name, as the dispatch finds it)
