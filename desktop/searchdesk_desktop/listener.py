@@ -3,9 +3,11 @@
 docs/architecture.md places it among the parts, and ``searchdesk_server.agent.protocol`` is the one
 definition of the wire; ``searchdesk_server.agent.paths`` places the socket and runs the trust checks.
 
-It answers every method of ``protocol.METHODS`` and no other: a handler is marked ``@_handles(method)``
-and the dispatch finds it there (``AgentListener.HANDLERS``); its params arrive checked as the method's
-params message, and it returns the method's result message (or None when the answer comes later). One
+It answers every method of ``protocol.METHODS`` and no other: a handler is marked ``@_handles(SPEC)``
+with the method's entry (``protocol.HELLO_METHOD``, …) and the dispatch finds it by the method's name
+(``AgentListener.HANDLERS``); its params arrive checked as the method's params message, and it returns
+the method's result message (or None when the answer comes later), both checked by mypy against the
+entry. On import ``protocol.check_handlers`` fails when a method of the table has no handler. One
 connection's bytes and lines are ``agent_connection``.
 
 On Unix we bind the socket ourselves (``paths.listen_unix``) and accept on a ``QSocketNotifier``:
@@ -33,7 +35,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeAlias, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtNetwork import QLocalSocket
@@ -51,6 +53,7 @@ from searchdesk_server.agent.protocol import (
     Hello,
     HelloParams,
     Message,
+    MethodSpec,
     StatusParams,
     StatusResult,
     Token,
@@ -93,17 +96,21 @@ class _Waiter:
 
 # --- the listener ------------------------------------------------------------------------------
 
-_H = TypeVar("_H", bound=Callable[..., Message | None])
+_P = TypeVar("_P", bound=Message)
+_R = TypeVar("_R", bound=Message)
+#: A handler: (listener, connection, JSON-RPC id, the method's params) -> its result, or None for later.
+_Handler: TypeAlias = Callable[[Any, Connection, Any, _P], _R | None]
 _HANDLERS: dict[str, str] = {}
 
 
-def _handles(method: str) -> Callable[[_H], _H]:
-    """Mark a listener method as the handler of `method` (a name in protocol.METHODS, once)."""
+def _handles(spec: MethodSpec[_P, _R]) -> Callable[[_Handler[_P, _R]], _Handler[_P, _R]]:
+    """Mark a listener method as the handler of the method `spec` names (an entry of protocol.METHODS,
+    once): it takes that method's params message and answers with its result message (mypy checks both)."""
 
-    def mark(handler: _H) -> _H:
-        if method not in protocol.METHODS or method in _HANDLERS:
-            raise LookupError(f"{method} is not a method of protocol.METHODS, or has a handler already")
-        _HANDLERS[method] = handler.__name__
+    def mark(handler: _Handler[_P, _R]) -> _Handler[_P, _R]:
+        if protocol.METHODS.get(spec.name) is not spec or spec.name in _HANDLERS:
+            raise LookupError(f"{spec.name} is not a method of protocol.METHODS, or has a handler already")
+        _HANDLERS[spec.name] = getattr(handler, "__name__")  # noqa: B009  (a callable's name, as the dispatch finds it)
         return handler
 
     return mark
@@ -290,7 +297,7 @@ class AgentListener(QObject):
         if result is not None:
             conn.send(framing.encode_result(rpc_id, result.to_json()))
 
-    @_handles(protocol.HELLO)
+    @_handles(protocol.HELLO_METHOD)
     def _hello(self, conn: Connection, rpc_id: Any, params: HelloParams) -> Hello:
         if params.protocol != protocol.PROTOCOL_VERSION:
             raise _Reply(
@@ -311,12 +318,12 @@ class AgentListener(QObject):
             )
 
     # accounts and tokens
-    @_handles(protocol.ACCOUNTS_LIST)
+    @_handles(protocol.ACCOUNTS_LIST_METHOD)
     def _accounts_list(self, conn: Connection, rpc_id: Any, params: AccountsParams) -> AccountList:
         self._refuse_real_server_in_demo(params.requester)
         return AccountList(tuple(self.accounts.usable()))
 
-    @_handles(protocol.TOKEN)
+    @_handles(protocol.TOKEN_METHOD)
     def _token(self, conn: Connection, rpc_id: Any, params: TokenParams) -> None:
         self._refuse_real_server_in_demo(params.requester)
         usable = self.accounts.usable()
@@ -365,7 +372,7 @@ class AgentListener(QObject):
         return framing.encode_result(rpc_id, token.to_json())
 
     # approvals
-    @_handles(protocol.APPROVAL_REQUEST)
+    @_handles(protocol.APPROVAL_REQUEST_METHOD)
     def _approval_request(self, conn: Connection, rpc_id: Any, request: ApprovalRequest) -> ApprovalResult | None:
         self._refuse_real_server_in_demo(request.requester)
         try:
@@ -437,7 +444,7 @@ class AgentListener(QObject):
             answer = ApprovalResult(_decision(decision), fp, answered_in=where).to_json()
             self._finish(first, framing.encode_result(first.rpc_id, answer))
 
-    @_handles(protocol.APPROVAL_STATUS)
+    @_handles(protocol.APPROVAL_STATUS_METHOD)
     def _approval_status(self, conn: Connection, rpc_id: Any, params: StatusParams) -> StatusResult:
         # An approve goes back only to the server and account that asked (an older server: by fingerprint),
         # and, with the words' digest, only from a question with those words ("none" for other words: the
@@ -451,13 +458,16 @@ class AgentListener(QObject):
             self.book.note_asked_again(key)
         return StatusResult(decision=decision, answered_in=where if decision in ("approve", "deny") else None)
 
-    @_handles(protocol.APPROVAL_CANCEL)
+    @_handles(protocol.APPROVAL_CANCEL_METHOD)
     def _approval_cancel(self, conn: Connection, rpc_id: Any, params: CancelParams) -> CancelResult:
         # Every call waiting on the question ends with CANCELLED (through _entry_changed).
         return CancelResult(cancelled=self.book.cancel(params.request_id))
 
-    #: Each method's handler, by name: exactly the methods of protocol.METHODS (a test holds it so).
+    #: Each method's handler, by name: exactly the methods of protocol.METHODS (checked below, on import).
     HANDLERS: ClassVar[Mapping[str, str]] = _HANDLERS
+
+
+protocol.check_handlers("The app's listener", AgentListener.HANDLERS)
 
 
 def _answered_in(entry: Entry) -> AnsweredIn | None:

@@ -13,8 +13,9 @@ for tests that run it beside a server subprocess. Pytest fixtures: tests/agentre
 
 from __future__ import annotations
 
-from .agent import AccountScript, ApprovalScript, Recorded, ReferenceAgent, Script, TokenScript
+from .agent import Recorded, ReferenceAgent
 from .harness import AgentProcess, AgentThread, ListenerHarness
+from .script import AccountScript, ApprovalScript, Script, TokenScript
 
 __all__ = [
     "AccountScript",

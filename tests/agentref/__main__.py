@@ -23,7 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .agent import ReferenceAgent, Script
+from .agent import ReferenceAgent
+from .script import Script
 
 
 def _emit(event: dict[str, Any]) -> None:

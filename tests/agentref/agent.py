@@ -29,14 +29,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import itertools
 import os
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
 
 from searchdesk_server.agent import paths, protocol
 from searchdesk_server.agent.protocol import ErrorCode
+
+from .connection import Connection, Refusal
+from .script import Script
 
 APP_NAME = "searchdesk-agentref"
 APP_VERSION = "1.0"
@@ -49,95 +53,6 @@ _TOKEN_ERRORS = {
 }
 
 
-# --------------------------------------------------------------------------------------------------
-# Script
-
-
-@dataclass
-class TokenScript:
-    """What `credentials/token` hands out. `error`: signed_out | refresh_failed | keyring_locked | internal."""
-
-    access_token: str = "ya29.reference-token"
-    refreshed_token: str = "ya29.reference-token-refreshed"
-    expires_in: int = 3599
-    kind: str = "oauth"
-    account: str = "owner@example.com"
-    granted_scopes: list[str] | None = None  # None: every scope is granted
-    error: str | None = None
-    refresh_error: str | None = None  # only when force_refresh is set
-
-
-@dataclass
-class AccountScript:
-    """One of several accounts (Script.accounts): its e-mail, kind, token, whether it is the default, and
-    `error` (as TokenScript's) for every token asked for it."""
-
-    account: str
-    access_token: str = "ya29.reference-token"
-    kind: str = "oauth"
-    default: bool = False
-    error: str | None = None
-    quota_project: str = ""
-
-
-@dataclass
-class ApprovalScript:
-    """How a new dialog is answered: approve | deny | pending (never, unless a test answers), after `delay` s."""
-
-    decision: str = "pending"
-    delay: float = 0.0
-
-
-@dataclass
-class Script:
-    token: TokenScript = field(default_factory=TokenScript)
-    approval: ApprovalScript = field(default_factory=ApprovalScript)
-    keep_s: float = 300.0
-    drop: dict[str, int] = field(default_factory=dict)  # method -> drop the connection on its next N requests
-    hello_protocol: int = protocol.PROTOCOL_VERSION  # what hello claims (to test the client's mismatch check)
-    features: list[str] = field(default_factory=lambda: list(protocol.FEATURES))  # [] acts as an older app
-    demo: bool = False  # act as the demo app: refuse real servers (DEMO_APP)
-    #: Several accounts (the first marked default, or the first, is the default); None: the one of `token`.
-    accounts: list[AccountScript] | None = None
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> Script:
-        obj = dict(obj)
-        accounts = obj.pop("accounts", None)
-        return cls(
-            token=TokenScript(**obj.pop("token", {})),
-            approval=ApprovalScript(**obj.pop("approval", {})),
-            accounts=None if accounts is None else [AccountScript(**a) for a in accounts],
-            **obj,
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def account_list(self) -> list[protocol.AccountInfo]:
-        """What `accounts/list` answers: the scripted accounts, or the one of `token` (none when signed out)."""
-        if self.accounts is None:
-            t = self.token
-            if t.error == "signed_out" or not t.account:
-                return []
-            return [protocol.AccountInfo(t.account, t.kind, default=True)]  # type: ignore[arg-type]
-        default = next((a for a in self.accounts if a.default), self.accounts[0] if self.accounts else None)
-        return [
-            protocol.AccountInfo(a.account, a.kind, default=a is default, quota_project=a.quota_project)  # type: ignore[arg-type]
-            for a in self.accounts
-        ]
-
-    def account_for(self, name: str | None) -> AccountScript | None:
-        """The scripted account a token request names (None: the default); None when it names no such one."""
-        if self.accounts is None:
-            return None
-        listed = self.account_list()
-        wanted = next(
-            (i.account for i in listed if (i.default if name is None else protocol.same_account(i.account, name))), None
-        )
-        return next((a for a in self.accounts if a.account == wanted), None)
-
-
 @dataclass(frozen=True)
 class Recorded:
     """One request as the agent received it (params unvalidated, as sent)."""
@@ -145,15 +60,6 @@ class Recorded:
     method: str
     params: Any
     connection: int
-
-
-class Refusal(Exception):
-    """An application-level JSON-RPC error."""
-
-    def __init__(self, code: int, message: str, data: object = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.data = data
 
 
 class _Cancelled(Exception):
@@ -188,6 +94,22 @@ class _Dialog:
 # --------------------------------------------------------------------------------------------------
 # The agent
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+_HANDLERS: dict[str, str] = {}
+
+
+def _answers(spec: protocol.MethodSpec[Any, Any]) -> Callable[[_F], _F]:
+    """Mark the reference agent's handler of the method `spec` names (an entry of protocol.METHODS, once),
+    as the app's listener marks its own: both are checked against the same table on import."""
+
+    def mark(handler: _F) -> _F:
+        if protocol.METHODS.get(spec.name) is not spec or spec.name in _HANDLERS:
+            raise LookupError(f"{spec.name} is not a method of protocol.METHODS, or has a handler already")
+        _HANDLERS[spec.name] = handler.__name__
+        return handler
+
+    return mark
+
 
 class ReferenceAgent:
     """Listens on `path`; call `start()` and `stop()` from the loop that should run it."""
@@ -214,7 +136,7 @@ class ReferenceAgent:
         self.connections_accepted = 0
         self._on_event = on_event
         self._server: asyncio.Server | None = None
-        self._conns: set[_Connection] = set()
+        self._conns: set[Connection] = set()
         self._ids = itertools.count(1)
         self._dialogs: dict[str, _Dialog] = {}
         self._by_request: dict[str, str] = {}
@@ -262,7 +184,7 @@ class ReferenceAgent:
             writer.close()
             return
         self.connections_accepted += 1
-        conn = _Connection(self, reader, writer, conn_id)
+        conn = Connection(self, reader, writer, conn_id)
         self._conns.add(conn)
         try:
             await conn.run()
@@ -283,21 +205,19 @@ class ReferenceAgent:
     # ---- methods
 
     async def handle(self, method: str, params: Any) -> dict[str, Any]:
-        if method == protocol.HELLO:
-            return self._hello(params)
-        if method == protocol.TOKEN:
-            return self._token(params)
-        if method == protocol.APPROVAL_REQUEST:
-            return await self._approval_request(params)
-        if method == protocol.APPROVAL_STATUS:
-            return self._approval_status(params)
-        if method == protocol.APPROVAL_CANCEL:
-            return self._approval_cancel(params)
-        if method == protocol.ACCOUNTS_LIST:
-            self._refuse_real_in_demo(params.requester)
-            return protocol.AccountList(tuple(self.script.account_list())).to_json()
-        raise Refusal(ErrorCode.METHOD_NOT_FOUND, "No such method.")
+        """Answer one request whose params are checked (`protocol.parse_params`): its method's handler."""
+        name = self.HANDLERS.get(method)
+        if name is None:
+            raise Refusal(ErrorCode.METHOD_NOT_FOUND, "No such method.")
+        answer = getattr(self, name)(params)
+        return await answer if inspect.isawaitable(answer) else answer
 
+    @_answers(protocol.ACCOUNTS_LIST_METHOD)
+    def _accounts_list(self, params: protocol.AccountsParams) -> dict[str, Any]:
+        self._refuse_real_in_demo(params.requester)
+        return protocol.AccountList(tuple(self.script.account_list())).to_json()
+
+    @_answers(protocol.HELLO_METHOD)
     def _hello(self, params: protocol.HelloParams) -> dict[str, Any]:
         if params.protocol != protocol.PROTOCOL_VERSION:
             raise Refusal(
@@ -313,6 +233,7 @@ class ReferenceAgent:
         if self.script.demo and requester is not None and not requester.demo:
             raise Refusal(ErrorCode.DEMO_APP, "This app runs the demo.")
 
+    @_answers(protocol.TOKEN_METHOD)
     def _token(self, params: protocol.TokenParams) -> dict[str, Any]:
         self._refuse_real_in_demo(params.requester)
         if self.script.accounts is not None:
@@ -390,6 +311,7 @@ class ReferenceAgent:
     def pending_count(self) -> int:
         return sum(1 for d in self._dialogs.values() if d.state == "pending")
 
+    @_answers(protocol.APPROVAL_REQUEST_METHOD)
     async def _approval_request(self, params: protocol.ApprovalRequest) -> dict[str, Any]:
         self._refuse_real_in_demo(params.requester)
         self._purge()
@@ -472,6 +394,7 @@ class ReferenceAgent:
         dialog.waiters.clear()
         return True
 
+    @_answers(protocol.APPROVAL_STATUS_METHOD)
     def _approval_status(self, params: protocol.StatusParams) -> dict[str, Any]:
         self._purge()
         dialog = self._find(protocol.answer_key(params.fingerprint, params.requester, params.digest))
@@ -482,6 +405,7 @@ class ReferenceAgent:
             return protocol.StatusResult(decision="approve").to_json()
         return protocol.StatusResult(decision=dialog.state).to_json()  # type: ignore[arg-type]
 
+    @_answers(protocol.APPROVAL_CANCEL_METHOD)
     def _approval_cancel(self, params: protocol.CancelParams) -> dict[str, Any]:
         self._purge()
         key = self._by_request.get(params.request_id)
@@ -492,106 +416,8 @@ class ReferenceAgent:
         self._remove(dialog, error=_Cancelled())
         return protocol.CancelResult(cancelled=True).to_json()
 
+    #: Each method's handler, by name: exactly the methods of protocol.METHODS (checked below, on import).
+    HANDLERS: ClassVar[Mapping[str, str]] = _HANDLERS
 
-# --------------------------------------------------------------------------------------------------
-# One connection
 
-
-class _Connection:
-    """Reads lines, answers each request in its own task (a pending approval never blocks a token)."""
-
-    def __init__(
-        self, agent: ReferenceAgent, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, conn_id: int
-    ) -> None:
-        self.agent = agent
-        self.reader = reader
-        self.writer = writer
-        self.id = conn_id
-        self.tasks: set[asyncio.Task[None]] = set()
-        self.lock = asyncio.Lock()
-        self.aborted = False
-
-    def abort(self) -> None:
-        self.aborted = True
-        self.writer.transport.abort()
-        for task in self.tasks:
-            task.cancel()
-
-    async def send(self, data: bytes) -> None:
-        if self.aborted:
-            return
-        async with self.lock:
-            try:
-                self.writer.write(data)
-                await self.writer.drain()
-            except (ConnectionError, OSError):
-                self.aborted = True
-
-    async def run(self) -> None:
-        loop = asyncio.get_running_loop()
-        buffer = protocol.LineBuffer()
-        line_started: float | None = None
-        try:
-            while not self.aborted:
-                timeout = (
-                    None if line_started is None else max(0.0, line_started + self.agent.line_timeout - loop.time())
-                )
-                try:
-                    data = await asyncio.wait_for(self.reader.read(64 * 1024), timeout)
-                except TimeoutError:
-                    await self.send(protocol.encode_error(None, ErrorCode.INVALID_REQUEST, "The line took too long."))
-                    break
-                except (ConnectionError, OSError):
-                    break
-                if not data:
-                    if self.tasks:  # half-closed: finish what was asked, then close
-                        await asyncio.wait(self.tasks)
-                    break
-                try:
-                    lines = buffer.feed(data)
-                except protocol.ProtocolError as err:
-                    await self.send(protocol.encode_error(None, err.code or ErrorCode.TOO_LARGE, str(err)))
-                    break
-                if not buffer.pending:
-                    line_started = None
-                elif lines or line_started is None:
-                    line_started = loop.time()
-                for line in lines:
-                    await self._take(line)
-        finally:
-            for task in self.tasks:
-                task.cancel()
-            self.writer.close()
-
-    async def _take(self, line: bytes) -> None:
-        try:
-            request = protocol.parse_request(line)
-        except protocol.ProtocolError as err:
-            await self.send(protocol.encode_error(err.request_id, err.code or ErrorCode.INVALID_REQUEST, str(err)))
-            return
-        if request.is_notification:
-            return  # JSON-RPC: never answer a notification; none of ours is one, so nothing happens
-        self.agent.record(request.method, request.params, self.id)
-        if len(self.tasks) >= self.agent.max_in_flight:
-            await self.send(protocol.encode_error(request.id, ErrorCode.BUSY, "Too many requests in flight."))
-            return
-        task = asyncio.get_running_loop().create_task(self._dispatch(request))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
-    async def _dispatch(self, request: protocol.Request) -> None:
-        try:
-            params = protocol.parse_params(request)
-            if self.agent.should_drop(request.method):
-                self.abort()
-                return
-            result = await self.agent.handle(request.method, params)
-            await self.send(protocol.encode_result(request.id, result))
-        except protocol.ProtocolError as err:
-            await self.send(protocol.encode_error(request.id, err.code or ErrorCode.INTERNAL_ERROR, str(err)))
-        except Refusal as err:
-            await self.send(protocol.encode_error(request.id, err.code, str(err), err.data))
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            await self.send(protocol.encode_error(request.id, ErrorCode.INTERNAL_ERROR, "The agent failed."))
+protocol.check_handlers("The reference agent", ReferenceAgent.HANDLERS)

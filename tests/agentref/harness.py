@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
-from .agent import Recorded, ReferenceAgent, Script
+from .agent import Recorded, ReferenceAgent
+from .script import Script
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

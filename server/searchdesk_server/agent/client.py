@@ -6,33 +6,52 @@ ids match answers to calls), so a token can be fetched while an approval waits f
 Before anything is sent the folder and the listener's user id are checked (see `paths`). A dropped
 connection is re-opened once and the call sent again, except an `approval/request` that already left:
 the person may be looking at that question, and asking twice is worse than failing.
+
+Every method goes through one call, `request`, typed by the method's entry in `protocol.METHODS`: it
+sends that method's params message and returns its result message, so a method added to the table
+needs nothing here. What can go wrong is in `client_errors` (re-exported here); one connection's
+plumbing is `connection`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import itertools
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 from . import framing, paths, protocol
-from .framing import AgentError, ErrorCode, RpcError
+from .client_errors import AgentConnectionLost as AgentConnectionLost
+from .client_errors import AgentNotAnswering as AgentNotAnswering
+from .client_errors import AgentProtocolError as AgentProtocolError
+from .client_errors import AgentRemoteError as AgentRemoteError
+from .client_errors import AgentTimeout as AgentTimeout
+from .client_errors import AgentUnavailable as AgentUnavailable
+from .client_errors import AppBusy as AppBusy
+from .client_errors import AppKeyringLocked as AppKeyringLocked
+from .client_errors import AppProtocolMismatch as AppProtocolMismatch
+from .client_errors import AppQueueFull as AppQueueFull
+from .client_errors import AppRefreshFailed as AppRefreshFailed
+from .client_errors import ApprovalCancelled as ApprovalCancelled
+from .client_errors import AppRunsDemo as AppRunsDemo
+from .client_errors import AppScopeNotGranted as AppScopeNotGranted
+from .client_errors import AppSignedOut as AppSignedOut
+from .client_errors import AppUnknownAccount as AppUnknownAccount
+from .client_errors import remote_error as remote_error
+from .connection import Connection, Lost, open_stream
+from .framing import ErrorCode
 from .protocol import (
     AccountInfo,
-    AccountList,
     AccountsParams,
     ApprovalRequest,
     ApprovalResult,
     CancelParams,
-    CancelResult,
     ClientInfo,
     Decision,
     Hello,
     HelloParams,
-    Message,
+    MethodSpec,
     Requester,
     StatusDecision,
     StatusParams,
@@ -45,235 +64,10 @@ DEFAULT_TIMEOUT: Final = 10.0  # hello, status, cancel
 TOKEN_TIMEOUT: Final = 30.0  # the app may have to refresh with Google first
 APPROVAL_MARGIN: Final = 5.0  # on top of wait_s, for the listener to answer "pending"
 CONNECT_TIMEOUT: Final = 2.0
-_READ_CHUNK: Final = 64 * 1024
-_MAX_REMOTE_MESSAGE: Final = 300
 
 T = TypeVar("T")
-
-
-# --------------------------------------------------------------------------------------------------
-# Errors
-
-
-class AgentUnavailable(AgentError):
-    """Nobody is there: no socket (or folder) at the path, or nothing listening on it."""
-
-
-class AgentNotAnswering(AgentError):
-    """Something listens at the path but would not talk: it did not accept in time, closed the
-    connection before answering hello, or failed in another way. The app may be running."""
-
-
-class AgentConnectionLost(AgentUnavailable):
-    """The connection dropped during a call. `sent`: the request may have reached the app."""
-
-    def __init__(self, message: str, *, sent: bool) -> None:
-        super().__init__(message)
-        self.sent = sent
-
-
-class AgentTimeout(AgentError):
-    """The app did not answer in time."""
-
-
-class AgentProtocolError(AgentError):
-    """The listener said something outside the agent protocol; nothing it said is used."""
-
-
-# What the app answered, named from this side of the socket (App...): the desktop app's own exceptions
-# are named for what happened inside it, and both map to the same ErrorCode.
-
-
-class AgentRemoteError(AgentError):
-    """The app answered with a JSON-RPC error; `code` is an ErrorCode (or another listener's code)."""
-
-    code: int
-
-    def __init__(self, message: str, *, code: int, data: object = None) -> None:
-        super().__init__(message, code=code)
-        self.data = data
-
-
-class AppSignedOut(AgentRemoteError):
-    """No Google account is signed in to the app."""
-
-
-class AppScopeNotGranted(AgentRemoteError):
-    """The sign-in lacks a scope the call needs."""
-
-
-class AppRefreshFailed(AgentRemoteError):
-    """Google refused to refresh the app's sign-in (revoked or expired)."""
-
-
-class AppKeyringLocked(AgentRemoteError):
-    """The OS keyring is locked or unusable."""
-
-
-class AppUnknownAccount(AgentRemoteError):
-    """The named account is not one Claude may use in the app (removed, or withheld in Settings)."""
-
-
-class AppProtocolMismatch(AgentRemoteError):
-    """The app speaks another major version of the agent protocol."""
-
-
-class AppBusy(AgentRemoteError):
-    """The app has too many connections or requests in flight."""
-
-
-class AppQueueFull(AgentRemoteError):
-    """Too many approvals are already waiting for the person."""
-
-
-class ApprovalCancelled(AgentRemoteError):
-    """The question was closed by approval/cancel before anybody answered."""
-
-
-class AppRunsDemo(AgentRemoteError):
-    """The app runs the demo and refuses a real server's questions and token requests."""
-
-
-_REMOTE_ERRORS: Final[Mapping[int, type[AgentRemoteError]]] = {
-    ErrorCode.SIGNED_OUT: AppSignedOut,
-    ErrorCode.SCOPE_NOT_GRANTED: AppScopeNotGranted,
-    ErrorCode.REFRESH_FAILED: AppRefreshFailed,
-    ErrorCode.KEYRING_LOCKED: AppKeyringLocked,
-    ErrorCode.UNKNOWN_ACCOUNT: AppUnknownAccount,
-    ErrorCode.PROTOCOL_MISMATCH: AppProtocolMismatch,
-    ErrorCode.BUSY: AppBusy,
-    ErrorCode.QUEUE_FULL: AppQueueFull,
-    ErrorCode.CANCELLED: ApprovalCancelled,
-    ErrorCode.DEMO_APP: AppRunsDemo,
-}
-
-
-def remote_error(error: RpcError) -> AgentRemoteError:
-    """The typed exception for a JSON-RPC error from the app, its message kept only if short and plain."""
-    message = error.message
-    if not message or len(message) > _MAX_REMOTE_MESSAGE or not protocol.is_plain_text(message):
-        try:
-            message = protocol.ERROR_MEANINGS[ErrorCode(error.code)]
-        except ValueError:
-            message = f"The SearchDesk app answered with error {error.code}."
-    return _REMOTE_ERRORS.get(error.code, AgentRemoteError)(message, code=error.code, data=error.data)
-
-
-class _Lost(Exception):
-    """Internal: the connection is gone; `sent` says whether our request may have left."""
-
-    def __init__(self, *, sent: bool) -> None:
-        super().__init__("connection lost")
-        self.sent = sent
-
-
-# --------------------------------------------------------------------------------------------------
-# One connection
-
-
-async def _open(path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    if sys.platform == "win32":  # a named pipe, checked by _connect before use; not run on the Linux CI
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=2 * framing.MAX_MESSAGE_BYTES)
-        stream_protocol = asyncio.StreamReaderProtocol(reader)
-        transport, _ = await loop.create_pipe_connection(  # type: ignore[attr-defined]
-            lambda: stream_protocol, path
-        )
-        return reader, asyncio.StreamWriter(transport, stream_protocol, reader, loop)
-    return await asyncio.open_unix_connection(path, limit=2 * framing.MAX_MESSAGE_BYTES)
-
-
-def _retrieve(future: asyncio.Future[Any]) -> None:
-    """Mark a future's exception as seen, so an abandoned call does not log 'never retrieved'."""
-    if not future.cancelled():
-        future.exception()
-
-
-class _Connection:
-    """Multiplexes calls over one stream: a lock for writing, a reader task that routes answers by id."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._reader = reader
-        self._writer = writer
-        self._ids = itertools.count(1)
-        self._pending: dict[int, asyncio.Future[framing.Response]] = {}
-        self._write_lock = asyncio.Lock()
-        self._closed = False
-        self._task = asyncio.get_running_loop().create_task(self._read_loop())
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    async def _read_loop(self) -> None:
-        failure: AgentError | None = None  # None: the stream simply ended
-        buffer = framing.LineBuffer()
-        try:
-            while not self._closed:
-                data = await self._reader.read(_READ_CHUNK)
-                if not data:
-                    break
-                stop = False
-                for line in buffer.feed(data):
-                    response = framing.parse_response(line)
-                    if response.id is None:
-                        # Said to the whole connection (BUSY, TOO_LARGE): every waiting call hears it.
-                        if response.error is not None:
-                            failure = remote_error(response.error)
-                        stop = True
-                        break
-                    future = self._pending.pop(response.id, None) if isinstance(response.id, int) else None
-                    if future is not None and not future.done():
-                        future.set_result(response)
-                if stop:
-                    break
-        except framing.ProtocolError:
-            failure = AgentProtocolError(
-                "The SearchDesk app sent something that is not the agent protocol; nothing it sent was used. "
-                "Update SearchDesk and the server to the same version."
-            )
-        except OSError:
-            pass
-        finally:
-            self._closed = True
-            for future in self._pending.values():
-                if not future.done():
-                    future.add_done_callback(_retrieve)
-                    future.set_exception(failure if failure is not None else _Lost(sent=True))
-            self._pending.clear()
-            self._writer.close()
-
-    async def call(self, method: str, params: Mapping[str, Any], limit_s: float) -> framing.Response:
-        """Send one request and wait for its answer. Raises _Lost, AgentTimeout or a listener's failure."""
-        if self._closed:
-            raise _Lost(sent=False)
-        request_id = next(self._ids)
-        data = framing.encode_request(request_id, method, params)
-        future: asyncio.Future[framing.Response] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
-        try:
-            async with self._write_lock:
-                if self._closed or self._writer.is_closing():
-                    raise _Lost(sent=False)
-                self._writer.write(data)  # from here on the app may have seen it
-                try:
-                    await self._writer.drain()
-                except OSError:
-                    raise _Lost(sent=True) from None
-            try:
-                return await asyncio.wait_for(future, limit_s)
-            except TimeoutError:
-                raise AgentTimeout(f"The SearchDesk app did not answer {method} within {limit_s:g} seconds.") from None
-        finally:
-            self._pending.pop(request_id, None)
-
-    async def close(self) -> None:
-        self._closed = True
-        self._task.cancel()
-        self._writer.close()
-        with contextlib.suppress(Exception):
-            await self._writer.wait_closed()
-        await asyncio.gather(self._task, return_exceptions=True)
+P = TypeVar("P", bound=protocol.Message)
+R = TypeVar("R", bound=protocol.Message)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -307,7 +101,7 @@ class AgentClient:
         self._app = app
         self._version = version
         self._on_answer = on_answer
-        self._conn: _Connection | None = None
+        self._conn: Connection | None = None
         self._connect_lock = asyncio.Lock()
         self.connections_opened = 0  # for diagnostics and tests: how often a connection was (re)opened
         self.hello_result: Hello | None = None  # what the app said about itself on the last connect
@@ -336,8 +130,7 @@ class AgentClient:
 
     async def hello(self) -> Hello:
         """Ask the app who it is; raises AppProtocolMismatch for another protocol version."""
-        hello: Hello = await self._request(protocol.HELLO, self._hello_params(), self._timeout, resend=True)
-        return self._checked_hello(hello)
+        return self._checked_hello(await self.request(protocol.HELLO_METHOD, self._hello_params(), resend=True))
 
     async def announce(self, client: ClientInfo) -> None:
         """Tell the app who started this server (the additive `client` of `hello`): on this connection now,
@@ -355,14 +148,12 @@ class AgentClient:
         """A short-lived access token for `scopes`; `force_refresh` after Google said 401. `account`
         names the Google account (only to an app that serves accounts); None: the default one."""
         params = TokenParams(scopes=tuple(scopes), force_refresh=force_refresh, requester=requester, account=account)
-        token: Token = await self._request(protocol.TOKEN, params, self._token_timeout, resend=True)
-        return token
+        return await self.request(protocol.TOKEN_METHOD, params, self._token_timeout, resend=True)
 
     async def accounts(self, requester: Requester | None = None) -> tuple[AccountInfo, ...]:
         """The Google accounts Claude may use, as the app lists them (e-mails and kinds, no tokens)."""
         params = AccountsParams(requester=requester)
-        listed: AccountList = await self._request(protocol.ACCOUNTS_LIST, params, self._timeout, resend=True)
-        return listed.accounts
+        return (await self.request(protocol.ACCOUNTS_LIST_METHOD, params, resend=True)).accounts
 
     async def app_hello(self) -> Hello:
         """What the app said about itself in `hello` (connecting first if needed): its features."""
@@ -382,7 +173,7 @@ class AgentClient:
         sent twice (the person may be looking at it).
         """
         timeout = request.wait_s + self._approval_margin
-        answer: ApprovalResult = await self._request(protocol.APPROVAL_REQUEST, request, timeout, resend=False)
+        answer = await self.request(protocol.APPROVAL_REQUEST_METHOD, request, timeout)
         if answer.fingerprint != request.fingerprint:
             raise AgentProtocolError(
                 "The SearchDesk app answered another question than the one asked; the answer was not used."
@@ -403,14 +194,12 @@ class AgentClient:
         from a question with those words; an app that ignores it is still checked by the chain."""
         params = StatusParams(fingerprint=fingerprint, requester=requester, digest=digest)
         StatusParams.from_json(params.to_json())  # a bad fingerprint or requester fails here, before anything is sent
-        status: StatusResult = await self._request(protocol.APPROVAL_STATUS, params, self._timeout, resend=True)
-        return status
+        return await self.request(protocol.APPROVAL_STATUS_METHOD, params, resend=True)
 
     async def approval_cancel(self, request_id: str) -> bool:
         """Close the question asked under `request_id`; True when one was still there."""
         params = CancelParams.from_json({"request_id": request_id})
-        done: CancelResult = await self._request(protocol.APPROVAL_CANCEL, params, self._timeout, resend=True)
-        return done.cancelled
+        return (await self.request(protocol.APPROVAL_CANCEL_METHOD, params, resend=True)).cancelled
 
     # ---- connection management
 
@@ -438,20 +227,26 @@ class AgentClient:
     def _not_answering(self, detail: str) -> AgentNotAnswering:
         return AgentNotAnswering(f"The SearchDesk app at {self.path} did not talk to this server ({detail}).")
 
-    async def _request(self, method: str, params: Message, limit_s: float, *, resend: bool) -> Any:
-        """One method of `protocol.METHODS`: `params` is its params message, and the answer is checked as
-        its result message before anything in it is used (the caller names the type it expects)."""
-        spec = protocol.METHODS[method]
-        if not isinstance(params, spec.params_type):
-            raise TypeError(f"{method} takes {spec.params}, not {type(params).__name__}")
-        return _parse(spec.result_type.from_json, await self._call(method, params.to_json(), limit_s, resend=resend))
+    async def request(
+        self, method: MethodSpec[P, R], params: P, limit_s: float | None = None, *, resend: bool = False
+    ) -> R:
+        """Call one method of `protocol.METHODS` (`protocol.TOKEN_METHOD`, …): `params` is its params message,
+        and the answer is checked as its result message before anything in it is used, and returned as
+        that message (typed: mypy knows a token call returns a `Token`). `limit_s` defaults to this
+        client's timeout. `resend`: send the call again on a new connection when the first was lost
+        after it left; only for a call that asking twice cannot harm (never a question to the person)."""
+        if not isinstance(params, method.params):
+            raise TypeError(f"{method.name} takes {method.params.__name__}, not {type(params).__name__}")
+        limit = self._timeout if limit_s is None else limit_s
+        answer = await self._call(method.name, params.to_json(), limit, resend=resend)
+        return _parse(method.result.from_json, answer)
 
     async def _call(self, method: str, params: Mapping[str, Any], limit_s: float, *, resend: bool) -> object:
         for attempt in (1, 2):
             conn = await self._connection()
             try:
                 response = await conn.call(method, params, limit_s)
-            except _Lost as lost:
+            except Lost as lost:
                 await self._forget(conn)
                 if attempt == 2 or (lost.sent and not resend):
                     raise AgentConnectionLost(
@@ -468,12 +263,12 @@ class AgentClient:
         if self._on_answer is not None:
             self._on_answer()
 
-    async def _forget(self, conn: _Connection) -> None:
+    async def _forget(self, conn: Connection) -> None:
         if self._conn is conn:
             self._conn = None
         await conn.close()
 
-    async def _connection(self) -> _Connection:
+    async def _connection(self) -> Connection:
         async with self._connect_lock:
             if self._conn is not None and not self._conn.closed:
                 return self._conn
@@ -483,7 +278,7 @@ class AgentClient:
             self.connections_opened += 1
             return self._conn
 
-    async def _connect(self) -> _Connection:
+    async def _connect(self) -> Connection:
         path = self.path
         if sys.platform != "win32":
             try:
@@ -491,7 +286,7 @@ class AgentClient:
             except FileNotFoundError:
                 raise self._unavailable() from None
         try:
-            reader, writer = await asyncio.wait_for(_open(path), self._connect_timeout)
+            reader, writer = await asyncio.wait_for(open_stream(path), self._connect_timeout)
         except (FileNotFoundError, ConnectionRefusedError):
             raise self._unavailable() from None
         except TimeoutError:
@@ -517,14 +312,14 @@ class AgentClient:
                     f"The program listening at {path} runs as another user; SearchDesk sent it nothing. "
                     "Quit it (or remove the socket), then start SearchDesk again."
                 )
-        conn = _Connection(reader, writer)
+        conn = Connection(reader, writer)
         try:
-            response = await conn.call(protocol.HELLO, self._hello_params().to_json(), self._timeout)
+            response = await conn.call(protocol.HELLO_METHOD.name, self._hello_params().to_json(), self._timeout)
             self._answered()
             if response.error is not None:
                 raise remote_error(response.error)
-            self.hello_result = self._checked_hello(_parse(Hello.from_json, response.result))
-        except _Lost:
+            self.hello_result = self._checked_hello(_parse(protocol.HELLO_METHOD.result.from_json, response.result))
+        except Lost:
             await conn.close()
             raise self._not_answering("it closed the connection") from None
         except BaseException:

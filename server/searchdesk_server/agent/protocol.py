@@ -1,36 +1,28 @@
 """The agent socket's protocol: one definition for the server (client) and the desktop app (listener).
 
-Two programs written separately drift; this module is the single place where the methods and their
-messages live. It opens with `METHODS`, the table both ends and the conformance suite key on: for every
-method its params and result messages, the errors it can answer and the `hello` feature a peer must
-announce before it is used. Then the messages, declared as data (pydantic dataclasses: both ends
-validate, the listener everything it is sent, the client every result before trusting it), the
-fingerprint and the digest of a question's words. The framing under them (newline-delimited JSON-RPC
-2.0, UTF-8, at most 64 KiB a message including its newline; the stable error codes) is `framing`; the
+Two programs written separately drift; this module is the single place where the methods live. It
+opens with `METHODS`, the table both ends and the conformance suite key on: for every method the
+classes of its params and result messages, the errors it can answer and the `hello` feature a peer
+must announce before it is used. The table names the classes themselves (as the MCP python-sdk's
+`types/methods.py` does), and each entry is typed by them (`MethodSpec[P, R]`): the server's client
+returns the result class of the method it calls, and a listener's handler takes its params class,
+both checked by mypy. Then what each error code means, the key an answer is bound to, and reading a
+request's params.
+
+The messages themselves are `messages`; the framing under them (newline-delimited JSON-RPC 2.0,
+UTF-8, at most 64 KiB a message including its newline; the stable error codes) is `framing`; the
 plumbing every message shares (checks, `from_json`, the one `to_json`) is `wire`. Their names are
-re-exported here, so a user of the protocol imports one module.
-
-No Qt and no asyncio, so the Qt app and the asyncio server can both use it; the server imports it only
-when it talks to the app (never on its start-up path). Message schemas are built on first use.
-
-Validation ignores unknown keys (a later minor addition must not break an older peer) but is strict
-about every known one: no type coercion, no null for a field that may only be left out, bounds,
-patterns and plain text. Error messages name the field and the rule, never quote the value.
+re-exported here, so a user of the protocol imports one module. No Qt and no asyncio.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import json
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Literal, Self, TypeAlias
+from types import MappingProxyType
+from typing import Any, Final, Generic, TypeVar
 
-from pydantic import AfterValidator, BeforeValidator, Field, Strict, StringConstraints, model_validator
-
-from ..text import SHOWN_LIMIT
 from ..text import is_plain_text as is_plain_text
 from ..text import minutes as minutes
 from .framing import MAX_ID_CHARS as MAX_ID_CHARS
@@ -51,8 +43,90 @@ from .framing import encode_request as encode_request
 from .framing import encode_result as encode_result
 from .framing import parse_request as parse_request
 from .framing import parse_response as parse_response
-from .wire import Message as Message
-from .wire import message, present
+from .messages import FEATURE_ACCOUNTS as FEATURE_ACCOUNTS
+from .messages import FEATURE_REQUESTER as FEATURE_REQUESTER
+from .messages import FEATURES as FEATURES
+from .messages import MAX_ACCESS_TOKEN_CHARS as MAX_ACCESS_TOKEN_CHARS
+from .messages import MAX_ACCOUNT_CHARS as MAX_ACCOUNT_CHARS
+from .messages import MAX_ACCOUNTS as MAX_ACCOUNTS
+from .messages import MAX_CLIENT_CHARS as MAX_CLIENT_CHARS
+from .messages import MAX_EXPIRES_IN as MAX_EXPIRES_IN
+from .messages import MAX_FEATURES as MAX_FEATURES
+from .messages import MAX_LABEL_CHARS as MAX_LABEL_CHARS
+from .messages import MAX_NAME_CHARS as MAX_NAME_CHARS
+from .messages import MAX_NOTE_BODY_CHARS as MAX_NOTE_BODY_CHARS
+from .messages import MAX_NOTE_LINES as MAX_NOTE_LINES
+from .messages import MAX_NOTE_TITLE_CHARS as MAX_NOTE_TITLE_CHARS
+from .messages import MAX_QUESTION_BYTES as MAX_QUESTION_BYTES
+from .messages import MAX_QUOTA_PROJECT_CHARS as MAX_QUOTA_PROJECT_CHARS
+from .messages import MAX_REQUEST_ID_CHARS as MAX_REQUEST_ID_CHARS
+from .messages import MAX_SCOPES as MAX_SCOPES
+from .messages import MAX_SENTENCE_CHARS as MAX_SENTENCE_CHARS
+from .messages import MAX_SERVER_ID_CHARS as MAX_SERVER_ID_CHARS
+from .messages import MAX_VALUE_CHARS as MAX_VALUE_CHARS
+from .messages import MAX_VALUES as MAX_VALUES
+from .messages import MAX_WAIT_S as MAX_WAIT_S
+from .messages import PROTOCOL_VERSION as PROTOCOL_VERSION
+from .messages import QUESTION_OPEN_S as QUESTION_OPEN_S
+from .messages import SCOPE_PREFIX as SCOPE_PREFIX
+from .messages import TOKEN_LIFETIME_S as TOKEN_LIFETIME_S
+from .messages import AccessToken as AccessToken
+from .messages import Account as Account
+from .messages import AccountInfo as AccountInfo
+from .messages import AccountList as AccountList
+from .messages import AccountsParams as AccountsParams
+from .messages import AnsweredIn as AnsweredIn
+from .messages import AnyAccount as AnyAccount
+from .messages import AppName as AppName
+from .messages import ApprovalRequest as ApprovalRequest
+from .messages import ApprovalResult as ApprovalResult
+from .messages import CancelParams as CancelParams
+from .messages import CancelResult as CancelResult
+from .messages import ClientInfo as ClientInfo
+from .messages import ClientText as ClientText
+from .messages import Decision as Decision
+from .messages import Feature as Feature
+from .messages import Fingerprint as Fingerprint
+from .messages import Flag as Flag
+from .messages import Hello as Hello
+from .messages import HelloParams as HelloParams
+from .messages import Label as Label
+from .messages import Lifetime as Lifetime
+from .messages import Message as Message
+from .messages import Name as Name
+from .messages import NoteBody as NoteBody
+from .messages import NoteTitle as NoteTitle
+from .messages import NotificationForm as NotificationForm
+from .messages import OptionalNoteText as OptionalNoteText
+from .messages import OptionalRequester as OptionalRequester
+from .messages import ProtocolNumber as ProtocolNumber
+from .messages import QuotaProject as QuotaProject
+from .messages import Requester as Requester
+from .messages import RequestIdText as RequestIdText
+from .messages import Scope as Scope
+from .messages import Seconds as Seconds
+from .messages import Sentence as Sentence
+from .messages import ServerId as ServerId
+from .messages import StatusDecision as StatusDecision
+from .messages import StatusParams as StatusParams
+from .messages import StatusResult as StatusResult
+from .messages import Token as Token
+from .messages import TokenKind as TokenKind
+from .messages import TokenParams as TokenParams
+from .messages import ToolName as ToolName
+from .messages import Value as Value
+from .messages import ValueText as ValueText
+from .messages import WholeText as WholeText
+from .messages import WordsDigest as WordsDigest
+from .messages import canonical_json as canonical_json
+from .messages import client_project as client_project
+from .messages import fingerprint as fingerprint
+from .messages import question_bytes as question_bytes
+from .messages import same_account as same_account
+from .messages import words_digest as words_digest
+
+P = TypeVar("P", bound=Message)
+R = TypeVar("R", bound=Message)
 
 # --------------------------------------------------------------------------------------------------
 # The methods: the one table of what the socket offers
@@ -63,73 +137,77 @@ APPROVAL_REQUEST: Final = "approval/request"
 APPROVAL_STATUS: Final = "approval/status"
 APPROVAL_CANCEL: Final = "approval/cancel"
 ACCOUNTS_LIST: Final = "accounts/list"
-#: What an app announces in `hello` when it enforces it; a server needs "requester" before it asks.
-FEATURE_REQUESTER: Final = "requester"
-#: The app holds several Google accounts: `accounts/list`, and `account` in `credentials/token`.
-FEATURE_ACCOUNTS: Final = "accounts"
-FEATURES: Final = (FEATURE_REQUESTER, FEATURE_ACCOUNTS)
 
 
 @dataclass(frozen=True, kw_only=True)
-class MethodSpec:
-    """One method of the socket. `params` and `result` name its message classes (declared below, so
-    this table can come first; `params_type` / `result_type` are the classes). `errors` are the codes
-    this method answers besides `ANY_METHOD_ERRORS`; `feature` is what the app must list in `hello`'s
-    `features` before a server uses the method (None: every app of this protocol serves it)."""
+class MethodSpec(Generic[P, R]):
+    """One method of the socket: its `name` on the wire, the classes of its `params` and `result`
+    messages, the codes it answers besides `ANY_METHOD_ERRORS` (`errors`), and what the app must list
+    in `hello`'s `features` before a server uses it (`feature`; None: every app of this protocol
+    serves it). Typed by its two classes, so whoever holds a spec holds their types too."""
 
     name: str
-    params: str
-    result: str
+    params: type[P]
+    result: type[R]
     errors: tuple[ErrorCode, ...] = ()
     feature: str | None = None
 
-    @property
-    def params_type(self) -> type[Message]:
-        return _message_type(self.params)
-
-    @property
-    def result_type(self) -> type[Message]:
-        return _message_type(self.result)
+    def offered_by(self, hello: Hello) -> bool:
+        """Whether the app that said `hello` serves this method: it lists the feature, or none is needed."""
+        return self.feature is None or self.feature in hello.features
 
 
-def _table(*specs: MethodSpec) -> Mapping[str, MethodSpec]:
-    return {spec.name: spec for spec in specs}
-
-
-#: Every method of agent protocol 1. The listener's dispatch, the server's client and the conformance
-#: suite key on it: a method is added here, with its messages below and a handler in the app.
-METHODS: Final[Mapping[str, MethodSpec]] = _table(
-    MethodSpec(name=HELLO, params="HelloParams", result="Hello", errors=(ErrorCode.PROTOCOL_MISMATCH,)),
-    MethodSpec(
-        name=TOKEN,
-        params="TokenParams",
-        result="Token",
-        errors=(
-            ErrorCode.SIGNED_OUT,
-            ErrorCode.SCOPE_NOT_GRANTED,
-            ErrorCode.REFRESH_FAILED,
-            ErrorCode.KEYRING_LOCKED,
-            ErrorCode.UNKNOWN_ACCOUNT,
-            ErrorCode.DEMO_APP,
-        ),
-    ),
-    MethodSpec(
-        name=APPROVAL_REQUEST,
-        params="ApprovalRequest",
-        result="ApprovalResult",
-        errors=(ErrorCode.QUEUE_FULL, ErrorCode.DEMO_APP, ErrorCode.CANCELLED),
-        feature=FEATURE_REQUESTER,
-    ),
-    MethodSpec(name=APPROVAL_STATUS, params="StatusParams", result="StatusResult", feature=FEATURE_REQUESTER),
-    MethodSpec(name=APPROVAL_CANCEL, params="CancelParams", result="CancelResult"),
-    MethodSpec(
-        name=ACCOUNTS_LIST,
-        params="AccountsParams",
-        result="AccountList",
-        errors=(ErrorCode.DEMO_APP,),
-        feature=FEATURE_ACCOUNTS,
+HELLO_METHOD: Final = MethodSpec(name=HELLO, params=HelloParams, result=Hello, errors=(ErrorCode.PROTOCOL_MISMATCH,))
+TOKEN_METHOD: Final = MethodSpec(
+    name=TOKEN,
+    params=TokenParams,
+    result=Token,
+    errors=(
+        ErrorCode.SIGNED_OUT,
+        ErrorCode.SCOPE_NOT_GRANTED,
+        ErrorCode.REFRESH_FAILED,
+        ErrorCode.KEYRING_LOCKED,
+        ErrorCode.UNKNOWN_ACCOUNT,
+        ErrorCode.DEMO_APP,
     ),
 )
+APPROVAL_REQUEST_METHOD: Final = MethodSpec(
+    name=APPROVAL_REQUEST,
+    params=ApprovalRequest,
+    result=ApprovalResult,
+    errors=(ErrorCode.QUEUE_FULL, ErrorCode.DEMO_APP, ErrorCode.CANCELLED),
+    feature=FEATURE_REQUESTER,
+)
+APPROVAL_STATUS_METHOD: Final = MethodSpec(
+    name=APPROVAL_STATUS, params=StatusParams, result=StatusResult, feature=FEATURE_REQUESTER
+)
+APPROVAL_CANCEL_METHOD: Final = MethodSpec(name=APPROVAL_CANCEL, params=CancelParams, result=CancelResult)
+ACCOUNTS_LIST_METHOD: Final = MethodSpec(
+    name=ACCOUNTS_LIST,
+    params=AccountsParams,
+    result=AccountList,
+    errors=(ErrorCode.DEMO_APP,),
+    feature=FEATURE_ACCOUNTS,
+)
+
+#: Every method of agent protocol 1, by name (each entry typed above; looked up by name, any message).
+#: The listener's dispatch, the server's client, the reference agent and the conformance suite key on
+#: it: a method is added here (its two messages in `messages`) and handled by the app's listener; both
+#: listeners check on import that they handle exactly these (`check_handlers`).
+METHODS: Final[Mapping[str, MethodSpec[Any, Any]]] = MappingProxyType(
+    {
+        spec.name: spec
+        for spec in (
+            HELLO_METHOD,
+            TOKEN_METHOD,
+            APPROVAL_REQUEST_METHOD,
+            APPROVAL_STATUS_METHOD,
+            APPROVAL_CANCEL_METHOD,
+            ACCOUNTS_LIST_METHOD,
+        )
+    }
+)
+
 
 #: What any request may be answered with, whatever its method: the framing's refusals, a params check,
 #: a listener's failure or load.
@@ -143,52 +221,14 @@ ANY_METHOD_ERRORS: Final = (
     ErrorCode.BUSY,
 )
 
-# --------------------------------------------------------------------------------------------------
-# Bounds and times
 
-PROTOCOL_VERSION: Final = 1
-
-MAX_SCOPES: Final = 10
-SCOPE_PREFIX: Final = "https://www.googleapis.com/auth/"
-MAX_WAIT_S: Final = 55  # clients cancel a tool call after about 60 s
-#: A question's values and size are bounded by the message limit below, not by a count: the dialog
-#: shows long lists whole (an owner change of hundreds of addresses). Elicitation and gateways keep
-#: their own 4 KiB limit on the question (``approval.question.MAX_ELICIT_BYTES``).
-MAX_VALUES: Final = 2000
-MAX_LABEL_CHARS: Final = 100
-MAX_VALUE_CHARS: Final = SHOWN_LIMIT  # 240: a long value is shown as its start, its end and a digest (text.shorten)
-MAX_SENTENCE_CHARS: Final = 1000  # `what` and `consequence`, each
-#: The notification form (`NotificationForm`): a title, a subtitle and a body of a few short lines. The
-#: server sizes it for a Windows toast (question.NOTE_LINES, NOTE_LINE_CHARS); these are the wire's bounds.
-MAX_NOTE_TITLE_CHARS: Final = 200
-MAX_NOTE_LINES: Final = 8
-MAX_NOTE_BODY_CHARS: Final = 1000
-
-# The question's times: one definition for both programs and for every sentence a person reads that
-# states them (``text.minutes``); a test fails when a sentence names a number of minutes not derived from here.
-#: How long the app keeps a question open when nobody answers (the dialog, the notification), and then
-#: keeps the answer for a later identical call to collect.
-QUESTION_OPEN_S: Final = 300.0
-#: How long a two-call confirm_token lives (only where nobody can be asked: docs/security.md).
-TOKEN_LIFETIME_S: Final = 300.0
-MAX_QUESTION_BYTES: Final = 60 * 1024  # what, consequence and the values as a dialog lays them out
-MAX_SERVER_ID_CHARS: Final = 64
-MAX_NAME_CHARS: Final = 100  # the app's and server's name and version in hello
-MAX_CLIENT_CHARS: Final = 240  # the MCP client's name and version, shown like any value (text.show_value)
-MAX_REQUEST_ID_CHARS: Final = 128
-MAX_ACCESS_TOKEN_CHARS: Final = 4096
-MAX_ACCOUNT_CHARS: Final = 320
-MAX_EXPIRES_IN: Final = 86_400
-
-MAX_FEATURES: Final = 32
-MAX_ACCOUNTS: Final = 100
-MAX_QUOTA_PROJECT_CHARS: Final = 200
-
-Decision: TypeAlias = Literal["approve", "deny", "pending"]
-StatusDecision: TypeAlias = Literal["approve", "deny", "pending", "none"]
-#: Where the person answered (additive on both answers): the app's dialog or its notification.
-AnsweredIn: TypeAlias = Literal["dialog", "notification"]
-TokenKind: TypeAlias = Literal["oauth", "service_account"]
+def check_handlers(listener: str, handled: Iterable[str]) -> None:
+    """Fail (LookupError) unless `handled` names every method of `METHODS` and no other: a listener calls
+    it on import, so a method added to the table without a handler stops that listener from loading."""
+    names = set(handled)
+    missing, unknown = sorted(set(METHODS) - names), sorted(names - set(METHODS))
+    if missing or unknown:
+        raise LookupError(f"{listener} has no handler for {missing}, or handles methods METHODS lacks: {unknown}")
 
 
 #: What each code means and what the receiver should do; the conformance suite checks every code has one.
@@ -213,38 +253,7 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
 
 
 # --------------------------------------------------------------------------------------------------
-# Fingerprint
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted keys, no spaces, real UTF-8 (not \\u escapes), no NaN: the same bytes on every machine."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def fingerprint(tool: str, targets: Sequence[Any]) -> str:
-    """Lowercase hex SHA-256 of the canonical JSON of `[tool, targets]`; every answer is bound to it."""
-    return hashlib.sha256(canonical_json([tool, list(targets)]).encode("utf-8")).hexdigest()
-
-
-def words_digest(
-    what: str,
-    consequence: str,
-    values: Iterable[tuple[str, str]],
-    notification: Mapping[str, str] | None = None,
-) -> str:
-    """The digest of a question's words: lowercase hex SHA-256 of the canonical JSON of
-    `[what, consequence, [[label, value], …], notification]` (DESIGN.md, approval/status `digest`).
-
-    A yes is bound to the words the person read, not only to the fingerprint: the same call made while
-    Google's side changes (an owner added) reads differently, and a yes to one wording must never serve
-    the other. Both programs compute it with this function, the server from the question it built, the
-    app from the request it received. `value` is each value as shown (shortened when long), never the
-    whole value beside it. `notification` is the request's notification form as it goes on the wire
-    (`NotificationForm.to_json`: `{title, subtitle?, body, show_question?}`); None (JSON null in its place)
-    for a request without one (an older server)."""
-    words = [what, consequence, [[label, value] for label, value in values], notification]
-    return hashlib.sha256(canonical_json(words).encode("utf-8")).hexdigest()
-
+# What an answer is bound to
 
 #: Between the fingerprint-and-requester part of an answer key and the digest of the words.
 _WORDS_MARK: Final = "#"
@@ -270,377 +279,17 @@ def question_of(key: str) -> tuple[str, str | None]:
 
 
 # --------------------------------------------------------------------------------------------------
-# Plain text: what the dialog may show. `is_plain_text` (imported above) is the one definition in
-# `searchdesk_server.text`: the server escapes exactly what it refuses, so a question the server
-# builds always passes here; the listener refuses anything else rather than show it.
+# Reading a request's params
 
 
-def question_bytes(what: str, consequence: str, values: Sequence[Value]) -> int:
-    """The question's size as a dialog lays it out: what, consequence, then one `label: value` a line, each
-    value whole (the app's dialog shows `Value.full`)."""
-    size = len(what.encode("utf-8")) + 1 + len(consequence.encode("utf-8")) + 1
-    for item in values:
-        size += len(item.label.encode("utf-8")) + 2 + len(item.full.encode("utf-8")) + 1
-    return size
-
-
-# --------------------------------------------------------------------------------------------------
-# The fields: each kind of value declared once, with its bounds. Every text is plain (`is_plain_text`).
-
-
-def _plain(value: str) -> str:
-    if not is_plain_text(value):
-        raise ValueError("contains control, format or separator characters")
-    return value
-
-
-def _plain_lines(value: str) -> str:
-    """A notification body: a few lines, each plain text (the newline between them is the only control)."""
-    lines = value.split("\n")
-    if len(lines) > MAX_NOTE_LINES:
-        raise ValueError(f"has {len(lines)} lines; at most {MAX_NOTE_LINES} are allowed")
-    if not all(line and is_plain_text(line) for line in lines):
-        raise ValueError("has an empty line, or control, format or separator characters")
-    return value
-
-
-NoteBody = Annotated[
-    str, Strict(), StringConstraints(min_length=1, max_length=MAX_NOTE_BODY_CHARS), AfterValidator(_plain_lines)
-]
-
-
-_Plain = AfterValidator(_plain)
-Name = Annotated[str, Strict(), StringConstraints(max_length=MAX_NAME_CHARS), _Plain]
-AppName = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_NAME_CHARS), _Plain]
-ClientText = Annotated[str, Strict(), StringConstraints(max_length=MAX_CLIENT_CHARS), _Plain]
-Label = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_LABEL_CHARS), _Plain]
-ValueText = Annotated[str, Strict(), StringConstraints(max_length=MAX_VALUE_CHARS), _Plain]
-#: A value whole: bounded only by the message it travels in.
-WholeText = Annotated[str, Strict(), StringConstraints(max_length=MAX_MESSAGE_BYTES), _Plain]
-Sentence = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_SENTENCE_CHARS), _Plain]
-NoteTitle = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_NOTE_TITLE_CHARS), _Plain]
-OptionalNoteText = Annotated[str, Strict(), StringConstraints(max_length=MAX_NOTE_TITLE_CHARS), _Plain]
-Account = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_ACCOUNT_CHARS), _Plain]
-AnyAccount = Annotated[str, Strict(), StringConstraints(max_length=MAX_ACCOUNT_CHARS), _Plain]  # "" when unknown
-QuotaProject = Annotated[str, Strict(), StringConstraints(max_length=MAX_QUOTA_PROJECT_CHARS), _Plain]
-Fingerprint = Annotated[str, Strict(), StringConstraints(pattern=r"^[0-9a-f]{64}$"), _Plain]
-WordsDigest = Annotated[str, Strict(), StringConstraints(pattern=r"^[0-9a-f]{64}$"), _Plain]  # words_digest
-RequestIdText = Annotated[
-    str, Strict(), StringConstraints(pattern=rf"^[A-Za-z0-9._:-]{{1,{MAX_REQUEST_ID_CHARS}}}$"), _Plain
-]
-ToolName = Annotated[str, Strict(), StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$"), _Plain]
-Scope = Annotated[
-    str, Strict(), StringConstraints(pattern=rf"^{re.escape(SCOPE_PREFIX)}[A-Za-z0-9._-]{{1,100}}$"), _Plain
-]
-AccessToken = Annotated[
-    str, Strict(), StringConstraints(max_length=MAX_ACCESS_TOKEN_CHARS, pattern=r"^[\x21-\x7e]+$"), _Plain
-]
-ServerId = Annotated[str, Strict(), StringConstraints(pattern=rf"^[A-Za-z0-9._:-]{{1,{MAX_SERVER_ID_CHARS}}}$"), _Plain]
-Feature = Annotated[str, Strict(), StringConstraints(pattern=r"^[a-z][a-z0-9_.-]{0,39}$"), _Plain]
-ProtocolNumber = Annotated[int, Strict(), Field(ge=0, le=2**31 - 1)]
-Seconds = Annotated[float, Strict(), Field(ge=0, le=MAX_WAIT_S, allow_inf_nan=False)]
-Lifetime = Annotated[int, Strict(), Field(ge=0, le=MAX_EXPIRES_IN)]
-Flag = Annotated[bool, Strict()]
-
-# --------------------------------------------------------------------------------------------------
-# The messages, declared as data: `wire.Message` checks them when made and in `from_json`, and writes
-# them (`to_json`); `OMIT_FOR_OLDER` names the additive fields left off the wire at their default.
-
-
-@message
-class ClientInfo(Message):
-    """Who says it asked (self-reported by the MCP client; the dialog says "says it is")."""
-
-    name: ClientText
-    version: ClientText = ""
-
-
-@message
-class HelloParams(Message):
-    """`hello` params: the protocol the caller speaks, and who it is (for the app's log only)."""
-
-    WIRE_REQUIRED = ("protocol",)
-    OMIT_FOR_OLDER = frozenset({"client"})
-
-    protocol: ProtocolNumber = PROTOCOL_VERSION
-    app: Name = ""
-    version: Name = ""
-    #: Additive: who started this server, as it says (the MCP client's name and version after `initialize`);
-    #: the app's step "Claude Desktop started SearchDesk" is true only from this. An older server leaves it out.
-    client: Annotated[ClientInfo | None, BeforeValidator(present)] = None
-
-
-@message
-class Hello(Message):
-    """`hello` result. `features` lists what this app enforces (an older app sends none)."""
-
-    WHERE = "result"
-    WIRE_REQUIRED = ("protocol",)
-
-    app: AppName
-    version: Name
-    protocol: ProtocolNumber = PROTOCOL_VERSION
-    features: Annotated[tuple[Feature, ...], Field(max_length=MAX_FEATURES)] = ()
-
-    def offers(self, method: str) -> bool:
-        """Whether this app serves `method`: it lists the method's feature (`METHODS`), or it needs none."""
-        feature = METHODS[method].feature
-        return feature is None or feature in self.features
-
-    @property
-    def binds_requester(self) -> bool:
-        return FEATURE_REQUESTER in self.features
-
-    @property
-    def serves_accounts(self) -> bool:
-        """The app lists its accounts and hands out a token for the one named (an older app: one account)."""
-        return FEATURE_ACCOUNTS in self.features
-
-
-@message
-class Requester(Message):
-    """Who asks: one server process (a random id), the Google account it acts as, and whether it runs
-    the demo. Self-reported: it keeps an honest second server from collecting another's yes; it does
-    not stop a hostile program of the same user (docs/security.md). Every field is required."""
-
-    server: ServerId
-    account: Account | None
-    demo: Flag
-
-
-#: A request's optional `requester`: absent (an older server) or complete, never null.
-OptionalRequester = Annotated[Requester | None, BeforeValidator(present)]
-
-
-@message
-class TokenParams(Message):
-    """`credentials/token` params: full scope URLs; `force_refresh` after a 401 mints a new token.
-    `account` names the Google account (an app that serves accounts); absent: the default account."""
-
-    OMIT_FOR_OLDER = frozenset({"requester", "account"})
-
-    scopes: Annotated[tuple[Scope, ...], Field(min_length=1, max_length=MAX_SCOPES)]
-    force_refresh: Flag = False
-    requester: OptionalRequester = None
-    account: Annotated[Account | None, BeforeValidator(present)] = None
-
-
-@message
-class Token(Message):
-    """`credentials/token` result: a short-lived access token (the refresh token never leaves the app)."""
-
-    WHERE = "result"
-
-    access_token: AccessToken = dataclasses.field(repr=False)
-    expires_in: Lifetime
-    kind: TokenKind
-    account: AnyAccount
-
-
-def client_project(client_id: str) -> str:
-    """`quota_project` for an OAuth client: its id starts with its Google Cloud project's number
-    (123456789012-abc.apps.googleusercontent.com); an id of another form stands for itself."""
-    head = client_id.split("-", 1)[0]
-    return head if head.isdigit() else client_id
-
-
-def same_account(a: str | None, b: str | None) -> bool:
-    """Google treats an e-mail address without regard to case; so do both ends of the socket."""
-    return a is not None and b is not None and a.casefold() == b.casefold()
-
-
-@message
-class AccountsParams(Message):
-    """`accounts/list` params: who asks (a demo app refuses a real server, as for tokens)."""
-
-    OMIT_FOR_OLDER = frozenset({"requester"})
-
-    requester: OptionalRequester = None
-
-
-@message
-class AccountInfo(Message):
-    """One account Claude may use: its e-mail address, its kind, whether it is the default, and the
-    Google Cloud project its calls are counted against (an OAuth client's or a service account's;
-    "" when unknown). Never a token."""
-
-    OMIT_FOR_OLDER = frozenset({"quota_project"})
-
-    account: Account
-    kind: TokenKind
-    default: Flag
-    quota_project: QuotaProject = ""
-
-
-@message
-class AccountList(Message):
-    """`accounts/list` result: the accounts Claude may use, in the app's order, at most one default."""
-
-    WHERE = "result"
-
-    accounts: Annotated[tuple[AccountInfo, ...], Field(max_length=MAX_ACCOUNTS)]
-
-    @model_validator(mode="after")
-    def _one_each(self) -> Self:
-        if sum(a.default for a in self.accounts) > 1:
-            raise ValueError("names more than one default account")
-        if len({a.account.casefold() for a in self.accounts}) != len(self.accounts):
-            raise ValueError("names an account twice")
-        return self
-
-
-@message
-class Value(Message):
-    """One caller- or Google-supplied value shown under the question, already cleaned by the server.
-
-    `value` is what the question's words hold (a long one shortened, `text.shorten`: the digest of the words
-    binds it); `whole` is the same value not shortened, cleaned and escaped exactly as `value` is, sent only
-    when it differs (additive: an older app ignores it and shows `value`; an older server never sends it).
-    """
-
-    OMIT_FOR_OLDER = frozenset({"whole"})
-
-    label: Label
-    value: ValueText
-    whole: Annotated[WholeText | None, BeforeValidator(present)] = None
-
-    @property
-    def full(self) -> str:
-        """The value as the app's dialog shows it: whole."""
-        return self.value if self.whole is None else self.whole
-
-
-@message
-class NotificationForm(Message):
-    """`approval/request` `notification`: the question's notification form, written by the server beside the
-    full question from the same facts (`approval.question`), sized for a Windows toast; the app adds only its
-    origin label and offers Approve where the form fits what the system shows. Additive: an older app ignores
-    it, an older server never sends it. `subtitle` "" is left out on the wire. `show_question`, when present,
-    is why Approve is not offered whatever the system shows (a warning the form cannot carry, several owner
-    changes): the notification then offers only "Show the question" and Deny, and says this. The fields
-    are keyword-only so that their order is the wire's (title, subtitle, body, show_question)."""
-
-    OMIT_FOR_OLDER = frozenset({"subtitle", "show_question"})
-
-    _: dataclasses.KW_ONLY
-    title: NoteTitle
-    subtitle: OptionalNoteText = ""
-    body: NoteBody
-    show_question: OptionalNoteText = ""
-
-
-@message
-class ApprovalRequest(Message):
-    """`approval/request` params: the server's question, bound to `fingerprint`, waited on for `wait_s`."""
-
-    OMIT_FOR_OLDER = frozenset({"requester", "notification"})
-
-    request_id: RequestIdText
-    tool: ToolName
-    what: Sentence
-    consequence: Sentence
-    values: Annotated[tuple[Value, ...], Field(max_length=MAX_VALUES)]
-    fingerprint: Fingerprint
-    client: ClientInfo
-    wait_s: Seconds
-    requester: OptionalRequester = None  # None: an older server, which does not send it
-    notification: Annotated[NotificationForm | None, BeforeValidator(present)] = None  # None: an older server
-
-    @property
-    def pairs(self) -> tuple[tuple[str, str], ...]:
-        """The values as (label, value), the form the question's words are laid out and bound in."""
-        return tuple((v.label, v.value) for v in self.values)
-
-    @property
-    def digest(self) -> str:
-        """The digest of the words this request carries (`words_digest`): what the app binds a yes to."""
-        form = None if self.notification is None else self.notification.to_json()
-        return words_digest(self.what, self.consequence, self.pairs, form)
-
-    @model_validator(mode="after")
-    def _fits_a_dialog(self) -> Self:
-        size = question_bytes(self.what, self.consequence, self.values)
-        if size > MAX_QUESTION_BYTES:
-            raise ValueError(f"The question is {size} bytes; at most {MAX_QUESTION_BYTES} are allowed")
-        return self
-
-
-@message
-class ApprovalResult(Message):
-    """`approval/request` result; `pending` means the dialog is still open (ask `approval/status` later)."""
-
-    WHERE = "result"
-    OMIT_FOR_OLDER = frozenset({"answered_in"})
-
-    decision: Decision
-    fingerprint: Fingerprint
-    #: Additive: where the person answered, on an approve or a deny (an older app leaves it out).
-    answered_in: Annotated[AnsweredIn | None, BeforeValidator(present)] = None
-
-
-@message
-class StatusParams(Message):
-    """`approval/status` params; an approve is returned only to the `requester` that asked, and with
-    `digest` (additive: an older server leaves it out) only from a question whose words have that
-    digest (`words_digest`): a yes to other words is never the answer to this call."""
-
-    OMIT_FOR_OLDER = frozenset({"requester", "digest"})
-
-    fingerprint: Fingerprint
-    requester: OptionalRequester = None
-    digest: Annotated[WordsDigest | None, BeforeValidator(present)] = None
-
-
-@message
-class StatusResult(Message):
-    """`approval/status` result; an `approve` returned here is consumed (the next status says `none`)."""
-
-    WHERE = "result"
-    OMIT_FOR_OLDER = frozenset({"answered_in"})
-
-    decision: StatusDecision
-    #: Additive, as on `ApprovalResult`.
-    answered_in: Annotated[AnsweredIn | None, BeforeValidator(present)] = None
-
-
-@message
-class CancelParams(Message):
-    """`approval/cancel` params."""
-
-    request_id: RequestIdText
-
-
-@message
-class CancelResult(Message):
-    """`approval/cancel` result: whether a question was open (or answered and unspent) and is now gone."""
-
-    WHERE = "result"
-
-    cancelled: Flag
-
-
-# --------------------------------------------------------------------------------------------------
-# The table's message classes, and reading a request's params
-
-
-def _message_type(name: str) -> type[Message]:
-    kind = globals().get(name)
-    if not (isinstance(kind, type) and issubclass(kind, Message)):
-        raise LookupError(f"METHODS names {name!r}, which is no message of this module")
-    return kind
-
-
-for _spec in METHODS.values():  # a name in the table that is no message fails here, on import
-    _spec.params_type, _spec.result_type  # noqa: B018
-del _spec
-
-
-def parse_params(request: Request) -> Any:
-    """Validate `request.params` for its method; METHOD_NOT_FOUND / INVALID_PARAMS carry the request's id."""
+def parse_params(request: Request) -> Message:
+    """Validate `request.params` as its method's params message; METHOD_NOT_FOUND / INVALID_PARAMS carry
+    the request's id."""
     spec = METHODS.get(request.method)
     if spec is None:
         raise ProtocolError(ErrorCode.METHOD_NOT_FOUND, "No such method in agent protocol 1.", request_id=request.id)
     try:
-        return spec.params_type.from_json(request.params)
+        params: Message = spec.params.from_json(request.params)
+        return params
     except InvalidParams as err:
         raise InvalidParams(str(err), request_id=request.id) from None

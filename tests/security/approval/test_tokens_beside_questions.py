@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.agentref.agent import Script, TokenScript
+from tests.agentref import Script, TokenScript
 from tests.fakegoogle import FakeGoogle
 from tests.security.conftest import Witness, serve
 from tests.server.stdio import text_of

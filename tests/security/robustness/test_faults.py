@@ -14,7 +14,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.agentref.agent import ApprovalScript, Script, TokenScript
+from tests.agentref import ApprovalScript, Script, TokenScript
 from tests.agentref.harness import AgentProcess, AgentThread
 from tests.fakegoogle import FakeGoogle, bodies
 

@@ -23,7 +23,7 @@ from searchdesk_server.approval.question import VALUES_HEADING
 from searchdesk_server.google import shapes as sh
 from searchdesk_server.result import UNTRUSTED_LINE
 from searchdesk_server.tools.reports.yardstick import CTR_CURVE_SOURCE
-from tests.agentref.agent import ApprovalScript, Script
+from tests.agentref import ApprovalScript, Script
 from tests.agentref.harness import AgentThread
 
 from ..conftest import Planted, Witness, new_fake

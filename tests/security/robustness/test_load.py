@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from searchdesk_server.approval import question as q
-from tests.agentref.agent import ApprovalScript, Script, TokenScript
+from tests.agentref import ApprovalScript, Script, TokenScript
 from tests.agentref.harness import AgentThread
 from tests.fakegoogle import FakeGoogle
 

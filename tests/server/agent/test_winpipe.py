@@ -130,7 +130,7 @@ def as_windows(monkeypatch: pytest.MonkeyPatch) -> Callable[[OwnerCalls], None]:
         writer.get_extra_info = extra
         return reader, writer
 
-    monkeypatch.setattr(client_module, "_open", open_pipe)
+    monkeypatch.setattr(client_module, "open_stream", open_pipe)
     return lambda calls: monkeypatch.setattr(winpipe, "system_calls", lambda: calls)
 
 

@@ -16,7 +16,7 @@ from mcp_types import ElicitResult
 
 from searchdesk_server import catalogue
 from searchdesk_server.demo.routes import ROUTES
-from tests.agentref.agent import ApprovalScript, Script
+from tests.agentref import ApprovalScript, Script
 from tests.agentref.fixtures import agent_folder, agent_socket, reference_agent  # noqa: F401
 from tests.fakegoogle import FakeGoogle
 from tests.server.stdio import DEMO_TODAY, REPO
