@@ -123,20 +123,7 @@ class DesktopApp(QObject):
         #: How the person is asked before a quit that loses an approval (a test answers as a person would).
         self.confirm_quit: Callable[[QMessageBox], bool] = ask_by_showing
         self.window.quit_requested.connect(self.request_quit)
-        self.tray: Tray | None = None
-        if has_tray:
-            self.tray = Tray(
-                core,
-                open_window=self.window.bring_forward,
-                review=self.queue.bring_forward,
-                change_my_mind=self.queue.reconsider,
-                show_activity=self.window.show_activity,
-                show_settings=self.window.show_settings,
-                show_about=self.window.show_about,
-                quit_app=self.request_quit,
-                autostart=self.autostart,
-            )
-            self.window.closed_to_tray.connect(self.tray.closed_to_tray)
+        self.tray = self._make_tray() if has_tray else None
         channel = make_channel(self.tray)
         self.notes = ApprovalNotifications(
             core.book, channel, review=self.queue.bring_forward, demo=core.demo, arm_delay_ms=arm_delay_ms
@@ -144,7 +131,27 @@ class DesktopApp(QObject):
         if isinstance(channel, SystemNotifications):
             channel.state_changed.connect(lambda: self.window.show_notice(refused_text(), channel.state == "refused"))
         self.notes.lock_unknown.connect(lambda: self.window.show_lock_notice(screen_lock.UNKNOWN_TEXT))
-        #: The update check (update_check.py): its question, its notice and its tray line.
+        self._add_updates(updates)
+
+    def _make_tray(self) -> Tray:
+        """The tray icon and its menu: everything the main window offers, one click away."""
+        tray = Tray(
+            self.core,
+            open_window=self.window.bring_forward,
+            review=self.queue.bring_forward,
+            change_my_mind=self.queue.reconsider,
+            show_activity=self.window.show_activity,
+            show_settings=self.window.show_settings,
+            show_about=self.window.show_about,
+            quit_app=self.request_quit,
+            autostart=self.autostart,
+        )
+        self.window.closed_to_tray.connect(tray.closed_to_tray)
+        return tray
+
+    def _add_updates(self, updates: UpdateCheck | None) -> None:
+        """The update check (update_check.py): its question, its notice and its tray line."""
+        core = self.core
         self.updates = updates or UpdateCheck(
             core.settings, lambda: core.settings.save(core.settings_path), enabled=not core.demo
         )

@@ -10,7 +10,8 @@ One module per part, named for what it holds:
 - ``arming``: when a press or a key may answer (the delay, the pointer rule, the keyboard rule).
 - ``layout``: how the dialog's words take exactly the room they need (a value shown whole, the
   scroll area as tall as its words).
-- ``dialog``: the native dialog for one question.
+- ``dialog``: the native dialog for one question; ``dialog_parts``: its parts that are widgets of their
+  own (the coloured strips, the warning of who loses access, the status line above the buttons).
 - ``queue``: the one dialog on screen at a time, oldest question first.
 - ``notifications``: the notification beside each question (its form, Approve/Deny or "Show the
   question", and the rules a press must pass); it sends through the app's general notification

@@ -51,7 +51,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -63,6 +62,7 @@ from ..titles import title
 from ..widgets import fit_height, plain_label
 from .arming import ARM_DELAY_MS, ArmingDialog
 from .book import Entry, Origin, origin
+from .dialog_parts import NOTE_STYLE, YES_STYLE, LossWarning, StatusSlot, strip
 from .layout import FittingScrollArea, ValueText
 from .words import APPROVED_FOOTER, LATE_YES_USED, approved_before_words, late_yes_words
 
@@ -86,10 +86,6 @@ REWORDED = (
     "This question changed while it was open: it was asked again, and Google's side now makes it read as "
     "below. Read it again before you answer."
 )
-#: A pale yellow strip: the DEMO banner and the line that says the question changed.
-NOTE_STYLE = "background:#fff3c4;color:#5c4400;padding:4px;border-radius:3px;"
-#: A pale green strip: what the person's own yes did (a late yes, a yes given before for these words).
-YES_STYLE = "background:#e3f1e3;color:#1f4d1f;padding:6px;border-radius:3px;"
 #: The least room kept for the values in their own scrolling area, in lines of text: below it, everything
 #: above the buttons scrolls as one instead.
 VALUES_MIN_LINES = 4
@@ -133,49 +129,63 @@ class ApprovalDialog(ArmingDialog):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(0, 0, 0, 0)
         self._question_layout = layout
-        if source is not Origin.REAL:
-            banner = plain_label(BANNERS[source], selectable=False)
-            banner.setObjectName("demoBanner")
-            banner.setStyleSheet(NOTE_STYLE)
-            layout.addWidget(banner)
+        self._add_notes(layout, source, entry)
+        self._add_question(layout, request)
+        layout.addSpacing(6)
+        self.client_label = plain_label(asked_by(request.client.name, request.client.version))
+        layout.addWidget(self.client_label)
+        self.queue_label = plain_label("", selectable=False)
+        layout.addWidget(self.queue_label)  # parented first: a bare label made visible is a window of its own
+        self.set_waiting_after(waiting_after)
+        layout.addStretch(1)
+        self._body_content = body
+        self.body = FittingScrollArea(body)
+        self.body.resized = self._bound_values
+        outer.addWidget(self.body, 1)
+        # The status line: room for it is kept from the start (``place``, ``showEvent``), so saying that
+        # Claude stopped waiting moves nothing and hides nothing.
+        self.status_slot = StatusSlot(STOPPED_WAITING, self._bold())
+        self.stopped_label = self.status_slot.stopped
+        self.late_label = self.status_slot.late
+        outer.addWidget(self.status_slot)
+        self.set_caller_waiting(entry.waited_on)
+        outer.addSpacing(6)
+        self._add_buttons(outer)
 
+    def _bold(self, scale: float = 1.0) -> QFont:
+        """The dialog's font in bold, `scale` times its size (the headings)."""
+        font = QFont(self.font())
+        font.setBold(True)
+        if scale != 1.0:
+            font.setPointSizeF(font.pointSizeF() * scale)
+        return font
+
+    def _add_notes(self, layout: QVBoxLayout, source: Origin, entry: Entry) -> None:
+        """The strips above the question: where it comes from (the demo, or a real server in the demo
+        app), that these words were approved before, that the question changed while it was open."""
+        if source is not Origin.REAL:
+            layout.addWidget(strip(BANNERS[source], "demoBanner", NOTE_STYLE))
         # Exactly these words were approved before, by a request that ended before it collected the yes.
-        self.approved_before_label = plain_label("", selectable=False)
-        self.approved_before_label.setObjectName("approvedBefore")
-        self.approved_before_label.setStyleSheet(YES_STYLE)
+        self.approved_before_label = strip("", "approvedBefore", YES_STYLE)
         layout.addWidget(self.approved_before_label)
         self._show_approved_before(entry)
-        self.reworded_label = plain_label(REWORDED, selectable=False)
-        self.reworded_label.setObjectName("reworded")
-        self.reworded_label.setStyleSheet(NOTE_STYLE)
+        self.reworded_label = strip(REWORDED, "reworded", NOTE_STYLE)
         self.reworded_label.setVisible(False)
         layout.addWidget(self.reworded_label)
-        bold = QFont(self.font())
-        bold.setBold(True)
+
+    def _add_question(self, layout: QVBoxLayout, request: ApprovalRequest) -> None:
+        """The action's name (or the warning of who loses access), the sentence, the values it points to
+        and the consequence."""
+        heading = self._bold(1.3)
         self.action_label = plain_label(action_name(request.tool), selectable=False)
         self.action_label.setObjectName("action")
-        heading = QFont(bold)
-        heading.setPointSizeF(heading.pointSizeF() * 1.3)
         self.action_label.setFont(heading)
         layout.addWidget(self.action_label)
-        # Where people lose access: an icon and a heading of its own, never colour alone.
-        self.loss_box = QFrame()
-        self.loss_box.setObjectName("lossWarning")
-        self.loss_box.setFrameShape(QFrame.Shape.StyledPanel)
-        loss = QHBoxLayout(self.loss_box)
-        loss.setContentsMargins(6, 4, 6, 4)
-        icon = plain_label("", wrap=False, selectable=False)
-        icon.setPixmap(self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning).pixmap(24, 24))
-        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        loss.addWidget(icon, 0)
-        self.loss_label = plain_label("", selectable=False)
-        self.loss_label.setFont(heading)
-        loss.addWidget(self.loss_label, 1)
+        self.loss_box = LossWarning(heading)
+        self.loss_label = self.loss_box.label
         layout.addWidget(self.loss_box)
         self.what_label = plain_label(request.what)
-        what_font = QFont(bold)
-        what_font.setPointSizeF(what_font.pointSizeF() * 1.15)
-        self.what_label.setFont(what_font)
+        self.what_label.setFont(self._bold(1.15))
         self.consequence_label = plain_label(request.consequence)
         layout.addWidget(self.what_label)
         self._show_loss(request)
@@ -193,38 +203,9 @@ class ApprovalDialog(ArmingDialog):
         line.setFrameShape(QFrame.Shape.HLine)
         layout.addWidget(line)
         layout.addWidget(self.consequence_label)
-        layout.addSpacing(6)
 
-        self.client_label = plain_label(asked_by(request.client.name, request.client.version))
-        layout.addWidget(self.client_label)
-        self.queue_label = plain_label("", selectable=False)
-        layout.addWidget(self.queue_label)  # parented first: a bare label made visible is a window of its own
-        self.set_waiting_after(waiting_after)
-        layout.addStretch(1)
-        self._body_content = body
-        self.body = FittingScrollArea(body)
-        self.body.resized = self._bound_values
-        outer.addWidget(self.body, 1)
-        # The status line: room for it is kept from the start (``place``, ``showEvent``), so saying that
-        # Claude stopped waiting moves nothing and hides nothing.
-        self.status_slot = QWidget()
-        status = QVBoxLayout(self.status_slot)
-        status.setContentsMargins(0, 0, 0, 0)
-        self.stopped_label = plain_label(STOPPED_WAITING, selectable=False)
-        self.stopped_label.setObjectName("stoppedWaiting")
-        self.stopped_label.setFont(bold)
-        status.addWidget(self.stopped_label)
-        # After a late yes: what to tell Claude, in the status line's place (the words are answered by then).
-        self.late_label = plain_label("")
-        self.late_label.setObjectName("lateYes")
-        self.late_label.setStyleSheet(YES_STYLE)
-        self.late_label.setVisible(False)
-        status.addWidget(self.late_label)
-        status.addStretch(1)
-        outer.addWidget(self.status_slot)
-        self.set_caller_waiting(entry.waited_on)
-
-        outer.addSpacing(6)
+    def _add_buttons(self, outer: QVBoxLayout) -> None:
+        """Approve and Deny (Deny the default), and below them the one hint on how they work."""
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         self.deny_button = QPushButton("Deny")

@@ -92,6 +92,31 @@ class ActivityWindow(QDialog):
                 selectable=False,
             )
         )
+        layout.addLayout(self._filters())
+        self.problem = error_label()
+        layout.addWidget(self.problem)
+        self.empty = plain_label(
+            "Nothing yet. Each change SearchDesk makes at Google, and each question it asks you, appears here.",
+            selectable=False,
+        )
+        self.empty.setObjectName("empty")
+        layout.addWidget(self.empty)
+        self.more = plain_label("", selectable=False)
+        layout.addWidget(self.more)
+        self.table = self._table()
+        layout.addWidget(self.table, 1)
+        self.table.viewport().installEventFilter(self)
+        # A line whole: Enter (or a double click) on it, or this button, opens every value of it in full.
+        self.table.activated.connect(lambda index: self.show_line(index.row()))
+        self.line_dialog: LineDialog | None = None
+        layout.addLayout(self._buttons())
+        fit_to_screen(self, 1200, 560)  # every column in view where the screen allows
+        self._poll = QTimer(self)
+        self._poll.setInterval(self.POLL_MS)
+        self._poll.timeout.connect(self._poll_record)
+
+    def _filters(self) -> FlowLayout:
+        """Property and Google account: each shows the lines of one, or of all."""
         filters = FlowLayout()
         self.site_filter = ChoiceBox()
         self.account_filter = ChoiceBox()
@@ -107,34 +132,26 @@ class ActivityWindow(QDialog):
             row.addWidget(plain_label(label, selectable=False))
             row.addWidget(box)
             filters.addWidget(pair)
-        layout.addLayout(filters)
-        self.problem = error_label()
-        layout.addWidget(self.problem)
-        self.empty = plain_label(
-            "Nothing yet. Each change SearchDesk makes at Google, and each question it asks you, appears here.",
-            selectable=False,
-        )
-        self.empty.setObjectName("empty")
-        layout.addWidget(self.empty)
-        self.more = plain_label("", selectable=False)
-        layout.addWidget(self.more)
-        self.table = QTableWidget(0, len(self.COLUMNS))
-        self.table.setHorizontalHeaderLabels(list(self.COLUMNS))
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setWordWrap(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setStretchLastSection(False)
-        copy = QAction("Copy", self.table)
+        return filters
+
+    def _table(self) -> QTableWidget:
+        """The lines, one row each, plain text to read and select (Copy copies the cells chosen)."""
+        table = QTableWidget(0, len(self.COLUMNS))
+        table.setHorizontalHeaderLabels(list(self.COLUMNS))
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        table.setWordWrap(True)
+        table.verticalHeader().setVisible(False)
+        table.horizontalHeader().setStretchLastSection(False)
+        copy = QAction("Copy", table)
         copy.setShortcut(QKeySequence.StandardKey.Copy)
         copy.triggered.connect(self.copy_selection)
-        self.table.addAction(copy)
-        layout.addWidget(self.table, 1)
-        self.table.viewport().installEventFilter(self)
-        # A line whole: Enter (or a double click) on it, or this button, opens every value of it in full.
-        self.table.activated.connect(lambda index: self.show_line(index.row()))
-        self.line_dialog: LineDialog | None = None
+        table.addAction(copy)
+        return table
+
+    def _buttons(self) -> FlowLayout:
+        """Show the whole line, Check the record, Copy as CSV, Close."""
         buttons = FlowLayout(align_right=True)
         self.line_button = QPushButton("Show the whole line")
         self.line_button.setAutoDefault(False)
@@ -153,11 +170,7 @@ class ActivityWindow(QDialog):
         close.clicked.connect(self.close)
         for button in (self.line_button, self.check_button, self.csv_button, close):
             buttons.addWidget(button)
-        layout.addLayout(buttons)
-        fit_to_screen(self, 1200, 560)  # every column in view where the screen allows
-        self._poll = QTimer(self)
-        self._poll.setInterval(self.POLL_MS)
-        self._poll.timeout.connect(self._poll_record)
+        return buttons
 
     @property
     def journals(self) -> list[Path]:

@@ -94,6 +94,27 @@ class MainWindow(QMainWindow):
         #: Notes to see as the window opens (the first start's record of changes): above the steps.
         self.notices = QVBoxLayout()
         layout.addLayout(self.notices)
+        self._add_steps(layout, core)
+        self._add_below_steps(layout)
+        layout.addStretch(1)
+
+        central = QWidget()
+        outer = QVBoxLayout(central)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll_area = scrolling(content)
+        outer.addWidget(self.scroll_area, 1)
+        outer.addLayout(self._bottom())
+        self.setCentralWidget(central)
+        fit_to_screen(self, 760, 860)
+
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._tick)
+        core.changed.connect(self.refresh)
+        self.refresh()
+
+    def _add_steps(self, layout: QVBoxLayout, core: Core) -> None:
+        """The three steps, each a widget of its own that owns its display and actions."""
         ask = self._ask  # the steps ask through the window: tests answer for the person by setting `ask`
         self.step1 = GoogleStep(core, self.step_errors, ask)
         self.step2 = ClaudeStep(core, self.step_errors, ask)
@@ -106,6 +127,10 @@ class MainWindow(QMainWindow):
         for step in (self.step1, self.step2, self.step3):
             step.changed.connect(self.refresh)  # one step's action can change what the others show
             layout.addWidget(step)
+
+    def _add_below_steps(self, layout: QVBoxLayout) -> None:
+        """Below the steps: the sections a state of the app adds (approvals), the status line, and why
+        approval questions cannot reach the app when they cannot."""
         #: One section a state of the app adds below the steps (approvals; others may follow).
         self.sections = QVBoxLayout()
         self.approvals = ApprovalsSection()
@@ -124,13 +149,9 @@ class MainWindow(QMainWindow):
         # Claude asked again after the person said no: one line each, with "Change my mind".
         self.asked_again_box = self.approvals.asked_again
         self._waiting_shown = 0  # questions waiting when the section was last shown
-        layout.addStretch(1)
 
-        central = QWidget()
-        outer = QVBoxLayout(central)
-        outer.setContentsMargins(0, 0, 0, 0)
-        self.scroll_area = scrolling(content)
-        outer.addWidget(self.scroll_area, 1)
+    def _bottom(self) -> QVBoxLayout:
+        """Outside what scrolls, always in view: start at login, and what the tray menu offers."""
         bottom = QVBoxLayout()
         bottom.setContentsMargins(9, 0, 9, 9)
         self.autostart_box = QCheckBox("Start SearchDesk when I log in")
@@ -149,15 +170,7 @@ class MainWindow(QMainWindow):
             button.clicked.connect(slot)
             buttons.addWidget(button)
         bottom.addLayout(buttons)
-        outer.addLayout(bottom)
-        self.setCentralWidget(central)
-        fit_to_screen(self, 760, 860)
-
-        self._ticker = QTimer(self)
-        self._ticker.setInterval(1000)
-        self._ticker.timeout.connect(self._tick)
-        core.changed.connect(self.refresh)
-        self.refresh()
+        return bottom
 
     def _ask(self, box: QMessageBox) -> bool:
         return self.ask(box)

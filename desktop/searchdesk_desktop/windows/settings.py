@@ -16,22 +16,21 @@ The default property is picked from the properties the accounts listed at the la
 still works), and one none of the accounts Claude may use could see is flagged with what to do. Close,
 Escape and the window's X ask before unsaved changes are lost; a message that appears is scrolled
 into view, and the outcome of Save stands outside what scrolls, so none is cut off on a small screen.
+
+Each section is a box of its own that builds its fields (`settings_sections`: the tools, the accounts,
+the properties; `settings_brand`, `settings_record`, the archive's and the coverage watch's boxes), as
+the main window's steps are; this window lays them out, checks them together and saves them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
-    QCompleter,
     QDialog,
-    QFormLayout,
-    QGroupBox,
     QLabel,
-    QLineEdit,
     QMessageBox,
     QPushButton,
     QScrollArea,
@@ -39,43 +38,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from searchdesk_server.catalogue import GROUPS
-
 from .. import claude_config as cc
 from .. import keeping, update_check
 from ..core import Core
 from ..help import HelpButton
 from ..titles import title
-from ..widgets import (
-    ChoiceBox,
-    FlowLayout,
-    clear_layout,
-    error_label,
-    fit_to_screen,
-    page_column,
-    plain_label,
-    scrolling,
-    set_error,
-)
+from ..widgets import FlowLayout, error_label, fit_to_screen, page_column, plain_label, scrolling, set_error
 from .archive import ArchiveBox, ask_keep_or_delete
 from .coverage import CoverageBox
 from .coverage import ask_keep_or_delete as ask_keep_or_delete_watch
 from .settings_brand import BrandBox
-from .settings_form import (
-    GROUP_TITLES,
-    WARNING_STYLE,
-    AccountChoice,
-    ListCompleter,
-    Parsed,
-    ask_choice,
-    ask_yes,
-    group_tools,
-    group_tooltip,
-    parse_form,
-    unseen_warning,
-    where_settings_go,
-)
+from .settings_form import Parsed, ask_choice, ask_yes, parse_form, unseen_warning, where_settings_go
 from .settings_record import RecordBox
+from .settings_sections import AccountsBox, PropertiesBox, ToolsBox
 
 
 class SettingsWindow(QDialog):
@@ -96,97 +71,62 @@ class SettingsWindow(QDialog):
                 selectable=False,
             )
         )
-
         self.read_only = QCheckBox("Read-only: Claude can read your data but cannot change anything")
         layout.addWidget(self.read_only)
+        self._add_fields(layout)
+        self._add_kept_here(layout, core)
+        layout.addStretch(1)
+        self.page: QScrollArea = scrolling(content)
+        outer.addWidget(self.page, 1)
+        self._add_footer(outer)
+        fit_to_screen(self, 640, 720)
 
-        tools_box = QGroupBox("Tools Claude is offered")
-        tools = QVBoxLayout(tools_box)
-        self.all_tools = QCheckBox("Every tool")
-        tools.addWidget(self.all_tools)
-        groups = FlowLayout()
-        groups.setContentsMargins(18, 0, 0, 0)
-        self.group_boxes: dict[str, QCheckBox] = {}
-        for group in GROUPS:
-            box = QCheckBox(f"{GROUP_TITLES.get(group, group)} ({len(group_tools(group))})")
-            box.setObjectName(f"group_{group}")
-            box.setToolTip(group_tooltip(group))
-            groups.addWidget(box)
-            self.group_boxes[group] = box
-        tools.addLayout(groups)
-        self.groups_error = self._error_label()
-        tools.addWidget(self.groups_error)
-        layout.addWidget(tools_box)
+        self.all_tools.toggled.connect(self._all_tools_toggled)
+        for box in self.group_boxes.values():
+            box.toggled.connect(self.validate)
+        self.site.textChanged.connect(self.validate)
+        self.allowed.textChanged.connect(self.validate)
+        self.save_button.clicked.connect(self.save)
+        self.close_button.clicked.connect(self.close)
+        core.accounts.changed.connect(self._show_accounts)
+        core.check_done.connect(self._check_done)
+        #: Asks the person a yes/no question (tests answer for them).
+        self.ask: Callable[[QMessageBox], bool] = ask_yes
+        #: Asks a question with several answers (unsaved changes: Save, Discard, Keep editing).
+        self.choose: Callable[[QMessageBox], QMessageBox.StandardButton] = ask_choice
+        self._saved: dict[str, object] = {}
+        self.load()
 
-        self.accounts_box = QGroupBox("Google accounts Claude may use")
-        self.accounts_box.setObjectName("claudeAccounts")
-        accounts = QVBoxLayout(self.accounts_box)
-        accounts.addWidget(
-            plain_label(
-                "Claude reads and changes Search Console only through the accounts ticked here; it is not told "
-                "about the others. This takes effect at once: no need to restart Claude Desktop.",
-                selectable=False,
-            )
-        )
-        self.account_column = QVBoxLayout()
-        accounts.addLayout(self.account_column)
+    def _add_fields(self, layout: QVBoxLayout) -> None:
+        """The sections whose fields Save writes (`settings_sections`, `settings_brand`), each field kept
+        under the window's own name for it."""
+        self.tools_box = ToolsBox()
+        self.all_tools = self.tools_box.all_tools
+        self.group_boxes = self.tools_box.group_boxes
+        self.groups_error = self.tools_box.groups_error
+        layout.addWidget(self.tools_box)
+        self.accounts_box = AccountsBox()
         self.account_boxes: dict[str, QCheckBox] = {}
-        self.accounts_error = self._error_label()
-        accounts.addWidget(self.accounts_error)
+        self.accounts_error = self.accounts_box.accounts_error
         layout.addWidget(self.accounts_box)
-
-        props_box = QGroupBox("Properties")
-        form = QFormLayout(props_box)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
-        form.addRow(
-            plain_label(
-                "Properties are written as Search Console lists them: https://www.example.com/ for one "
-                "address and the pages under it, sc-domain:example.com for a whole domain (every address on it).",
-                selectable=False,
-            )
-        )
-        # The default is picked from the accounts' own properties (the last check's list), or typed.
-        self.site_choice = ChoiceBox()
-        self.site_choice.setObjectName("defaultProperty")
-        self.site_choice.setEditable(True)
-        self.site_choice.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.site_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.site_choice.setMinimumContentsLength(16)
-        line = self.site_choice.lineEdit()
-        assert line is not None  # an editable combo box has one
+        self.properties = PropertiesBox()
+        self.site_choice = self.properties.site_choice
         #: The default property as typed (the combo box's own line: picking from the list fills it too).
-        self.site = line
-        self.site.setPlaceholderText("Pick one of your properties, or type one")
-        self.site_error = self._error_label()
-        #: A default none of the accounts Claude may use could see: said, with what to do (Save still works:
-        #: the property may be about to be added in Search Console).
-        self.site_warning = plain_label("")
-        self.site_warning.setObjectName("warning")
-        self.site_warning.setStyleSheet(WARNING_STYLE)
-        self.site_warning.setVisible(False)
-        self.site_hint = plain_label("", selectable=False)
-        form.addRow(
-            "Default property:",
-            self._stack(self.site_choice, self.site_hint, self.site_error, self.site_warning),
-        )
-        self.allowed = QLineEdit()
-        self.allowed.setPlaceholderText("sc-domain:example.com, https://shop.example.net/")
-        self.allowed_completer = ListCompleter([], self.allowed)
-        self.allowed_completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.allowed_completer.setFilterMode(Qt.MatchFlag.MatchContains)
-        self.allowed.setCompleter(self.allowed_completer)
-        self.allowed_error = self._error_label()
-        allowed_hint = plain_label(
-            "Separate them with commas. Claude is refused any other property. Leave empty to allow every "
-            "property your Google account can see.",
-            selectable=False,
-        )
-        form.addRow("Allowed properties:", self._stack(self.allowed, allowed_hint, self.allowed_error))
-        layout.addWidget(props_box)
+        self.site = self.properties.site
+        self.site_error = self.properties.site_error
+        self.site_warning = self.properties.site_warning
+        self.site_hint = self.properties.site_hint
+        self.allowed = self.properties.allowed
+        self.allowed_completer = self.properties.allowed_completer
+        self.allowed_error = self.properties.allowed_error
+        layout.addWidget(self.properties)
         #: The brand's names per property (the brand report's default), saved with the rest.
         self.brand = BrandBox(self.validate)
         layout.addWidget(self.brand)
+
+    def _add_kept_here(self, layout: QVBoxLayout, core: Core) -> None:
+        """The sections that act at once: the record of changes (its Kept for is saved with the rest),
+        the archive, the coverage watch, and the update check."""
         self.record = RecordBox(core, lambda box: self.ask(box), self._bring_into_view)
         self.kept_for = self.record.kept_for
         self.clear_button = self.record.clear_button
@@ -204,10 +144,8 @@ class SettingsWindow(QDialog):
         self.updates_box.setVisible(not core.demo and core.updates_offered)
         layout.addWidget(self.updates_box)
 
-        layout.addStretch(1)
-        self.page: QScrollArea = scrolling(content)
-        outer.addWidget(self.page, 1)
-        # What Save did stands outside what scrolls, just above the buttons: always in view.
+    def _add_footer(self, outer: QVBoxLayout) -> None:
+        """What Save did stands outside what scrolls, just above the buttons: always in view."""
         self.status = plain_label("")
         self.status_error = error_label()
         said = QVBoxLayout()
@@ -227,37 +165,6 @@ class SettingsWindow(QDialog):
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.close_button)
         outer.addLayout(buttons)
-        fit_to_screen(self, 640, 720)
-
-        self.all_tools.toggled.connect(self._all_tools_toggled)
-        for box in self.group_boxes.values():
-            box.toggled.connect(self.validate)
-        self.site.textChanged.connect(self.validate)
-        self.allowed.textChanged.connect(self.validate)
-        self.save_button.clicked.connect(self.save)
-        self.close_button.clicked.connect(self.close)
-        core.accounts.changed.connect(self._show_accounts)
-        core.check_done.connect(self._check_done)
-        #: Asks the person a yes/no question (tests answer for them).
-        self.ask: Callable[[QMessageBox], bool] = ask_yes
-        #: Asks a question with several answers (unsaved changes: Save, Discard, Keep editing).
-        self.choose: Callable[[QMessageBox], QMessageBox.StandardButton] = ask_choice
-        self._saved: dict[str, object] = {}
-        self.load()
-
-    @staticmethod
-    def _error_label() -> QLabel:
-        return error_label()
-
-    @staticmethod
-    def _stack(*widgets: QWidget) -> QWidget:
-        holder = QWidget()
-        column = QVBoxLayout(holder)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(2)
-        for widget in widgets:
-            column.addWidget(widget)
-        return holder
 
     # --- state ------------------------------------------------------------------------------
     def load(self) -> None:
@@ -284,28 +191,7 @@ class SettingsWindow(QDialog):
     def _offer_properties(self) -> None:
         """The accounts' own properties, from the last check that listed them, to pick from."""
         seen = self.core.seen_sites
-        sites = list(seen.sites) if seen is not None else []
-        typed = self.site.text()
-        self.site_choice.blockSignals(True)
-        self.site_choice.clear()
-        self.site_choice.addItems(sites)
-        self.site_choice.blockSignals(False)
-        self.site.setText(typed)  # filling the list must not change what the field holds
-        completer = self.site_choice.completer()
-        if completer is not None:  # type a part of a property's name, pick it from what matches
-            completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
-            completer.setFilterMode(Qt.MatchFlag.MatchContains)
-            completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.allowed_completer.model().setStringList(sites)  # type: ignore[attr-defined]
-        if sites:
-            whose = "the demo's" if self.core.demo else "your"
-            hint = f"Used when Claude names no property. Pick one from the list ({whose} properties at the last check)"
-        else:
-            hint = (
-                "Used when Claude names no property. After Check it works (main window, step 3), your "
-                "properties are in this list to pick from"
-            )
-        self.site_hint.setText(hint + ", or leave it empty for none.")
+        self.properties.offer(list(seen.sites) if seen is not None else [], demo=self.core.demo)
 
     def _check_done(self, _result: object) -> None:
         """A check just listed the accounts' properties: offer them, and look at the default again."""
@@ -372,19 +258,8 @@ class SettingsWindow(QDialog):
         super().reject()
 
     def _show_accounts(self) -> None:
-        """One box per account, ticked when Claude may use it; shown with two or more accounts (or when
-        one is withheld), so a person with one account never has to think about it."""
-        rows = self.core.accounts.rows
-        self.accounts_box.setVisible(len(rows) > 1 or any(not r.for_claude for r in rows))
-        clear_layout(self.account_column)
-        self.account_boxes = {}
-        for row in rows:
-            choice = AccountChoice(row.email + (" (the default account)" if row.default else ""))
-            choice.box.setChecked(row.for_claude)
-            choice.setToolTip(row.kind_words)
-            choice.box.toggled.connect(self.validate)
-            self.account_column.addWidget(choice)
-            self.account_boxes[row.email] = choice.box
+        """One box per account, ticked when Claude may use it (`AccountsBox.show_rows`)."""
+        self.account_boxes = self.accounts_box.show_rows(self.core.accounts.rows, self.validate)
         self.validate()
         if self._saved:  # the accounts changed elsewhere: the boxes show what is saved now
             self._saved["accounts"] = self._form()["accounts"]
