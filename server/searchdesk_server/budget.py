@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from searchdesk_server.text import MAX_DEPTH, TOO_DEEP, cut_bytes
+from searchdesk_server.text.cleaning import MAX_DEPTH, TOO_DEEP, cut_bytes
 
 __all__ = [
     "MAX_BYTES",

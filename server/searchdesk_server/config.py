@@ -30,7 +30,7 @@ from typing import Final, Literal
 from . import catalogue
 from .catalogue import CATALOGUE, Catalogue, ToolSpec
 from .properties import PropertyError, normalise_property
-from .text import describe
+from .text.phrases import describe
 
 CredentialKind = Literal["service_account", "oauth", "desktop", "demo", "none"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from .text import flatten
+from .text.cleaning import flatten
 
 START_TIMEOUT = 30.0
 CALL_TIMEOUT = 60.0

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .catalogue import MAX_ID, ToolSpec
-from .text import describe
+from .text.phrases import describe
 
 
 class ArgumentError(ValueError):

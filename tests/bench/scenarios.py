@@ -289,7 +289,7 @@ async def _in_process(body: bytes, profile: bool) -> dict[str, Any]:
 
 _CATEGORIES = (
     ("JSON decode of Google's answer", ("json/decoder.py", "json/__init__.py:loads", "google/http.py:_decode")),
-    ("text cleaning (searchdesk_server.text)", ("searchdesk_server/text.py",)),
+    ("text cleaning (searchdesk_server.text)", ("searchdesk_server/text/",)),
     ("shape checks (google/shapes.py)", ("searchdesk_server/google/shapes.py",)),
     ("analytics tool (rows, totals, table cells)", ("searchdesk_server/tools/analytics/",)),
     ("result budget (budget.py, _listing.py)", ("searchdesk_server/budget.py", "searchdesk_server/tools/_listing.py")),

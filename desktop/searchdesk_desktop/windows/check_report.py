@@ -34,7 +34,7 @@ def hostile_rows() -> dict[str, str]:
     server's tables cut every cell), each with what it tests; the demo's own constants are the one list."""
     from searchdesk_server.demo import vocab
     from searchdesk_server.selfcheck import CELL_CHARS
-    from searchdesk_server.text import flatten
+    from searchdesk_server.text.cleaning import flatten
 
     tests = {
         vocab.HOSTILE_INJECTION: "it tries to give Claude an order. Claude gets it as data, never as an "

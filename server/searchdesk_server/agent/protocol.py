@@ -30,9 +30,9 @@ from typing import Annotated, Any, Final, Literal, Self, TypeAlias
 
 from pydantic import AfterValidator, BeforeValidator, Field, Strict, StringConstraints, model_validator
 
-from ..text import SHOWN_LIMIT
-from ..text import is_plain_text as is_plain_text
-from ..text import minutes as minutes
+from ..text.display import SHOWN_LIMIT
+from ..text.display import is_plain_text as is_plain_text
+from ..text.phrases import minutes as minutes
 from .framing import MAX_ID_CHARS as MAX_ID_CHARS
 from .framing import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from .framing import AgentError as AgentError

@@ -24,7 +24,7 @@ from searchdesk_server.budget import (
     shrink,
     text_size,
 )
-from searchdesk_server.text import MAX_DEPTH, TOO_DEEP, md_cell
+from searchdesk_server.text.cleaning import MAX_DEPTH, TOO_DEEP, md_cell
 
 from .strategies import PROPERTY, big_text, hostile_text, json_values
 
