@@ -46,7 +46,8 @@ class Output:
 def _within_budget(text: str, structured: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The last line of defence for the 100 kB-per-channel rule: listings are cut to fit before
     they get here; any other oversized result has its largest fields shortened, each marked."""
-    from .budget import MAX_BYTES, json_size, shrink
+    from .budget import MAX_BYTES, json_size
+    from .shrink import shrink
     from .text.cleaning import cut_bytes
 
     if json_size(structured) > MAX_BYTES:

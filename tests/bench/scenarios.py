@@ -292,7 +292,10 @@ _CATEGORIES = (
     ("text cleaning (searchdesk_server.text)", ("searchdesk_server/text/",)),
     ("shape checks (google/shapes.py)", ("searchdesk_server/google/shapes.py",)),
     ("analytics tool (rows, totals, table cells)", ("searchdesk_server/tools/analytics/",)),
-    ("result budget (budget.py, _listing.py)", ("searchdesk_server/budget.py", "searchdesk_server/tools/_listing.py")),
+    (
+        "result budget (budget.py, shrink.py, _listing.py)",
+        ("searchdesk_server/budget.py", "searchdesk_server/shrink.py", "searchdesk_server/tools/_listing.py"),
+    ),
     ("JSON encode (measuring and writing)", ("json/encoder.py",)),
     ("pydantic / SDK models", ("pydantic", "mcp_types", "/mcp/")),
     ("httpx and the Google client", ("httpx", "httpcore", "searchdesk_server/google/")),
