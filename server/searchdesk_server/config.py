@@ -27,10 +27,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Final, Literal
 
-from . import catalogue
-from .catalogue import CATALOGUE, Catalogue, ToolSpec
+from . import scopes, tool_spec
+from .catalogue import CATALOGUE, Catalogue
 from .properties import PropertyError, normalise_property
 from .text.phrases import describe
+from .tool_spec import ToolSpec
 
 CredentialKind = Literal["service_account", "oauth", "desktop", "demo", "none"]
 
@@ -161,7 +162,7 @@ class Config:
             wanted.update(spec.scopes)
             if not self.read_only:
                 wanted.update(spec.optional_scopes)
-        return catalogue.minimal_scopes(wanted)
+        return scopes.minimal_scopes(wanted)
 
     def startup_line(self) -> str:
         parts = [f"credentials: {self.credential.describe()}"]
@@ -265,13 +266,13 @@ def parse_tool_list(env: Mapping[str, str], name: str, table: Catalogue = CATALO
         names = ", ".join(t.name for t in table.tools)
         raise ConfigError(
             f"{name} has entries that match no tool: {shown}. Use tool names ({names}), "
-            f"a prefix with * (e.g. list_*), or groups ({', '.join(catalogue.GROUPS)})."
+            f"a prefix with * (e.g. list_*), or groups ({', '.join(tool_spec.GROUPS)})."
         )
     return tuple(entries)
 
 
 def expand_entry(entry: str, table: Catalogue = CATALOGUE) -> tuple[str, ...]:
-    if entry in catalogue.GROUPS:
+    if entry in tool_spec.GROUPS:
         return table.group_members(entry)
     if entry.endswith("*"):
         prefix = entry[:-1]
@@ -302,7 +303,7 @@ def select_tools(
         if read_only:
             if spec.write:
                 continue
-            writers = set(spec.scopes) & catalogue.WRITE_CAPABLE_SCOPES
+            writers = set(spec.scopes) & scopes.WRITE_CAPABLE_SCOPES
             if writers:
                 if spec.name not in named:
                     continue
@@ -361,10 +362,10 @@ def _service_account(name: str, text: str) -> dict[str, str]:
     missing = [k for k in ("client_email", "private_key") if not isinstance(data.get(k), str) or not data[k]]
     if missing:
         raise ConfigError(f"{name} is missing {', '.join(missing)}; download the key from Google Cloud again.")
-    token_uri = data.get("token_uri", catalogue.TOKEN_URL)
-    if token_uri != catalogue.TOKEN_URL:
+    token_uri = data.get("token_uri", scopes.TOKEN_URL)
+    if token_uri != scopes.TOKEN_URL:
         raise ConfigError(
-            f"{name} has a token_uri that is not Google's ({catalogue.TOKEN_URL}); refusing it, since the signed "
+            f"{name} has a token_uri that is not Google's ({scopes.TOKEN_URL}); refusing it, since the signed "
             "assertion would be sent there."
         )
     return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}

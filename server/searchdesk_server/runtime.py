@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
-from .catalogue import QuotaKind, ToolSpec
 from .config import Config
 from .deadlines import BATCH_SECONDS
 from .properties import PropertyError, check_allowed, check_allowed_url, check_url, normalise_property
 from .result import ToolFailure
+from .tool_spec import QuotaKind, ToolSpec
 
 if TYPE_CHECKING:
     import httpx

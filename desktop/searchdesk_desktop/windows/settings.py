@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from searchdesk_server.catalogue import GROUPS
+from searchdesk_server.tool_spec import GROUPS
 
 from .. import claude_config as cc
 from .. import keeping, update_check
