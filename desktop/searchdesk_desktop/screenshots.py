@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from searchdesk_server.config import Var
+from searchdesk_server.variables import Var
 
 from . import claude_config, claude_found, keystore
 

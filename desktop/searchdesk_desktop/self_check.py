@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from searchdesk_server.config import ConfigError, parse_sites
+from searchdesk_server.config import parse_sites
 from searchdesk_server.properties import covers
+from searchdesk_server.variables import ConfigError
 
 from . import claude_config as cc
 from .account_list import AccountRow, AccountState

@@ -212,7 +212,8 @@ def inspection_table(data: dict[str, Any], url: str) -> CheckTable:
 
 def _default_site(env: dict[str, str], *, demo: bool) -> str:
     """The child's default property as its settings make it (normalised; "" when none or unreadable)."""
-    from .config import ConfigError, load
+    from .config import load
+    from .variables import ConfigError
 
     try:
         return load(env, demo_flag=demo).default_site or ""
