@@ -17,7 +17,8 @@ from typing import Any, Final
 
 import anyio.to_thread
 
-from ..coverage.store import Change, Counts, CoverageDamaged, CoverageStore, Page, WatchState, path_for
+from ..coverage.records import Change, Counts, CoverageDamaged, Page, WatchState
+from ..coverage.store import CoverageStore, path_for
 from ..coverage.words import SWITCH_ON, figures_sentence
 from ..google import shapes as sh
 from ..google.http import Api
