@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         import anyio
 
-        from .selfcheck import run_check
+        from .stdio_check import run_check
 
         child_env = dict(os.environ)  # the child server gets the credentials; this process keeps none
         scrub_secrets()

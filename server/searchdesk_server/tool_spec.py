@@ -14,7 +14,7 @@ from typing import Any, Final, Literal
 
 Service = Literal["searchconsole", "siteVerification", "indexing", "none"]
 Kind = Literal["read", "write", "guarded"]
-#: Which Google account a call goes to when the SearchDesk app holds several (accounts.py):
+#: Which Google account a call goes to when the SearchDesk app holds several (account_routing.py):
 #: "property" the account that sees its property best in Search Console; "verified" one that verified
 #: it; "url" one that sees a property containing its URL, owner first; "named" the `account` argument,
 #: else the default; "every" each account (the handler merges); "none" no Google call.

@@ -34,7 +34,7 @@ from ..text.cleaning import clean
 from ._listing import listing
 
 if TYPE_CHECKING:
-    from ..accounts import Account
+    from ..account_routing import Account
 
 #: What an absent journal means.
 NOTHING_YET = "SearchDesk has not changed anything on this computer yet."
