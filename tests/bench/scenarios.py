@@ -342,8 +342,8 @@ def _profile_summary(profiler: cProfile.Profile) -> dict[str, Any]:
 
 #: Functions the report names when it explains where the time goes.
 _WATCH = {
-    "text.clean_json": ("searchdesk_server/text.py", "clean_json"),
-    "text.clean": ("searchdesk_server/text.py", "clean"),
+    "text.clean_json": ("searchdesk_server/text/cleaning.py", "clean_json"),
+    "text.clean": ("searchdesk_server/text/cleaning.py", "clean"),
     "shapes.records": ("searchdesk_server/google/shapes.py", "records"),
     "shapes.text": ("searchdesk_server/google/shapes.py", "text"),
     "shapes.number": ("searchdesk_server/google/shapes.py", "number"),
