@@ -169,14 +169,15 @@ class _Frame:
         return _fit_note(kept, row_sizes, self.limit, self.note, self.fixed_text_size)
 
     def wrapped(self, kept: int, note: str) -> dict[str, Any]:
-        out = self.wrap(list(self.entries[:kept]))
-        if note and self.note_key is not None:
-            out[self.note_key] = note
-        return out
+        """The structured channel for the first ``kept`` entries, with ``note`` when there is one."""
+        return self._noted(self.wrap(list(self.entries[:kept])), note)
 
     def wrapped_with_note(self, some: list[Mapping[str, Any]]) -> dict[str, Any]:
-        out = self.wrap(some)
-        if (note := self.note(len(some))) and self.note_key is not None:
+        """The structured channel for ``some`` entries, with the note their count calls for."""
+        return self._noted(self.wrap(some), self.note(len(some)))
+
+    def _noted(self, out: dict[str, Any], note: str) -> dict[str, Any]:
+        if note and self.note_key is not None:
             out[self.note_key] = note
         return out
 
