@@ -19,7 +19,7 @@ from .account_store import AccountKind
 
 class AccountState(Enum):
     """Where an account stands: what its row and the main window's first step say (the server's
-    ``accounts.Account`` is another thing: an account a server was given)."""
+    ``account_routing.Account`` is another thing: an account a server was given)."""
 
     DEMO = "demo"
     SIGNED_OUT = "signed_out"

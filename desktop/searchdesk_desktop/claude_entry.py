@@ -11,20 +11,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from searchdesk_server import config as server_config
-from searchdesk_server.config import Var
+from searchdesk_server import variables as server_variables
+from searchdesk_server.variables import Var
 
 SERVER_KEY = "searchdesk"
 DEMO_VAR = Var.SEARCHDESK_DEMO
 SOCKET_VAR = Var.SEARCHDESK_AGENT_SOCKET
 #: Google credentials a server takes from its environment; an entry carrying any of them does not use
 #: this app's sign-in (the server's own list, so the two cannot drift).
-CREDENTIAL_VARS = (*server_config.CREDENTIAL_VARS, Var.GOOGLE_APPLICATION_CREDENTIALS)
+CREDENTIAL_VARS = (*server_variables.CREDENTIAL_VARS, Var.GOOGLE_APPLICATION_CREDENTIALS)
 #: The variables the settings window owns; everything else in our entry's env is left as it is.
-SETTINGS_VARS = server_config.SETTINGS_VARS
+SETTINGS_VARS = server_variables.SETTINGS_VARS
 #: What every entry this app writes carries, the demo's included (SEARCHDESK_ASK_IN_APP=true: such a
 #: server asks in Claude's dialog or this app, or refuses; it never offers the two-call token).
-APP_ENTRY_ENV = server_config.APP_ENTRY_ENV
+APP_ENTRY_ENV = server_variables.APP_ENTRY_ENV
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 class Core(QObject):
     changed = Signal()
     signin_done = Signal(str)  # "" on success, else the message for the person
-    check_done = Signal(object)  # a selfcheck.CheckReport, or a str explaining why it could not run
+    check_done = Signal(object)  # a stdio_check.CheckReport, or a str explaining why it could not run
     _call_main = Signal(object)  # run a callable on the Qt thread
     archive_deleted = Signal()  # a copy was deleted (on a worker): Settings' lines are read again
 

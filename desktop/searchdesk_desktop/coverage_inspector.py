@@ -32,7 +32,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from searchdesk_server.coverage.store import RECHECK, CoverageStore, PageResult, WatchState
+from searchdesk_server.coverage.records import PageResult, WatchState
+from searchdesk_server.coverage.store import RECHECK, CoverageStore
 from searchdesk_server.google.errors import ErrorKind, GoogleError
 from searchdesk_server.quota import WATCH_PER_MINUTE, WATCH_SPARE, QuotaBook, QuotaKind
 

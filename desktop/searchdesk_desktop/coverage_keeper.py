@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from searchdesk_server.coverage.store import CoverageStore, WatchState
+from searchdesk_server.coverage.records import WatchState
+from searchdesk_server.coverage.store import CoverageStore
 
 from .archive_copier import Scope
 from .archive_sync import AccessTokenFor
@@ -96,7 +97,8 @@ class CoverageKeeper(Keeper["CoverageSync"]):
 
     def writer(self, account: str) -> CoverageStore:
         """A store to write (the watch's thread; Settings' Pause and Delete)."""
-        from searchdesk_server.coverage.store import CoverageDamaged, recover
+        from searchdesk_server.coverage.records import CoverageDamaged
+        from searchdesk_server.coverage.store import recover
 
         path = self.path(account)
         try:

@@ -21,7 +21,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from searchdesk_server.coverage.store import MAX_PAGES, CoverageStore, WatchState, Why
+from searchdesk_server.coverage.records import WatchState, Why
+from searchdesk_server.coverage.store import MAX_PAGES, CoverageStore
 from searchdesk_server.google.errors import GoogleError
 from searchdesk_server.quota import QuotaBook
 

@@ -63,10 +63,11 @@ class AccountStatus:
 def scopes_for(settings: AppSettings) -> tuple[str, ...]:
     """The scopes a sign-in asks Google for: those the tools Settings offers need."""
     from searchdesk_server import config as server_config
+    from searchdesk_server.credential_setting import Credential
 
     tools, _ = server_config.select_tools(settings.read_only, tuple(settings.groups), ())
     conf = server_config.Config(
-        credential=server_config.Credential("desktop", "SearchDesk app"),
+        credential=Credential("desktop", "SearchDesk app"),
         read_only=settings.read_only,
         tools=tools,
     )

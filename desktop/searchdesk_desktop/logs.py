@@ -2,7 +2,7 @@
 
 The app logs events ("sign-in finished", "approval asked: tool=delete_site fingerprint=ab12…"), never
 values. As a second line of defence a filter masks anything shaped like a credential, by the same
-rules the server applies to everything it passes on (`searchdesk_server.text.redact`).
+rules the server applies to everything it passes on (`searchdesk_server.text.redaction.redact`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import logging
 import logging.handlers
 from pathlib import Path
 
-from searchdesk_server.text import redact
+from searchdesk_server.text.redaction import redact
 
 
 def log_dir() -> Path:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from searchdesk_server.config import Var
+from searchdesk_server.variables import Var
 
 from . import claude_config, claude_found, keystore
 
@@ -326,7 +326,7 @@ def two_accounts(scene: Scene) -> Any:
     account named."""
     from dataclasses import replace
 
-    from searchdesk_server.selfcheck import CheckedAccount, accounts_table, sites_table
+    from searchdesk_server.stdio_check import CheckedAccount, accounts_table, sites_table
 
     core = scene.core(signed_in=True, added=True)
     key = scene.home / "Downloads" / "client-shop-key.json"
@@ -812,7 +812,7 @@ def render(out: Path, schemes: tuple[str, ...] = SCHEMES, only: frozenset[str] =
 
 def _demo_check(home: Path) -> Any:
     """The real self-check of the demo server (what step 3 shows after a check)."""
-    from searchdesk_server.selfcheck import run_check
+    from searchdesk_server.stdio_check import run_check
 
     from . import claude_config as cc
 
@@ -878,7 +878,7 @@ def render_steps(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     with _scratch_home("sdsteps-") as (root, home):
         env = {**os.environ, Var.SEARCHDESK_DEMO: "true", Var.SEARCHDESK_DEMO_TODAY: STEPS_DAY}
-        from searchdesk_server.selfcheck import run_check
+        from searchdesk_server.stdio_check import run_check
 
         from . import claude_config as cc
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from searchdesk_server.config import ConfigError, parse_sites
+from searchdesk_server.config import parse_sites
 from searchdesk_server.properties import covers
+from searchdesk_server.variables import ConfigError
 
 from . import claude_config as cc
 from .account_list import AccountRow, AccountState
@@ -160,7 +161,7 @@ def run_check(command: Callable[[], list[str]], env: Callable[[], dict[str, str]
     """Run the server's self-check (on a worker thread): a CheckReport, or a str saying why it could not run.
     ``command`` and ``env`` are read here, so that reading them failing is one more reason it could not."""
     try:
-        from searchdesk_server.selfcheck import run_check as server_check
+        from searchdesk_server.stdio_check import run_check as server_check
     except ImportError:
         return "The self-check is not available in this build."
     try:

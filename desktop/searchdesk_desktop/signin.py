@@ -33,9 +33,9 @@ from typing import Any, ParamSpec, TypeVar
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from searchdesk_server.agent.protocol import ErrorCode
-from searchdesk_server.config import Var
 from searchdesk_server.google import grants
 from searchdesk_server.google.errors import ErrorKind, GoogleError
+from searchdesk_server.variables import Var
 
 from .keystore import ClientKind, SignInRecord
 from .refusals import Refusal

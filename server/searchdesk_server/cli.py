@@ -41,7 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="searchdesk-server: %(message)s")
     if args.check_journal:
         return check_journal(demo=args.demo)
-    from .config import ConfigError, load, scrub_secrets
+    from .config import load
+    from .credential_setting import scrub_secrets
+    from .variables import ConfigError
 
     try:
         config = load(os.environ, demo_flag=args.demo)
@@ -51,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         import anyio
 
-        from .selfcheck import run_check
+        from .stdio_check import run_check
 
         child_env = dict(os.environ)  # the child server gets the credentials; this process keeps none
         scrub_secrets()

@@ -32,7 +32,7 @@ async def run_tool(call: Call, *, note: str = "") -> types.CallToolResult:
     except ToolFailure as exc:
         return error_result(str(exc))
     except GoogleError as exc:
-        from .accounts import not_found
+        from .account_routing import not_found
 
         if not_found(exc):
             call.runtime.directory.forget(call.account)  # what it seemed to see is out of date

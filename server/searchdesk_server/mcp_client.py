@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .text import show_value
+from .text.display import show_value
 
 
 def declared_form(ctx: Any) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from urllib.parse import SplitResult, urlsplit
 
-from .text import describe
+from .text.phrases import describe
 
 MAX_LENGTH = 2048
 # The percent-encodings of ".", "/" and "\\" (any case): decoded before looking for dot segments.

@@ -26,7 +26,7 @@ from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Final
 
-from .catalogue import QuotaKind
+from .tool_spec import QuotaKind
 
 __all__ = [
     "DAILY_LIMITS",

@@ -1,7 +1,7 @@
 """What a tool hands back, and how it becomes an MCP result.
 
 Google's data is untrusted: the structured half carries top-level `"untrusted": true,
-"source": "google"` (the same keys inside Google's data were removed by `text.clean_json`), and
+"source": "google"` (the same keys inside Google's data were removed by `text.cleaning.clean_json`), and
 the text opens with one line saying the data below came from Google. The server's own
 sentences never contain Google's text.
 """
@@ -46,8 +46,9 @@ class Output:
 def _within_budget(text: str, structured: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The last line of defence for the 100 kB-per-channel rule: listings are cut to fit before
     they get here; any other oversized result has its largest fields shortened, each marked."""
-    from .budget import MAX_BYTES, json_size, shrink
-    from .text import cut_bytes
+    from .budget import MAX_BYTES, json_size
+    from .shrink import shrink
+    from .text.cleaning import cut_bytes
 
     if json_size(structured) > MAX_BYTES:
         shrunk = shrink(structured, MAX_BYTES)

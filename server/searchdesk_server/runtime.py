@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
-from .catalogue import QuotaKind, ToolSpec
 from .config import Config
 from .deadlines import BATCH_SECONDS
 from .properties import PropertyError, check_allowed, check_allowed_url, check_url, normalise_property
 from .result import ToolFailure
+from .tool_spec import QuotaKind, ToolSpec
 
 if TYPE_CHECKING:
     import httpx
 
-    from .accounts import Account, Directory
+    from .account_routing import Account, Directory
     from .agent.client import AgentClient
     from .agent.protocol import Requester
     from .approval.question import Question
@@ -185,8 +185,8 @@ class Runtime:
 
     @functools.cached_property
     def directory(self) -> Directory:
-        """The Google accounts this server may act as, and which call goes to which (accounts.py)."""
-        from .accounts import Directory
+        """The Google accounts this server may act as, and which call goes to which (account_routing.py)."""
+        from .account_routing import Directory
 
         return Directory(self)
 
@@ -242,7 +242,7 @@ class Call:
     sources: Any = None
 
     async def route(self) -> None:
-        """Fix the account this call acts as (accounts.py); a call is routed once. Raises ToolFailure
+        """Fix the account this call acts as (account_routing.py); a call is routed once. Raises ToolFailure
         or GoogleError."""
         if not self.routed and self.spec.route != "none":
             directory = self.runtime.directory

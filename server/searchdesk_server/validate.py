@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .catalogue import MAX_ID, ToolSpec
-from .text import describe
+from .text.phrases import describe
+from .tool_spec import MAX_ID, ToolSpec
 
 
 class ArgumentError(ValueError):

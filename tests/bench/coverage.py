@@ -32,7 +32,8 @@ for _path in (REPO / "server", REPO):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from searchdesk_server.coverage.store import CoverageStore, PageResult, WatchState, Why  # noqa: E402
+from searchdesk_server.coverage.records import PageResult, WatchState, Why  # noqa: E402
+from searchdesk_server.coverage.store import CoverageStore  # noqa: E402
 from tests.bench.archive import cache_folder  # noqa: E402
 
 SITE = "sc-domain:bench.example"

@@ -289,10 +289,13 @@ async def _in_process(body: bytes, profile: bool) -> dict[str, Any]:
 
 _CATEGORIES = (
     ("JSON decode of Google's answer", ("json/decoder.py", "json/__init__.py:loads", "google/http.py:_decode")),
-    ("text cleaning (searchdesk_server.text)", ("searchdesk_server/text.py",)),
+    ("text cleaning (searchdesk_server.text)", ("searchdesk_server/text/",)),
     ("shape checks (google/shapes.py)", ("searchdesk_server/google/shapes.py",)),
     ("analytics tool (rows, totals, table cells)", ("searchdesk_server/tools/analytics/",)),
-    ("result budget (budget.py, _listing.py)", ("searchdesk_server/budget.py", "searchdesk_server/tools/_listing.py")),
+    (
+        "result budget (budget.py, shrink.py, _listing.py)",
+        ("searchdesk_server/budget.py", "searchdesk_server/shrink.py", "searchdesk_server/tools/_listing.py"),
+    ),
     ("JSON encode (measuring and writing)", ("json/encoder.py",)),
     ("pydantic / SDK models", ("pydantic", "mcp_types", "/mcp/")),
     ("httpx and the Google client", ("httpx", "httpcore", "searchdesk_server/google/")),
@@ -339,8 +342,8 @@ def _profile_summary(profiler: cProfile.Profile) -> dict[str, Any]:
 
 #: Functions the report names when it explains where the time goes.
 _WATCH = {
-    "text.clean_json": ("searchdesk_server/text.py", "clean_json"),
-    "text.clean": ("searchdesk_server/text.py", "clean"),
+    "text.clean_json": ("searchdesk_server/text/cleaning.py", "clean_json"),
+    "text.clean": ("searchdesk_server/text/cleaning.py", "clean"),
     "shapes.records": ("searchdesk_server/google/shapes.py", "records"),
     "shapes.text": ("searchdesk_server/google/shapes.py", "text"),
     "shapes.number": ("searchdesk_server/google/shapes.py", "number"),

@@ -64,7 +64,7 @@ from searchdesk_desktop.windows.parts import OK, PROBLEM, TODO
 from searchdesk_desktop.windows.settings import SettingsWindow
 from searchdesk_server.agent.protocol import ApprovalRequest
 from searchdesk_server.approval import question as server_question
-from searchdesk_server.selfcheck import CHECK_CLIENT, CheckedAccount, CheckReport, shown
+from searchdesk_server.stdio_check import CHECK_CLIENT, CheckedAccount, CheckReport, shown
 from tests.desktop.uicheck import contrast_problems, layout_problems
 
 ACCOUNT = "alex.morgan@example-garden-supplies.com"

@@ -1,7 +1,7 @@
 """That the dialog shows what a yes is bound to: each value's `whole` shortens to its `value`.
 
 A yes is bound to the words' digest (`protocol.words_digest`), which covers each value as the words hold
-it: shortened when long (`text.shorten`: its start, its end and a 128-bit digest of the whole). The
+it: shortened when long (`text.display.shorten`: its start, its end and a 128-bit digest of the whole). The
 dialog shows the `whole` sent beside it. Nothing else ties the two, so a request whose `whole` is another
 value than the one its `value` shortens would have the person read one thing and approve another (issue
 36). Before a question is kept or shown, the app shortens each `whole` it received by the one rule both
@@ -12,7 +12,7 @@ socket is unchanged, so an app and a server of different versions still agree on
 from __future__ import annotations
 
 from searchdesk_server.agent.protocol import ApprovalRequest, ErrorCode
-from searchdesk_server.text import shorten
+from searchdesk_server.text.display import shorten
 
 from ..refusals import Refusal
 

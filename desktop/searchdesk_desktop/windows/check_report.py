@@ -19,8 +19,8 @@ from ..widgets import SupportDetails, bold, panel, plain_label
 
 def plain_properties(text: str) -> str:
     """Every Domain property in `text` as a site owner names it ("the domain example.com"), not in the
-    "sc-domain:" spelling Google's programs use (the server's own wording, `selfcheck.shown`)."""
-    from searchdesk_server.selfcheck import shown
+    "sc-domain:" spelling Google's programs use (the server's own wording, `stdio_check.shown`)."""
+    from searchdesk_server.stdio_check import shown
 
     return DOMAIN_PROPERTY.sub(lambda m: shown(m.group(0)), text)
 
@@ -33,8 +33,8 @@ def hostile_rows() -> dict[str, str]:
     """The demo's deliberately hostile searches and pages, as the check shows them (cleaned and cut as the
     server's tables cut every cell), each with what it tests; the demo's own constants are the one list."""
     from searchdesk_server.demo import vocab
-    from searchdesk_server.selfcheck import CELL_CHARS
-    from searchdesk_server.text import flatten
+    from searchdesk_server.stdio_check import CELL_CHARS
+    from searchdesk_server.text.cleaning import flatten
 
     tests = {
         vocab.HOSTILE_INJECTION: "it tries to give Claude an order. Claude gets it as data, never as an "
@@ -53,7 +53,7 @@ HOSTILE = "A test of SearchDesk's protections: the demo made this up on purpose,
 
 #: What URL Inspection's verdict means for the page, in the words of Google's reference
 #: (IndexStatusInspectionResult.verdict: PASS is "Valid", FAIL "Error", NEUTRAL "Excluded" in Search
-#: Console), keyed by the word the check shows (`selfcheck.INSPECTION_WORDS`, the one translation).
+#: Console), keyed by the word the check shows (`stdio_check.INSPECTION_WORDS`, the one translation).
 VERDICT_MEANINGS = {
     "PASS": "Google has this page in its index: it can appear in search results.",
     "FAIL": "Google cannot index this page: the lines below say what stopped it.",
@@ -64,7 +64,7 @@ VERDICT_MEANINGS = {
 
 
 def _verdict_row() -> str:
-    from searchdesk_server.selfcheck import INSPECTION_FIELDS
+    from searchdesk_server.stdio_check import INSPECTION_FIELDS
 
     return dict(INSPECTION_FIELDS)["verdict"]
 
@@ -75,7 +75,7 @@ VERDICT_ROW = _verdict_row()
 
 def verdict_meaning(shown: str) -> str:
     """The plain meaning of the verdict the check shows ("Excluded"), or "" for one Google sent as is."""
-    from searchdesk_server.selfcheck import INSPECTION_WORDS
+    from searchdesk_server.stdio_check import INSPECTION_WORDS
 
     code = next((c for c, word in INSPECTION_WORDS["verdict"].items() if word == shown), "")
     return VERDICT_MEANINGS.get(code, "")

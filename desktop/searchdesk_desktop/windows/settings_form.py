@@ -257,7 +257,7 @@ def unseen_warning(core: Core, parsed: Parsed, ticked: list[str]) -> str:
     seen = core.seen_sites
     if "site" in parsed.errors or not parsed.site_url or seen is None or not seen.unseen(parsed.site_url, ticked):
         return ""
-    from searchdesk_server.selfcheck import shown
+    from searchdesk_server.stdio_check import shown
 
     prop = shown(parsed.site_url)
     if core.demo:

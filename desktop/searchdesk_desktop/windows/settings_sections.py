@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from searchdesk_server.catalogue import GROUPS
+from searchdesk_server.tool_spec import GROUPS
 
 from ..account_list import AccountRow
 from ..widgets import ChoiceBox, FlowLayout, clear_layout, error_label, plain_label

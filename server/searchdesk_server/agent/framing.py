@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, Final, TypeAlias
 
-from ..text import is_plain_text
+from ..text.display import is_plain_text
 
 MAX_MESSAGE_BYTES: Final = 64 * 1024  # one message, including its newline
 MAX_ID_CHARS: Final = 128  # a JSON-RPC id that is a string

@@ -26,7 +26,7 @@ from typing import Annotated, Any, Final, Literal, Self, TypeAlias
 
 from pydantic import AfterValidator, BeforeValidator, Field, Strict, StringConstraints, model_validator
 
-from ..text import SHOWN_LIMIT, is_plain_text
+from ..text.display import SHOWN_LIMIT, is_plain_text
 from .framing import MAX_MESSAGE_BYTES
 from .wire import Message as Message
 from .wire import message, present

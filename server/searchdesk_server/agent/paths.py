@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
 
-from ..config import PIPE_PREFIX, Var, agent_socket_setting
+from ..variables import PIPE_PREFIX, Var, agent_socket_setting
 from .protocol import AgentError
 
 APP_NAME: Final = "searchdesk"

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final, Generic, TypeVar
 
-from ..text import is_plain_text as is_plain_text
-from ..text import minutes as minutes
+from ..text.display import is_plain_text as is_plain_text
+from ..text.phrases import minutes as minutes
 from .framing import MAX_ID_CHARS as MAX_ID_CHARS
 from .framing import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from .framing import AgentError as AgentError

@@ -27,7 +27,8 @@ from ..labels import SITEMAP as SITEMAP
 from ..labels import action_name as action_name
 from ..mcp_client import describe_client as describe_client
 from ..properties import verification_id
-from ..text import escaped, reads_like, shorten, show_url, show_value
+from ..text.addresses import reads_like, show_url
+from ..text.display import escaped, shorten, show_value
 
 #: The client's own dialog, gateways such as mcp-hub, and the token text take at most this much.
 MAX_ELICIT_BYTES = 4096

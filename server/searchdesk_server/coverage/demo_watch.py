@@ -12,7 +12,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Final
 
-from .store import CoverageStore, PageResult, WatchState, Why
+from .records import PageResult, WatchState, Why
+from .store import CoverageStore
 
 #: The demo properties SearchDesk watches (the two the demo account owns).
 WATCHED: Final = ("sc-domain:example.com", "https://www.example.com/")

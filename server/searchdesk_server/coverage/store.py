@@ -15,36 +15,32 @@ since <date>" over a year of history (under 0.2 s). So:
 Times are stored as POSIX seconds (UTC). The app is the only writer (WAL: servers read while it
 writes); servers open the file read-only and never create it. A damaged file is set aside (renamed,
 never deleted) and what is still readable copied into a fresh one (`recover`), as the archive does.
+What a row means as a value (a page's result, a change, the figures) is `coverage.records`'.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import enum
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from .. import account_sqlite
-from ..google import shapes as sh
+from .records import (
+    RESULT_COLUMNS,
+    Change,
+    Counts,
+    CoverageDamaged,
+    CoverageError,
+    Page,
+    PageResult,
+    Recovery,
+    WatchState,
+    Why,
+)
 
-__all__ = [
-    "MAX_PAGES",
-    "Change",
-    "Counts",
-    "CoverageDamaged",
-    "CoverageError",
-    "CoverageStore",
-    "PageResult",
-    "Recovery",
-    "WatchState",
-    "Why",
-    "folder",
-    "path_for",
-    "recover",
-]
+__all__ = ["MAX_PAGES", "RECHECK", "CoverageStore", "folder", "path_for", "recover"]
 
 FOLDER: Final = "coverage"
 SCHEMA_VERSION: Final = 1
@@ -70,135 +66,11 @@ CREATE TABLE IF NOT EXISTS watch(
     site TEXT PRIMARY KEY, switched_on INTEGER NOT NULL, paused INTEGER NOT NULL,
     pass_started REAL, next_pass REAL) WITHOUT ROWID;
 """
-#: URL Inspection's index status fields as SearchDesk names them, with Google's names (`inspect_url`
-#: shows them; the watch keeps all but `crawled_as`).
-INDEX_FIELDS: Final = (
-    ("verdict", "verdict", sh.text),
-    ("coverage", "coverageState", sh.text),
-    ("indexing_state", "indexingState", sh.text),
-    ("robots_txt", "robotsTxtState", sh.text),
-    ("page_fetch", "pageFetchState", sh.text),
-    ("last_crawl", "lastCrawlTime", sh.text),
-    ("crawled_as", "crawledAs", sh.text),
-    ("google_canonical", "googleCanonical", sh.text),
-    ("user_canonical", "userCanonical", sh.text),
-)
-_RESULT_COLUMNS: Final = (
-    "verdict",
-    "coverage",
-    "indexing_state",
-    "robots_txt",
-    "page_fetch",
-    "last_crawl",
-    "google_canonical",
-    "user_canonical",
-)
 
 
 _UPDATE_RESULT: Final = (
-    "UPDATE pages SET inspected_at=?, " + ", ".join(f"{c}=?" for c in _RESULT_COLUMNS) + " WHERE id=?"  # noqa: S608
+    "UPDATE pages SET inspected_at=?, " + ", ".join(f"{c}=?" for c in RESULT_COLUMNS) + " WHERE id=?"  # noqa: S608
 )
-
-
-class CoverageError(Exception):
-    """The store cannot do what was asked; the message is for a person."""
-
-
-class CoverageDamaged(CoverageError):
-    """The file is not a readable store (`recover` sets it aside and keeps what is readable)."""
-
-
-class Why(enum.IntFlag):
-    """Why a page is watched: listed in one of the property's sitemaps, or seen with impressions."""
-
-    SITEMAP = 1
-    IMPRESSIONS = 2
-
-    def words(self) -> list[str]:
-        return [w.name.lower() for w in Why if w in self and w.name]
-
-
-@dataclass(frozen=True)
-class PageResult:
-    """One URL Inspection result as the watch keeps it: Google's own words for each field ("" when
-    Google said nothing), as `tools.inspection.summarise` reads them from Google's answer."""
-
-    verdict: str = ""
-    coverage: str = ""
-    indexing_state: str = ""
-    robots_txt: str = ""
-    page_fetch: str = ""
-    last_crawl: str = ""
-    google_canonical: str = ""
-    user_canonical: str = ""
-
-    @classmethod
-    def from_index(cls, index: Mapping[str, object]) -> PageResult:
-        """From `tools.inspection.summarise(...)["index"]` (SearchDesk's names of `INDEX_FIELDS`)."""
-        return cls(**{k: str(index.get(k) or "") for k in _RESULT_COLUMNS})
-
-    @classmethod
-    def from_google(cls, index_status: object) -> PageResult:
-        """From Google's `indexStatusResult` as it came (cleaned as every answer of Google's is)."""
-        return cls.from_index(sh.pick(sh.record(index_status), INDEX_FIELDS))
-
-
-@dataclass(frozen=True)
-class Page:
-    """A watched page with its latest result (None: not inspected yet)."""
-
-    url: str
-    why: Why
-    inspected_at: dt.datetime | None
-    result: PageResult | None
-
-
-@dataclass(frozen=True)
-class Change:
-    """A page's verdict or coverage state changed between two inspections."""
-
-    url: str
-    changed_at: dt.datetime
-    from_verdict: str
-    to_verdict: str
-    from_coverage: str
-    to_coverage: str
-
-
-@dataclass(frozen=True)
-class Counts:
-    """A property's figures: pages known and inspected, by verdict and by coverage state."""
-
-    known: int
-    inspected: int
-    by_verdict: dict[str, int]
-    by_coverage: dict[str, int]
-    oldest: dt.datetime | None
-    newest: dt.datetime | None
-
-
-@dataclass(frozen=True)
-class WatchState:
-    """The watch of one property as the person set it and the watcher left it."""
-
-    switched_on: bool
-    paused: bool = False
-    pass_started: dt.datetime | None = None
-    next_pass: dt.datetime | None = None
-
-    @property
-    def running(self) -> bool:
-        return self.switched_on and not self.paused
-
-
-@dataclass(frozen=True)
-class Recovery:
-    """What `recover` did: where the damaged file went and how many pages and changes it kept."""
-
-    set_aside: Path
-    pages: int
-    changes: int
-    unreadable: bool = False
 
 
 # --- where ---------------------------------------------------------------------------------------
@@ -332,7 +204,7 @@ class CoverageStore:
         last one kept, the change is kept too (and returned). A page not watched yet is added as
         watched for no reason of its own (`Why(0)`), so a result is never lost."""
         stamp = _stamp(inspected_at)
-        values = tuple(getattr(result, c) for c in _RESULT_COLUMNS)
+        values = tuple(getattr(result, c) for c in RESULT_COLUMNS)
         with self._write() as conn:
             row = conn.execute(
                 "SELECT id, inspected_at, verdict, coverage FROM pages WHERE site=? AND url=?", (site, url)
@@ -440,7 +312,7 @@ class CoverageStore:
         clause = " AND ".join(where)
         total = int(self._conn.execute(f"SELECT COUNT(*) FROM pages WHERE {clause}", args).fetchone()[0])  # noqa: S608
         rows = self._conn.execute(
-            f"SELECT url, why, inspected_at, {', '.join(_RESULT_COLUMNS)} FROM pages WHERE {clause} "  # noqa: S608
+            f"SELECT url, why, inspected_at, {', '.join(RESULT_COLUMNS)} FROM pages WHERE {clause} "  # noqa: S608
             "ORDER BY url LIMIT ? OFFSET ?",
             (*args, limit, offset),
         )
@@ -449,7 +321,7 @@ class CoverageStore:
     def page(self, site: str, url: str) -> Page | None:
         """One watched page (None: not watched)."""
         row = self._conn.execute(
-            f"SELECT url, why, inspected_at, {', '.join(_RESULT_COLUMNS)} FROM pages WHERE site=? AND url=?",  # noqa: S608
+            f"SELECT url, why, inspected_at, {', '.join(RESULT_COLUMNS)} FROM pages WHERE site=? AND url=?",  # noqa: S608
             (site, url),
         ).fetchone()
         return None if row is None else _page(row)

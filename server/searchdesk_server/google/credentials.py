@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import httpx
 
     from searchdesk_server.agent.client import AgentClient
-    from searchdesk_server.config import Credential
+    from searchdesk_server.credential_setting import Credential
 
 __all__ = [
     "DEMO_TOKEN",

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from ..text import cut as cut_at
-from ..text import flatten, redact
+from ..text.cleaning import cut as cut_at
+from ..text.cleaning import flatten
+from ..text.redaction import redact
 
 __all__ = [
     "ErrorKind",
@@ -101,7 +102,7 @@ class GoogleError(Exception):
 
 
 # ---------------------------------------------------------------------------------------------------
-# Cleaning and redaction (searchdesk_server.text holds both; this is how Google's words use them)
+# Cleaning and redaction (searchdesk_server.text's cleaning and redaction; this is how Google's words use them)
 
 
 def clean_upstream(text: str, limit: int = UPSTREAM_LIMIT, known: Iterable[str] = ()) -> str:

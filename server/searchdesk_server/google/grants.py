@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
-from ..catalogue import SCOPE_IMPLIES
-from ..catalogue import TOKEN_URL as TOKEN_URL  # written there: the start-up path checks keys against it
+from ..scopes import SCOPE_IMPLIES
+from ..scopes import TOKEN_URL as TOKEN_URL  # written there: the start-up path checks keys against it
 from . import jsonbody
 from .errors import ErrorKind, GoogleError, explain_token_error
 
@@ -55,7 +55,7 @@ MAX_EXPIRES_IN: Final = 86400
 
 def missing_scopes(granted: Iterable[str], wanted: Iterable[str]) -> list[str]:
     """The wanted scopes that `granted` does not cover, in the order wanted (a broad scope covers its
-    narrow twin: `catalogue.SCOPE_IMPLIES`, which the start-up path reads to ask for the fewest)."""
+    narrow twin: `scopes.SCOPE_IMPLIES`, which the start-up path reads to ask for the fewest)."""
     have = set(granted)
     for scope in tuple(have):
         have |= SCOPE_IMPLIES.get(scope, frozenset())

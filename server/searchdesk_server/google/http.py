@@ -37,7 +37,7 @@ from searchdesk_server.google.errors import (
     describe_non_json,
     explain_response,
 )
-from searchdesk_server.text import minutes
+from searchdesk_server.text.phrases import minutes
 
 if TYPE_CHECKING:
     from searchdesk_server.google.credentials import TokenSource

@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..text import clean, clean_json, md_cell
+from ..text.cleaning import clean, clean_json, md_cell
 
 
 def records(value: object, key: str) -> list[dict[str, Any]]:

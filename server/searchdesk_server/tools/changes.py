@@ -30,11 +30,11 @@ from ..journal.store import Approval, JournalError, Kind, Result, Row
 from ..properties import PropertyError, check_allowed, check_allowed_url, covers, covers_url, normalise_property
 from ..result import Output, ToolFailure
 from ..runtime import Call, plural
-from ..text import clean
+from ..text.cleaning import clean
 from ._listing import listing
 
 if TYPE_CHECKING:
-    from ..accounts import Account
+    from ..account_routing import Account
 
 #: What an absent journal means.
 NOTHING_YET = "SearchDesk has not changed anything on this computer yet."

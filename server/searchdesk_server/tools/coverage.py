@@ -1,7 +1,7 @@
 """`index_coverage`: which of a property's pages are in Google, from SearchDesk's own watch.
 
 The watch (coverage/) is kept by the SearchDesk app in the background, one store per Google account;
-this tool only reads it. The call is routed as a live call is (accounts.py) and Google is asked once
+this tool only reads it. The call is routed as a live call is (account_routing.py) and Google is asked once
 whether the routed account sees the property now, so only accounts and properties Claude may use now
 are read, and a withheld or removed account's store is never opened. The demo has a watch of its own
 in memory (coverage/demo_watch.py).
@@ -17,7 +17,8 @@ from typing import Any, Final
 
 import anyio.to_thread
 
-from ..coverage.store import Change, Counts, CoverageDamaged, CoverageStore, Page, WatchState, path_for
+from ..coverage.records import Change, Counts, CoverageDamaged, Page, WatchState
+from ..coverage.store import CoverageStore, path_for
 from ..coverage.words import SWITCH_ON, figures_sentence
 from ..google import shapes as sh
 from ..google.http import Api

@@ -28,7 +28,7 @@ async def _app_state(call: Call) -> tuple[str, str]:
 
 async def _accounts(call: Call) -> tuple[list[dict[str, Any]], str]:
     """The Google accounts Claude may use (e-mails and kinds, never a token), and them in words."""
-    from ..accounts import KIND_WORDS
+    from ..account_routing import KIND_WORDS
     from ..google.errors import GoogleError
 
     try:

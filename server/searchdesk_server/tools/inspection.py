@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..coverage.store import INDEX_FIELDS
+from ..coverage.records import INDEX_FIELDS
 from ..deadlines import Deadline
 from ..google import shapes as sh
 from ..google.errors import ErrorKind, GoogleError

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalogue import SCOPE_SV_VERIFY
 from ..google.errors import GoogleError
 from ..properties import covers
 from ..result import Output
 from ..runtime import Call
+from ..scopes import SCOPE_SV_VERIFY
 from .sites import fetch_sites
 from .verification import fetch_token, method_for, method_name, placement
 

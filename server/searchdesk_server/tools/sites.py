@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..accounts import failures, merge, names
+from ..account_routing import failures, merge, names
 from ..google import shapes as sh
 from ..google.http import Api
 from ..google.listings import SITE_FIELDS, SITES, site_entries

@@ -7,7 +7,7 @@ Search Console's properties map onto verification resources: `sc-domain:x` is an
 
 from __future__ import annotations
 
-from ..accounts import failures, merge, names
+from ..account_routing import failures, merge, names
 from ..google import shapes as sh
 from ..google.http import Api
 from ..google.listings import RESOURCES, resource, verified_entries

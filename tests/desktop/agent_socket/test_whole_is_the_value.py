@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 from searchdesk_server.agent import client as agent_client
 from searchdesk_server.agent.framing import ErrorCode
 from searchdesk_server.agent.protocol import ApprovalRequest, Value
-from searchdesk_server.text import shorten
+from searchdesk_server.text.display import shorten
 from tests.desktop.agent_helpers import in_background
 from tests.desktop.agent_socket.test_listener import Setup, setup, sock_dir  # noqa: F401 (fixtures)
 from tests.desktop.helpers import question

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import console
 from searchdesk_desktop.__main__ import headless_check
-from searchdesk_server.selfcheck import CheckReport
+from searchdesk_server.stdio_check import CheckReport
 
 
 @dataclass

@@ -15,7 +15,8 @@ from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.archive_keeper import Archives
 from searchdesk_desktop.core import Core
-from searchdesk_server.coverage.store import CoverageStore, WatchState, Why
+from searchdesk_server.coverage.records import WatchState, Why
+from searchdesk_server.coverage.store import CoverageStore
 from tests.desktop.accounts.test_accounts import key_file
 from tests.desktop.archive.test_archive_keep import FIRST, SECOND, Asked, withhold
 from tests.desktop.helpers import finish, make_core

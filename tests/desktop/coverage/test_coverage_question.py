@@ -23,7 +23,8 @@ from searchdesk_desktop.coverage_keeper import QUESTION, line_text
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.windows.archive import ArchiveQuestion
 from searchdesk_desktop.windows.coverage import CoverageQuestion
-from searchdesk_server.coverage.store import CoverageStore, PageResult, WatchState, Why
+from searchdesk_server.coverage.records import PageResult, WatchState, Why
+from searchdesk_server.coverage.store import CoverageStore
 from tests.desktop.accounts.test_accounts import OWN, browser
 from tests.desktop.fake_oauth import EMAIL, FakeOAuth, fake_oauth_server
 from tests.desktop.helpers import core_args, open_settings

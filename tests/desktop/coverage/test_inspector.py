@@ -35,7 +35,8 @@ from searchdesk_desktop.coverage_inspector import (
 from searchdesk_desktop.coverage_sync import CoverageSync, google_inspect
 from searchdesk_desktop.signin import load_service_account_file
 from searchdesk_desktop.tokens import ServiceAccountTokens
-from searchdesk_server.coverage.store import CoverageStore, WatchState, Why
+from searchdesk_server.coverage.records import WatchState, Why
+from searchdesk_server.coverage.store import CoverageStore
 from searchdesk_server.quota import WATCH_SPARE, QuotaBook, QuotaKind
 from tests import REPO
 from tests.fakegoogle import FakeGoogle, InspectionQuotas

@@ -140,7 +140,7 @@ def test_make_default_sends_the_next_call_that_names_no_account_there(
 
 def test_each_card_says_how_the_sign_in_is_and_what_it_sees(qtbot: QtBot, place: dict, real_keyring: object) -> None:
     """The 7-day "Testing" warning on the account it concerns (loud when near), a count after a check."""
-    from searchdesk_server.selfcheck import CheckedAccount, CheckReport
+    from searchdesk_server.stdio_check import CheckedAccount, CheckReport
 
     with fake_oauth_server() as fake:
         plant_sign_in(place, record(EMAIL, "1//old", issued=int(__import__("time").time()) - 6 * 24 * 3600))

@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_server import config as server_config
 from searchdesk_server.brand import domain_terms
-from searchdesk_server.selfcheck import CheckReport
+from searchdesk_server.stdio_check import CheckReport
 from tests.desktop.helpers import finish, make_core, open_settings
 from tests.desktop.windows.test_settings_properties import SCREENS, at_size, in_view
 from tests.server.stdio import connect, text_of

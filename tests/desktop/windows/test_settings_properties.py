@@ -20,7 +20,7 @@ from searchdesk_desktop import claude_config as cc
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.windows.settings import SettingsWindow
-from searchdesk_server.selfcheck import CheckReport
+from searchdesk_server.stdio_check import CheckReport
 from tests.desktop.helpers import finish, make_core, open_settings
 
 #: The longest message a field shows: the server's refusal of a "..", named as the second entry.
@@ -114,7 +114,7 @@ def test_a_default_the_account_cannot_see_is_flagged_with_what_to_do(qtbot: QtBo
 def test_a_real_default_is_flagged_only_for_accounts_the_check_read(qtbot: QtBot, place: dict) -> None:
     """The evidence is the check's: a default outside what the check was allowed to list, or an account
     it did not read, is not called unseen."""
-    from searchdesk_server.selfcheck import CheckedAccount
+    from searchdesk_server.stdio_check import CheckedAccount
 
     AppSettings(allowed_sites=["sc-domain:mine.example"]).save(place["settings_path"])
     core = make_core(place)

@@ -19,7 +19,8 @@ from searchdesk_desktop.keystore import SignInRecord, now
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.windows.settings_form import parse_properties
 from searchdesk_server import config as server_config
-from searchdesk_server.catalogue import GROUPS, SCOPE_WM_RO
+from searchdesk_server.scopes import SCOPE_WM_RO
+from searchdesk_server.tool_spec import GROUPS
 from tests.desktop.helpers import finish, make_core, open_settings, plant_sign_in
 
 
@@ -189,6 +190,6 @@ def test_update_settings_without_our_entry_writes_nothing(tmp_path: Path) -> Non
 
 def test_every_group_of_the_catalogue_has_a_title_a_person_reads() -> None:
     from searchdesk_desktop.windows.settings_form import GROUP_TITLES
-    from searchdesk_server.catalogue import GROUPS
+    from searchdesk_server.tool_spec import GROUPS
 
     assert set(GROUP_TITLES) == set(GROUPS)  # a new group never shows as its code name

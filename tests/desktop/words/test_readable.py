@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from searchdesk_desktop import claude_config as cc
-from searchdesk_server.selfcheck import run_check
+from searchdesk_server.stdio_check import run_check
 from tests import REPO as ROOT
 from tests.desktop.conftest import KeyringSession
 from tests.desktop.ui_walk import DEFAULT_SITE

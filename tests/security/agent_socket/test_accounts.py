@@ -405,7 +405,7 @@ def test_the_self_check_checks_each_account_and_names_the_one_that_fails(
 
 def test_the_self_checks_report_names_each_account_for_the_app(two: FakeGoogle, folder: Path) -> None:
     """What the app's "Check it works" shows and counts: each account, its kind, what it sees."""
-    from searchdesk_server.selfcheck import CheckedAccount, run_check
+    from searchdesk_server.stdio_check import CheckedAccount, run_check
 
     home = folder / "home"
     home.mkdir()

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from searchdesk_server.archive.store import account_file
-from searchdesk_server.coverage.store import CoverageStore, PageResult, WatchState, Why
+from searchdesk_server.coverage.records import PageResult, WatchState, Why
+from searchdesk_server.coverage.store import CoverageStore
 from tests.fakegoogle import FakeGoogle
 from tests.security.agent_socket.test_accounts import AGENCY, CLIENT, DEMO, WWW, accounts, running, server, two  # noqa: F401
 from tests.security.conftest import Witness

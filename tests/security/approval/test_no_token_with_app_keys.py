@@ -25,7 +25,8 @@ from mcp.client.stdio import stdio_client
 from mcp_types import ElicitResult
 
 from searchdesk_desktop import claude_config as cc
-from searchdesk_server.config import Var, load
+from searchdesk_server.config import load
+from searchdesk_server.variables import Var
 from tests.agentref import ApprovalScript, Script, TokenScript
 from tests.fakegoogle import FakeGoogle
 from tests.security.approval.test_person_approves import (

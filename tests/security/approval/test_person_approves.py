@@ -32,7 +32,7 @@ from searchdesk_desktop.approval.book import Origin, origin
 from searchdesk_server.agent import protocol
 from searchdesk_server.agent.protocol import ErrorCode
 from searchdesk_server.demo.state import DEMO_USER
-from searchdesk_server.text import is_plain_text, is_safe_char, show_value
+from searchdesk_server.text.display import is_plain_text, is_safe_char, show_value
 from tests.agentref import AgentThread, ApprovalScript, Script, TokenScript
 from tests.agentref.wire import Raw
 from tests.desktop.agent_harness import DesktopListener

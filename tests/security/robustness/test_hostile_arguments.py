@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchdesk_server import catalogue
+from searchdesk_server import catalogue, tool_spec
 from searchdesk_server.properties import check_url, covers, covers_url, normalise_property
 from tests.fakegoogle import FakeGoogle
 from tests.fakegoogle.backend import LoggedRequest
@@ -100,20 +100,20 @@ def _analytics(body: Mapping[str, Any]) -> None:
     _date(body["endDate"])
     assert body["startDate"] <= body["endDate"]
     if "rowLimit" in body:
-        assert type(body["rowLimit"]) is int and 1 <= body["rowLimit"] <= catalogue.MAX_ROWS
+        assert type(body["rowLimit"]) is int and 1 <= body["rowLimit"] <= tool_spec.MAX_ROWS
     if "startRow" in body:
         assert type(body["startRow"]) is int and 0 <= body["startRow"] < 2**53
     dims = body.get("dimensions", [])
-    assert isinstance(dims, list) and len(set(dims)) == len(dims) and set(dims) <= set(catalogue.DIMENSIONS)
-    assert body.get("type", "web") in catalogue.SEARCH_TYPES
-    assert body.get("dataState", "final") in catalogue.DATA_STATES
-    assert body.get("aggregationType", "auto") in catalogue.AGGREGATIONS
+    assert isinstance(dims, list) and len(set(dims)) == len(dims) and set(dims) <= set(tool_spec.DIMENSIONS)
+    assert body.get("type", "web") in tool_spec.SEARCH_TYPES
+    assert body.get("dataState", "final") in tool_spec.DATA_STATES
+    assert body.get("aggregationType", "auto") in tool_spec.AGGREGATIONS
     for group in body.get("dimensionFilterGroups", []):
         assert set(group) == {"groupType", "filters"} and group["groupType"] == "and"
         for f in group["filters"]:
             assert set(f) == {"dimension", "operator", "expression"}
             assert f["dimension"] in ("query", "page", "country", "device", "searchAppearance")
-            assert f["operator"] in catalogue.OPERATORS
+            assert f["operator"] in tool_spec.OPERATORS
             assert isinstance(f["expression"], str) and f["expression"].strip() and "\x00" not in f["expression"]
 
 
@@ -180,7 +180,7 @@ def check_request(entry: LoggedRequest, allowed: tuple[str, ...]) -> None:
             owners = body["owners"]
             assert isinstance(owners, list) and owners == sorted(set(owners)) and 1 <= len(owners) <= 100
             for owner in owners:
-                assert isinstance(owner, str) and owner == owner.strip() and 1 <= len(owner) <= catalogue.MAX_OWNER
+                assert isinstance(owner, str) and owner == owner.strip() and 1 <= len(owner) <= tool_spec.MAX_OWNER
                 assert "\x00" not in owner
         else:
             assert entry.method in ("GET", "DELETE") and body is None

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchdesk_server import catalogue
+from searchdesk_server import catalogue, tool_spec
 
 from ..conftest import PROPERTY_SETTINGS, Planted, Witness, new_fake
 from ..hostile import Answer, answers
@@ -20,7 +20,7 @@ from ..inproc import InProcess, check_result, in_process, server_env
 
 WWW = "https://www.example.com/"
 DOMAIN = "sc-domain:example.com"
-DIMENSIONS = list(catalogue.DIMENSIONS[:-1])  # not hour: it needs data_state hourly_all
+DIMENSIONS = list(tool_spec.DIMENSIONS[:-1])  # not hour: it needs data_state hourly_all
 
 
 class Responder:
@@ -58,7 +58,7 @@ def _analytics_args() -> st.SearchStrategy[dict[str, Any]]:
             "dimensions": st.lists(st.sampled_from(DIMENSIONS), max_size=4, unique=True),
             "row_limit": st.integers(1, 60),
             "start_row": st.integers(0, 10**6),
-            "period": st.sampled_from(catalogue.PERIODS),
+            "period": st.sampled_from(tool_spec.PERIODS),
         },
     )
 

@@ -214,7 +214,7 @@ async def test_token_errors_raised_in_process_hold_no_secret(
     fake: FakeGoogle, planted: Planted, witness: Witness
 ) -> None:
     """The exception messages themselves, before any tool turns them into text."""
-    from searchdesk_server.config import Credential
+    from searchdesk_server.credential_setting import Credential
     from searchdesk_server.google.credentials import token_source
     from searchdesk_server.google.errors import GoogleError
 

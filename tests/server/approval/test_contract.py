@@ -1,6 +1,6 @@
 """One approval contract: the question's times, its words and its wire form each have one definition.
 
-- Every sentence a person or Claude reads that states a number of minutes gets it from `text.minutes`
+- Every sentence a person or Claude reads that states a number of minutes gets it from `text.phrases.minutes`
   (for a question, an answer or a token: of a protocol constant): a literal "5 minutes" in the code, or a
   number formatted in front of "minutes" by other means, fails here; so does a page of the docs that
   states a time the constants do not give.
@@ -66,7 +66,7 @@ def test_no_sentence_states_minutes_of_its_own() -> None:
     found = []
     for package in PACKAGES:
         for path in sorted(package.rglob("*.py")):
-            if path.name == "text.py" and path.parent.name == "searchdesk_server":
+            if path.name == "phrases.py" and path.parent.name == "text":
                 continue  # minutes() itself
             found += [f"{path.relative_to(ROOT)}:{line}: {text}" for line, text in stated_minutes(path.read_text())]
     assert not found, "a number of minutes written by hand; use protocol.minutes(...) of a protocol constant:\n" + (

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from searchdesk_server import catalogue
+from searchdesk_server import catalogue, scopes, tool_spec
 from searchdesk_server.approval.question import Question
-from searchdesk_server.catalogue import ToolSpec
 from searchdesk_server.config import load
 from searchdesk_server.result import Output
 from searchdesk_server.runtime import Call, Runtime
 from searchdesk_server.server import build_server
+from searchdesk_server.tool_spec import ToolSpec
 from tests.agentref.harness import AgentThread
 from tests.fakegoogle import FakeGoogle
 from tests.server.stdio import MODES, text_of
@@ -53,10 +53,10 @@ NEW = ToolSpec(
     "searchconsole",
     "none (a test's tool)",
     "guarded",
-    (catalogue.SCOPE_WM,),
+    (scopes.SCOPE_WM,),
     "Archive notes",
-    "Archive a property's notes." + catalogue.GUARD_NOTE,
-    {"site": catalogue.SITE_REQ},
+    "Archive a property's notes." + tool_spec.GUARD_NOTE,
+    {"site": tool_spec.SITE_REQ},
     ("site",),
     handler=f"{__name__}.act",
     question=f"{__name__}.ask",

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from searchdesk_server.archive.store import account_file
-from searchdesk_server.coverage.store import CoverageStore, PageResult, WatchState, Why
+from searchdesk_server.coverage.records import PageResult, WatchState, Why
+from searchdesk_server.coverage.store import CoverageStore
 from searchdesk_server.coverage.words import QUESTION
 from searchdesk_server.result import UNTRUSTED_LINE
 from tests.fakegoogle import SERVICE_ACCOUNT_EMAIL, FakeGoogle

@@ -9,16 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from searchdesk_server.coverage.store import (
-    MAX_PAGES,
-    CoverageDamaged,
-    CoverageError,
-    CoverageStore,
-    PageResult,
-    WatchState,
-    Why,
-    recover,
-)
+from searchdesk_server.coverage.records import CoverageDamaged, CoverageError, PageResult, WatchState, Why
+from searchdesk_server.coverage.store import MAX_PAGES, CoverageStore, recover
 from searchdesk_server.quota import WATCH_PER_MINUTE, WATCH_SPARE, QuotaBook
 
 SITE = "https://www.example.com/"

@@ -10,16 +10,19 @@ from __future__ import annotations
 import ast
 import inspect
 
-from searchdesk_server import catalogue
+from searchdesk_server import catalogue, catalogue_google, catalogue_reports
+
+#: The modules that write the catalogue's entries.
+TABLES = (catalogue, catalogue_google, catalogue_reports)
 
 
 def test_every_catalogue_entry_is_written_with_keywords() -> None:
-    tree = ast.parse(inspect.getsource(catalogue))
     calls = [
-        node
-        for node in ast.walk(tree)
+        (table.__name__, node)
+        for table in TABLES
+        for node in ast.walk(ast.parse(inspect.getsource(table)))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "ToolSpec"
     ]
     assert len(calls) >= len(catalogue.TOOLS)  # every entry, the diagnostic ones beside TOOLS included
-    positional = [f"line {call.lineno}" for call in calls if call.args]
+    positional = [f"{where} line {call.lineno}" for where, call in calls if call.args]
     assert positional == []

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from searchdesk_server.config import ConfigError, load
+from searchdesk_server.config import load
+from searchdesk_server.variables import ConfigError
 from tests.server.stdio import REPO, server_env
 
 SECRET = "GOCSPX-planted-client-secret-7f3a"

@@ -50,7 +50,7 @@ def test_running_server_environ_holds_no_secret(kind: str) -> None:
 
 def test_children_inherit_no_secret() -> None:
     code = (
-        "import subprocess, sys; from searchdesk_server.config import scrub_secrets; scrub_secrets();"
+        "import subprocess, sys; from searchdesk_server.credential_setting import scrub_secrets; scrub_secrets();"
         "sys.stdout.write(subprocess.run(['cat', '/proc/self/environ'], capture_output=True, text=True).stdout)"
     )
     out = subprocess.run(

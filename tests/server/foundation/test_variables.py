@@ -1,4 +1,4 @@
-"""SearchDesk's own environment variables: named once (`config.Var`), read only by the Config, and
+"""SearchDesk's own environment variables: named once (`variables.Var`), read only by the Config, and
 written under the same names by the desktop app's Claude entry and the `.mcpb` manifest."""
 
 from __future__ import annotations
@@ -12,15 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from searchdesk_server import config
-from searchdesk_server.config import APP_ENTRY_ENV, SETTINGS_VARS, ConfigError, Var, load
+from searchdesk_server import variables
+from searchdesk_server.config import load
 from searchdesk_server.runtime import Runtime
+from searchdesk_server.variables import APP_ENTRY_ENV, SETTINGS_VARS, ConfigError, Var
 
 REPO = Path(__file__).resolve().parents[3]
 SOURCES = (REPO / "server" / "searchdesk_server", REPO / "desktop" / "searchdesk_desktop")
-#: The modules that may look at the process environment: the Config (and the one line handing it the
-#: environment), and the socket path for the app, which has no server Config.
-ENVIRONMENT_READERS = {"server/searchdesk_server/config.py", "server/searchdesk_server/cli.py"}
+#: The modules that may look at the process environment: the one line handing the Config the environment
+#: (cli.py), the secrets scrubbed from it once read (credential_setting.py), and the socket path for the
+#: app, which has no server Config.
+ENVIRONMENT_READERS = {"server/searchdesk_server/credential_setting.py", "server/searchdesk_server/cli.py"}
 APP_SOCKET_PATH = "server/searchdesk_server/agent/paths.py"
 #: Where the app finds the journals Windows redirected into a package: Windows' own %LOCALAPPDATA%, no setting.
 JOURNAL_PATHS = "server/searchdesk_server/journal/paths.py"
@@ -31,11 +33,11 @@ def python_files() -> list[Path]:
 
 
 def test_every_name_is_written_once() -> None:
-    """A variable's name as a string of its own appears only in config.py; every other module imports it."""
+    """A variable's name as a string of its own appears only in variables.py; every other module imports it."""
     names = {v.value for v in Var}
     found = []
     for path in python_files():
-        if path.name == "config.py" and path.parent.name == "searchdesk_server":
+        if path.name == "variables.py" and path.parent.name == "searchdesk_server":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and node.value in names:
@@ -110,8 +112,8 @@ def test_the_socket_is_resolved_once(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert load({Var.SEARCHDESK_AGENT_SOCKET: "rel/a.sock"}).agent_socket == os.path.abspath("rel/a.sock")
     assert load({}).agent_socket is None
     monkeypatch.setattr(sys, "platform", "win32")
-    assert config.agent_socket_setting({Var.SEARCHDESK_AGENT_SOCKET: "my-pipe"}) == r"\\.\pipe\my-pipe"
-    assert config.agent_socket_setting({Var.SEARCHDESK_AGENT_SOCKET: r"\\.\pipe\x"}) == r"\\.\pipe\x"
+    assert variables.agent_socket_setting({Var.SEARCHDESK_AGENT_SOCKET: "my-pipe"}) == r"\\.\pipe\my-pipe"
+    assert variables.agent_socket_setting({Var.SEARCHDESK_AGENT_SOCKET: r"\\.\pipe\x"}) == r"\\.\pipe\x"
 
 
 @pytest.mark.anyio

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from searchdesk_server.config import Credential
+from searchdesk_server.credential_setting import Credential
 from searchdesk_server.google.credentials import TokenSource, token_source
 from searchdesk_server.google.http import GoogleClient, RetryPolicy
 from tests.fakegoogle import FakeGoogle

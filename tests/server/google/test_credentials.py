@@ -14,7 +14,7 @@ from searchdesk_server.agent.client import (
     AppUnknownAccount,
 )
 from searchdesk_server.agent.protocol import ErrorCode
-from searchdesk_server.config import Credential
+from searchdesk_server.credential_setting import Credential
 from searchdesk_server.google.credentials import DEMO_TOKEN, DesktopSource, token_source
 from searchdesk_server.google.errors import ErrorKind, GoogleError
 from searchdesk_server.google.http import Api

@@ -9,7 +9,7 @@ import pytest
 
 from searchdesk_server.google.errors import ErrorKind, GoogleError, Service, clean_upstream, explain_response
 from searchdesk_server.google.http import Api
-from searchdesk_server.text import REDACTED
+from searchdesk_server.text.redaction import REDACTED
 from tests.fakegoogle import bodies
 from tests.fakegoogle.scopes import INDEXING, WM, WM_RO
 

@@ -118,7 +118,7 @@ async def test_a_compressed_bomb_is_refused_in_bounded_memory(fake_google: FakeG
 SCRIPT = textwrap.dedent(
     """
     import asyncio, json, os, sys
-    from searchdesk_server.config import Credential
+    from searchdesk_server.credential_setting import Credential
     from searchdesk_server.google.credentials import token_source
     from searchdesk_server.google.http import Api, GoogleClient
 

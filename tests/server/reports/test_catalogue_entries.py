@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from searchdesk_server import catalogue
+from searchdesk_server import catalogue, scopes
 from searchdesk_server.config import load
 from searchdesk_server.server import tool_definitions
 
@@ -25,7 +25,7 @@ def test_reports_are_reads_in_their_own_group() -> None:
     assert catalogue.group_members("reports") == REPORTS
     for name in REPORTS:
         spec = catalogue.BY_NAME[name]
-        assert spec.kind == "read" and spec.scopes == (catalogue.SCOPE_WM_RO,)
+        assert spec.kind == "read" and spec.scopes == (scopes.SCOPE_WM_RO,)
         assert spec.annotations == {
             "readOnlyHint": True,
             "destructiveHint": False,

@@ -6,7 +6,8 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from searchdesk_server.coverage.store import CoverageStore, PageResult, WatchState, Why
+from searchdesk_server.coverage.records import PageResult, WatchState, Why
+from searchdesk_server.coverage.store import CoverageStore
 from searchdesk_server.tools.reports.index_moves import IndexMoves, _moves
 from searchdesk_server.tools.reports.periods import Period
 

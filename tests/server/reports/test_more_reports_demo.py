@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from searchdesk_server.text import clean
+from searchdesk_server.text.cleaning import clean
 from tests.server.reports.conftest import BIG, LAST_FINAL, demo, raw_rows, served, text_of
 from tests.server.stdio import connect
 

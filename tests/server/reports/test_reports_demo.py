@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from searchdesk_server.text import clean
+from searchdesk_server.text.cleaning import clean
 from tests.server.reports.conftest import BIG, BLOG, LAST_FINAL, SHOP, demo, raw_rows, served, table_rows, text_of
 
 pytestmark = pytest.mark.anyio

@@ -1,4 +1,4 @@
-"""searchdesk_server.budget: sizes, prefixes, listings and shrinking, both channels ≤ the limit."""
+"""searchdesk_server.budget and .shrink: sizes, prefixes, listings and shrinking, both channels ≤ the limit."""
 
 from __future__ import annotations
 
@@ -13,18 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from searchdesk_server import budget
-from searchdesk_server.budget import (
-    MAX_BYTES,
-    MIN_SHRINK_BYTES,
-    WRAP_MARGIN,
-    BudgetError,
-    fit_listing,
-    fit_prefix,
-    json_size,
-    shrink,
-    text_size,
-)
-from searchdesk_server.text import MAX_DEPTH, TOO_DEEP, md_cell
+from searchdesk_server import shrink as shrinking
+from searchdesk_server.budget import MAX_BYTES, WRAP_MARGIN, BudgetError, fit_listing, fit_prefix, json_size, text_size
+from searchdesk_server.shrink import MIN_SHRINK_BYTES, shrink
+from searchdesk_server.text.cleaning import MAX_DEPTH, TOO_DEEP, md_cell
 
 from .strategies import PROPERTY, big_text, hostile_text, json_values
 
@@ -430,13 +422,13 @@ def test_shrink_size_accounting_is_exact() -> None:
         "l": [{"q": "\\" * 500, "n": [1.5, -0.0, True, None]} for _ in range(300)],
         "d": {f"k{i}": "v\n" * 20 for i in range(500)},
     }
-    root, leaves, nodes = budget._copy(value)
+    root, leaves, nodes = shrinking._copy(value)
     assert root.size == json_size(root.value)
-    budget._shrink_strings(root, leaves, 60_000)
+    shrinking._shrink_strings(root, leaves, 60_000)
     assert root.size == json_size(root.value)
-    budget._drop_entries(root, nodes, list, 30_000)
+    shrinking._drop_entries(root, nodes, list, 30_000)
     assert root.size == json_size(root.value)
-    budget._drop_entries(root, nodes, dict, 5_000)
+    shrinking._drop_entries(root, nodes, dict, 5_000)
     assert root.size == json_size(root.value) <= 5_000
     for node in nodes:
         if not node.detached:

@@ -12,18 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from searchdesk_server.agent import protocol
-from searchdesk_server.text import (
-    LOOKALIKES,
-    SHOWN_LIMIT,
-    SHOWN_MAX,
-    ShownUrl,
-    escaped,
-    is_plain_text,
-    reads_like,
-    shorten,
-    show_url,
-    show_value,
-)
+from searchdesk_server.text.addresses import LOOKALIKES, ShownUrl, reads_like, show_url
+from searchdesk_server.text.display import SHOWN_LIMIT, SHOWN_MAX, escaped, is_plain_text, shorten, show_value
 
 from .strategies import PROPERTY, hostile_text, long_text
 

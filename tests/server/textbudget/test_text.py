@@ -1,4 +1,5 @@
-"""searchdesk_server.text: cleaning, cutting, flattening, Markdown cells, redaction, describing."""
+"""searchdesk_server.text: cleaning, cutting, flattening, Markdown cells (`cleaning`), redaction, describing
+(`phrases`)."""
 
 from __future__ import annotations
 
@@ -13,19 +14,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from searchdesk_server.text import (
-    MAX_DEPTH,
-    REDACTED,
-    TOO_DEEP,
-    clean,
-    clean_json,
-    cut,
-    cut_bytes,
-    describe,
-    flatten,
-    md_cell,
-    redact,
-)
+from searchdesk_server.text.cleaning import MAX_DEPTH, TOO_DEEP, clean, clean_json, cut, cut_bytes, flatten, md_cell
+from searchdesk_server.text.phrases import describe
+from searchdesk_server.text.redaction import REDACTED, redact
 
 from .strategies import PROPERTY, any_char, hostile_json, hostile_text
 
@@ -500,7 +491,8 @@ def test_describe_never_echoes_unplain_text(value: object) -> None:
 def test_text_and_budget_import_only_the_standard_library() -> None:
     code = (
         "import sys; before = set(sys.modules)\n"
-        "import searchdesk_server.text, searchdesk_server.budget\n"
+        "import searchdesk_server.budget\n"
+        "from searchdesk_server.text import addresses, cleaning, display, phrases, redaction\n"
         "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
         "print(sorted(m for m in new if m not in sys.stdlib_module_names and m != 'searchdesk_server'))\n"
     )

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from searchdesk_server.catalogue import SCOPE_INDEXING, SCOPE_SV, SCOPE_WM, SCOPE_WM_RO
 from searchdesk_server.quota import QuotaBook
 from searchdesk_server.result import UNTRUSTED_LINE
+from searchdesk_server.scopes import SCOPE_INDEXING, SCOPE_SV, SCOPE_WM, SCOPE_WM_RO
 from tests.fakegoogle import FakeGoogle, bodies
 from tests.server.stdio import DEMO_TODAY, REPO, text_of
 

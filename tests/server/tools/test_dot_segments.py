@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from searchdesk_server.config import ConfigError, load
+from searchdesk_server.config import load
 from searchdesk_server.properties import PropertyError, check_url, normalise_property
-from searchdesk_server.text import describe
+from searchdesk_server.text.phrases import describe
+from searchdesk_server.variables import ConfigError
 from tests.fakegoogle import FakeGoogle
 from tests.server.stdio import connect, text_of
 

@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...catalogue import DEFAULT_ROWS
 from ...google import regex
 from ...result import ToolFailure
 from ...runtime import Call
+from ...tool_spec import DEFAULT_ROWS
 from .dates import date_range, google_today
 
 QUERY = "webmasters/v3/sites/{siteUrl}/searchAnalytics/query"

@@ -20,7 +20,7 @@ import msgspec
 from ...gcpause import collection_paused
 from ...google import jsonbody
 from ...google import shapes as sh
-from ...text import clean
+from ...text.cleaning import clean
 
 MAX_AMOUNT: Final = 1e15  # far above any real count; a larger one is an odd row and is dropped
 _MAX_WHOLE: Final = 10**15  # MAX_AMOUNT as an int: a whole count is compared without a float

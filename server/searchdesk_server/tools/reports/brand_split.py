@@ -19,7 +19,7 @@ from typing import Any, Final
 from ...brand import brand_pattern, clean_terms, domain_terms, printable
 from ...result import Output, ToolFailure
 from ...runtime import Call
-from ...text import clean
+from ...text.cleaning import clean
 from .._listing import listing
 from ..analytics.concurrency import Job, together
 from ..analytics.metrics import Sums, as_count, empty_sums, tally

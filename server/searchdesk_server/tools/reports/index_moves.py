@@ -16,7 +16,8 @@ from zoneinfo import ZoneInfo
 
 import anyio
 
-from ...coverage.store import CoverageDamaged, CoverageStore
+from ...coverage.records import CoverageDamaged
+from ...coverage.store import CoverageStore
 from ...runtime import Call
 from ..coverage import open_watch
 from .periods import Period

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .google.errors import ErrorKind, GoogleError
 from .result import ToolFailure
-from .text import describe
+from .text.phrases import describe
 
 if TYPE_CHECKING:
     from .runtime import Call, Runtime

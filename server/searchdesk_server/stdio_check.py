@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from .text import flatten
+from .text.cleaning import flatten
 
 START_TIMEOUT = 30.0
 CALL_TIMEOUT = 60.0
@@ -212,7 +212,8 @@ def inspection_table(data: dict[str, Any], url: str) -> CheckTable:
 
 def _default_site(env: dict[str, str], *, demo: bool) -> str:
     """The child's default property as its settings make it (normalised; "" when none or unreadable)."""
-    from .config import ConfigError, load
+    from .config import load
+    from .variables import ConfigError
 
     try:
         return load(env, demo_flag=demo).default_site or ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from searchdesk_server.selfcheck import inspection_table, sites_table
+from searchdesk_server.stdio_check import inspection_table, sites_table
 from tests.server.stdio import REPO, server_env
 
 
