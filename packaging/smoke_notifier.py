@@ -42,8 +42,8 @@ def check_macos_backend() -> None:
 async def send() -> int:
     from desktop_notifier import DesktopNotifier, Icon
 
-    from searchdesk_desktop import notifier_layer
-    from searchdesk_desktop.notify import APP_NAME, RESOURCES
+    from searchdesk_desktop.notices import notifier_additions as notifier_layer
+    from searchdesk_desktop.notices.channel import APP_NAME, RESOURCES
 
     notifier = DesktopNotifier(app_name=APP_NAME, app_icon=Icon(path=RESOURCES / "searchdesk-128.png"))
     notifier_layer.install(notifier)

@@ -13,17 +13,17 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from .approval import screen_lock
 from .approval.arming import ARM_DELAY_MS
-from .approval.notifications import ApprovalNotifications
+from .approval.notification_question import ApprovalNotifications
 from .approval.queue import ApprovalQueue
 from .approval.quitting import ask_by_showing, quit_box, unused_yeses
-from .autostart import Autostart, app_command
 from .core import Core
 from .icons import app_icon
-from .notify import Channel, SystemNotifications, TrayBalloons, refused_text
-from .single_instance import SingleInstance
+from .lifecycle.autostart import Autostart, app_command
+from .lifecycle.single_instance import SingleInstance
+from .notices.channel import Channel, SystemNotifications, TrayBalloons, refused_text
 from .titles import title
 from .tray import Tray
-from .update_check import UpdateCheck, UpdateNotice, UpdateQuestion, news_line
+from .updates.checker import UpdateCheck, UpdateNotice, UpdateQuestion, news_line
 from .windows.archive import ArchiveQuestion
 from .windows.coverage import CoverageQuestion
 from .windows.main import MainWindow

@@ -26,20 +26,32 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from searchdesk_server.agent.protocol import AccountInfo, ErrorCode
 from searchdesk_server.google import grants
 
-from . import claude_config as cc
-from . import claude_found, claude_install, extension, keeping, self_check
+from .accounts.google_accounts import AccountStatus, GoogleAccounts, scopes_for
+from .accounts.keystore import KeyStore, KeystoreError, SignInRecord
+from .accounts.signin import (
+    SIGN_IN_TIMEOUT,
+    LoopbackSignIn,
+    OAuthClient,
+    SignInError,
+    load_client_file,
+    packaged_client,
+    revoke,
+)
+from .accounts.tokens import TokenProvider
+from .agent_socket.listener import AgentListener
 from .approval.book import ApprovalBook, State
-from .archive_copier import Scope
-from .archive_keeper import ArchiveKeeper
-from .claude_state import ClaudeStatus, read_status
-from .coverage_keeper import CoverageKeeper
-from .google_accounts import AccountStatus, GoogleAccounts, scopes_for
-from .keystore import KeyStore, KeystoreError, SignInRecord
-from .listener import AgentListener
-from .self_check import CheckSubject, SeenSites
+from .check import run as self_check
+from .check.run import CheckSubject, SeenSites
+from .claude import config_file as cc
+from .claude import extension
+from .claude import found as claude_found
+from .claude import install as claude_install
+from .claude.state import ClaudeStatus, read_status
+from .keeping import record_keeper as keeping
+from .keeping.archive_copier import Scope
+from .keeping.archive_keeper import ArchiveKeeper
+from .keeping.coverage_keeper import CoverageKeeper
 from .settings import AppSettings, settings_file
-from .signin import SIGN_IN_TIMEOUT, LoopbackSignIn, OAuthClient, SignInError, load_client_file, packaged_client, revoke
-from .tokens import TokenProvider
 
 log = logging.getLogger(__name__)
 
@@ -530,7 +542,7 @@ class Core(QObject):
 
 def _metered_watch() -> Callable[[], bool]:
     """The system's word on a metered connection, on the Qt thread (coverage_sync.Metered)."""
-    from .coverage_sync import Metered
+    from .keeping.coverage_sync import Metered
 
     try:
         return Metered()

@@ -37,7 +37,9 @@ from typing import Any
 
 from searchdesk_server.config import Var
 
-from . import claude_config, claude_found, keystore
+from .accounts import keystore
+from .claude import config_file as claude_config
+from .claude import found as claude_found
 
 #: The Activity window's rows are asked at fixed times, so the image does not change run to run.
 ACTIVITY_DAY = (2026, 11, 27)
@@ -193,9 +195,9 @@ class Scene:
         checked: bool = False,
         system: System = LINUX,
     ) -> Any:
-        from . import claude_config as cc
+        from .accounts.keystore import SignInRecord
+        from .claude import config_file as cc
         from .core import Core
-        from .keystore import SignInRecord
         from .settings import AppSettings
 
         claude = self.claude_file()  # ~/.config/Claude/claude_desktop_config.json on Linux
@@ -518,7 +520,7 @@ def _note_bubble(system: str) -> Any:
     from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
     from .approval.book import ApprovalBook
-    from .approval.notifications import FITS, LABELS, compose
+    from .approval.notification_question import FITS, LABELS, compose
     from .icons import app_icon
     from .widgets import plain_label
 
@@ -814,7 +816,7 @@ def _demo_check(home: Path) -> Any:
     """The real self-check of the demo server (what step 3 shows after a check)."""
     from searchdesk_server.selfcheck import run_check
 
-    from . import claude_config as cc
+    from .claude import config_file as cc
 
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), Var.SEARCHDESK_DEMO: "true"}
     return asyncio.run(run_check(cc.server_command().argv(), env))
@@ -880,7 +882,7 @@ def render_steps(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
         env = {**os.environ, Var.SEARCHDESK_DEMO: "true", Var.SEARCHDESK_DEMO_TODAY: STEPS_DAY}
         from searchdesk_server.selfcheck import run_check
 
-        from . import claude_config as cc
+        from .claude import config_file as cc
 
         report = asyncio.run(run_check(cc.server_command().argv(), env))
         if not report.ok:  # the setup pages show a passing check: never publish a failing one

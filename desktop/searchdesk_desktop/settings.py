@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .claude_entry import ServerSettings
-from .keeping import DEFAULT_DAYS
+from .claude.entry import ServerSettings
+from .keeping.record_keeper import DEFAULT_DAYS
 
 
 def config_dir() -> Path:

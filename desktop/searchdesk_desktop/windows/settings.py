@@ -41,11 +41,12 @@ from PySide6.QtWidgets import (
 
 from searchdesk_server.catalogue import GROUPS
 
-from .. import claude_config as cc
-from .. import keeping, update_check
+from ..claude import config_file as cc
 from ..core import Core
 from ..help import HelpButton
+from ..keeping import record_keeper as keeping
 from ..titles import title
+from ..updates import checker as update_check
 from ..widgets import (
     ChoiceBox,
     FlowLayout,

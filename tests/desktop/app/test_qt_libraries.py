@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from searchdesk_desktop import qt_libraries
+from searchdesk_desktop.lifecycle import qt_libraries
 from tests import REPO as ROOT
 from tests.desktop.xdisplay import Xvfb, require
 

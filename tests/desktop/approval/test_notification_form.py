@@ -29,7 +29,7 @@ from collections.abc import Callable
 import pytest
 
 from searchdesk_desktop.approval.book import ApprovalBook
-from searchdesk_desktop.approval.notifications import (
+from searchdesk_desktop.approval.notification_question import (
     DENY,
     FITS,
     LABELS,
@@ -43,8 +43,8 @@ from searchdesk_desktop.approval.notifications import (
     linux_desktop,
     system_fit,
 )
-from searchdesk_desktop.notifier_layer import APPROVE
-from searchdesk_desktop.notify import Note
+from searchdesk_desktop.notices.channel import Note
+from searchdesk_desktop.notices.notifier_additions import APPROVE
 from searchdesk_desktop.screenshots import ACCOUNT, _questions, as_sent
 from searchdesk_server.agent import protocol
 from searchdesk_server.approval import question as q

@@ -37,15 +37,16 @@ from searchdesk_server.config import Var
 from searchdesk_server.google import grants
 from searchdesk_server.google.errors import ErrorKind, GoogleError
 
+from ..refusals import Refusal
 from .keystore import ClientKind, SignInRecord
-from .refusals import Refusal
 
 log = logging.getLogger(__name__)
 
 #: Asked for beside the tools' scopes, so the app can say which account is in use.
 IDENTITY_SCOPES = ("openid", "email")
 CLIENT_FILE_VAR = Var.SEARCHDESK_OAUTH_CLIENT_FILE
-BUNDLED_CLIENT = Path(__file__).with_name("oauth_client.json")
+#: At the package's top (packaging/spec_common.py OAUTH_CLIENT_DEST), not beside this module.
+BUNDLED_CLIENT = Path(__file__).parents[1] / "oauth_client.json"
 SIGN_IN_TIMEOUT = 300.0
 MAX_KEY_FILE = 64 * 1024
 

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from searchdesk_server.agent.protocol import ErrorCode
 
-from .refusals import Refusal
+from ..refusals import Refusal
 
 log = logging.getLogger(__name__)
 

@@ -2,8 +2,8 @@
 
 The listener answers `accounts/list` and `credentials/token` from an `AccountDirectory`: the Core in
 the app (several accounts, some withheld from Claude in Settings), or `OneAccount` around a single
-token provider (the demo, the tests of one account). `SignedOut` is the refusal when there is no
-account to use yet.
+token provider (the demo, the tests of one account). `SignedOut` (refusals.py) is the refusal when
+there is no account to use yet.
 """
 
 from __future__ import annotations
@@ -12,22 +12,10 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from searchdesk_server.agent import protocol
-from searchdesk_server.agent.framing import ErrorCode
 from searchdesk_server.agent.protocol import AccountInfo
 
-from .refusals import Refusal
-from .tokens import TokenProvider
-
-
-class SignedOut(Refusal):
-    code = ErrorCode.SIGNED_OUT
-
-    def __init__(self) -> None:
-        super().__init__(
-            "The SearchDesk app has no Google account to use yet: ask the person at this computer to sign in "
-            "with Google in SearchDesk's window (step 1), then try again."
-        )
-
+from ..accounts.tokens import TokenProvider
+from ..refusals import SignedOut
 
 ProviderGetter = Callable[[], TokenProvider]
 

@@ -23,23 +23,23 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from .claude_entry import APP_ENTRY_ENV as APP_ENTRY_ENV
-from .claude_entry import CREDENTIAL_VARS as CREDENTIAL_VARS
-from .claude_entry import DEMO_VAR as DEMO_VAR
-from .claude_entry import SERVER_KEY as SERVER_KEY
-from .claude_entry import SETTINGS_VARS as SETTINGS_VARS
-from .claude_entry import SOCKET_VAR as SOCKET_VAR
-from .claude_entry import ServerCommand as ServerCommand
-from .claude_entry import ServerSettings as ServerSettings
-from .claude_entry import entry_for as entry_for
-from .claude_entry import is_demo_entry as is_demo_entry
-from .claude_entry import server_command as server_command
-from .claude_paths import CONFIG_NAME as CONFIG_NAME
-from .claude_paths import candidate_paths as candidate_paths
-from .claude_paths import choose as choose
-from .claude_paths import display_path as display_path
-from .claude_paths import every_location as every_location
-from .claude_paths import locate as locate
+from .entry import APP_ENTRY_ENV as APP_ENTRY_ENV
+from .entry import CREDENTIAL_VARS as CREDENTIAL_VARS
+from .entry import DEMO_VAR as DEMO_VAR
+from .entry import SERVER_KEY as SERVER_KEY
+from .entry import SETTINGS_VARS as SETTINGS_VARS
+from .entry import SOCKET_VAR as SOCKET_VAR
+from .entry import ServerCommand as ServerCommand
+from .entry import ServerSettings as ServerSettings
+from .entry import entry_for as entry_for
+from .entry import is_demo_entry as is_demo_entry
+from .entry import server_command as server_command
+from .paths import CONFIG_NAME as CONFIG_NAME
+from .paths import candidate_paths as candidate_paths
+from .paths import choose as choose
+from .paths import display_path as display_path
+from .paths import every_location as every_location
+from .paths import locate as locate
 
 BACKUP_SUFFIX = ".searchdesk-backup"
 

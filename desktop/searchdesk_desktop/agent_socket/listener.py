@@ -57,13 +57,12 @@ from searchdesk_server.agent.protocol import (
     TokenParams,
 )
 
-from . import __version__
-from .agent_accounts import AccountDirectory, OneAccount, ProviderGetter
-from .agent_accounts import SignedOut as SignedOut
-from .agent_connection import Connection, QtTransport, Transport, UnixDoor, UnixTransport
-from .approval.book import ApprovalBook, Entry, State
-from .approval.wholes import check_wholes
-from .refusals import Refusal
+from .. import __version__
+from ..approval.book import ApprovalBook, Entry, State
+from ..approval.wholes import check_wholes
+from ..refusals import Refusal
+from .account_directory import AccountDirectory, OneAccount, ProviderGetter
+from .connection import Connection, QtTransport, Transport, UnixDoor, UnixTransport
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, cast
 
+from ..settings import AppSettings
 from .keystore import KeyStore, KeystoreError, SignInRecord
-from .settings import AppSettings
 from .signin import SignInError, load_service_account_file
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from .claude_config import ClaudeConfigError
+from .config_file import ClaudeConfigError
 
 
 @dataclass(frozen=True)

@@ -21,17 +21,18 @@ import httpx
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QFrame, QGroupBox, QLabel, QVBoxLayout
 
-from . import __version__
-from .settings import AppSettings
-from .update_manifest import Found, Outcome, Release, Seen, check_once, due, is_newer, load_key, release_link_ok
-from .widgets import OnceQuestion, bold, panel, plain_label
+from .. import __version__
+from ..settings import AppSettings
+from ..widgets import OnceQuestion, bold, panel, plain_label
+from .manifest import Found, Outcome, Release, Seen, check_once, due, is_newer, load_key, release_link_ok
 
 log = logging.getLogger(__name__)
 
-KEY_FILE = Path(__file__).with_name("update_public_key.txt")
-"""Where a release build puts the project's release key: packaging/spec_common.py writes it from
-SEARCHDESK_BUILD_UPDATE_PUBLIC_KEY, which the release workflow fills from the repository variable
-UPDATE_PUBLIC_KEY. Not in the repository: a fork or a development build has none."""
+KEY_FILE = Path(__file__).parents[1] / "update_public_key.txt"
+"""Where a release build puts the project's release key, at the package's top (not beside this
+module): packaging/spec_common.py writes it from SEARCHDESK_BUILD_UPDATE_PUBLIC_KEY, which the release
+workflow fills from the repository variable UPDATE_PUBLIC_KEY. Not in the repository: a fork or a
+development build has none."""
 
 
 def built_in_key(path: Path = KEY_FILE) -> str:

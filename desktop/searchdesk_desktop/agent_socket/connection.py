@@ -27,7 +27,7 @@ from PySide6.QtNetwork import QLocalSocket
 from searchdesk_server.agent import paths
 from searchdesk_server.agent.framing import ErrorCode, LineBuffer, ProtocolError, encode_error
 
-log = logging.getLogger("searchdesk_desktop.listener")  # its lines read as the listener's, as before
+log = logging.getLogger("searchdesk_desktop.agent_socket.listener")  # its lines read as the listener's, as before
 
 MAX_WRITE_BUFFER = 1024 * 1024  # a client that does not read its answers is dropped
 

@@ -54,7 +54,7 @@ def verdict_box(text: str, ok: bool, *, demo: bool = False) -> Any:
     """The verdict as a message box (needs a QApplication); the caller shows it with ``exec()``."""
     from PySide6.QtWidgets import QMessageBox
 
-    from .titles import title
+    from ..titles import title
 
     box = QMessageBox(
         QMessageBox.Icon.Information if ok else QMessageBox.Icon.Warning,

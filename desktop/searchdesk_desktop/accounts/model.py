@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from .account_store import AccountKind
+from .store import AccountKind
 
 
 class AccountState(Enum):

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from . import claude_config as cc
-from .account_store import AccountStore
+from ..accounts.keystore import CorruptRecord, KeyStore, SignInRecord
+from ..accounts.signin import revoke
+from ..accounts.store import AccountStore
+from ..claude import config_file as cc
+from ..settings import AppSettings
 from .autostart import Autostart
-from .keystore import CorruptRecord, KeyStore, SignInRecord
-from .settings import AppSettings
-from .signin import revoke
 
 log = logging.getLogger(__name__)
 

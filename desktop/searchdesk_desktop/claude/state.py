@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__, extension
-from . import claude_config as cc
+from .. import __version__
+from . import config_file as cc
+from . import extension
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """A system notification beside each approval dialog: a nudge, never the only way to answer.
 
-It goes out through the app's notification channel (``searchdesk_desktop.notify``); this module decides
+It goes out through the app's notification channel (``searchdesk_desktop.notices.channel``); this module decides
 what it says and what a press on it may do.
 
 What makes a press count (issue 17): Approve is offered only where the server's notification form
@@ -34,8 +34,8 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from searchdesk_server.approval.question import asked_by, question_lines, value_line
 
-from ..notifier_layer import APPROVE
-from ..notify import BUTTON_KEYS_REUSED, CLICK, Channel, Note
+from ..notices.channel import BUTTON_KEYS_REUSED, CLICK, Channel, Note
+from ..notices.notifier_additions import APPROVE
 from .arming import ARM_DELAY_MS
 from .book import ApprovalBook, Entry, Origin, origin
 from .screen_lock import LockReader, LockState, read_lock_state

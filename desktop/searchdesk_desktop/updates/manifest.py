@@ -43,9 +43,9 @@ import httpx
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from . import __version__
-from .project import RELEASES
-from .settings import AppSettings
+from .. import __version__
+from ..project import RELEASES
+from ..settings import AppSettings
 
 log = logging.getLogger(__name__)
 

@@ -20,9 +20,9 @@ from typing import Any
 from searchdesk_server.config import ConfigError, parse_sites
 from searchdesk_server.properties import covers
 
-from . import claude_config as cc
-from .account_list import AccountRow, AccountState
-from .claude_state import ClaudeStatus
+from ..accounts.model import AccountRow, AccountState
+from ..claude import config_file as cc
+from ..claude.state import ClaudeStatus
 
 log = logging.getLogger(__name__)
 

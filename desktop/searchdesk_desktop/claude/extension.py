@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from . import __version__
+from .. import __version__
 
 log = logging.getLogger(__name__)
 

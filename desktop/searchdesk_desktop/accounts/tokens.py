@@ -19,8 +19,8 @@ from searchdesk_server.agent.protocol import ErrorCode
 from searchdesk_server.google import grants
 from searchdesk_server.google.errors import GoogleError
 
+from ..refusals import Refusal
 from .keystore import SignInRecord
-from .refusals import Refusal
 from .signin import OAuthClient, ServiceAccountKey, SignInRevoked, TokenRequestFailed, blocking, google_failure
 
 #: Refresh when less than this is left, so a token handed out lives long enough to be used.

@@ -26,7 +26,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from .icons import RESOURCES
+from ..icons import RESOURCES
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ class SystemNotifications(Channel):
     async def _connect(self) -> bool:
         from desktop_notifier import Capability, DesktopNotifier, Icon
 
-        from . import notifier_layer
+        from . import notifier_additions as notifier_layer
 
         notifier = DesktopNotifier(app_name=APP_NAME, app_icon=Icon(path=RESOURCES / "searchdesk-128.png"))
         notifier_layer.install(notifier)  # macOS: Approve unlocked-only and destructive; Windows: critical
@@ -206,7 +206,7 @@ class SystemNotifications(Channel):
             return  # withdrawn while the service was still starting
         from desktop_notifier import Button, Notification, Urgency
 
-        from . import notifier_layer
+        from . import notifier_additions as notifier_layer
 
         buttons = (
             tuple(Button(words, identifier=f"{k}.{nonce}") for k, words in note.buttons()) if self._buttons else ()

@@ -19,12 +19,12 @@ from typing import Any
 from searchdesk_server.agent.protocol import AccountInfo, client_project
 from searchdesk_server.google import grants
 
-from .account_list import AccountRow, AccountsModel, AccountState
-from .account_store import AccountRef, AccountStore
+from ..refusals import SignedOut
+from ..settings import AppSettings
 from .keystore import CorruptRecord, KeyStore, KeystoreError, SignInRecord
-from .listener import SignedOut
-from .settings import AppSettings
+from .model import AccountRow, AccountsModel, AccountState
 from .signin import OAuthClient, SignInError, load_service_account_file, packaged_client
+from .store import AccountRef, AccountStore
 from .tokens import DemoTokens, OAuthTokens, ServiceAccountTokens, TokenProvider
 
 TESTING_LIFETIME = 7 * 24 * 3600
