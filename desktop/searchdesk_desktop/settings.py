@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,24 @@ class AppSettings:
     #: archive's question and in Settings (Pause per property is kept in the watch's own store).
     coverage_on: bool = False
     coverage_asked: bool = False
+
+    def choose(
+        self,
+        *,
+        read_only: bool,
+        groups: Sequence[str],
+        site_url: str,
+        allowed_sites: Sequence[str],
+        brand_terms: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        """Settings' choices that reach the server through our entry: the tools offered, the default and
+        the allowed properties, and the brand's names per property (None: as they are)."""
+        self.read_only = read_only
+        self.groups = list(groups)
+        self.site_url = site_url
+        self.allowed_sites = list(allowed_sites)
+        if brand_terms is not None:
+            self.brand_terms = {site: list(words) for site, words in brand_terms.items()}
 
     def server_settings(self, *, demo: bool = False, agent_socket: str = "") -> ServerSettings:
         return ServerSettings(

@@ -188,3 +188,15 @@ class CoverageKeeper(Keeper["CoverageSync"]):
                     store.delete_site(site)
 
         self._in_background(work, done)
+
+
+def metered_watch() -> Callable[[], bool]:
+    """The system's word on a metered connection, on the Qt thread (coverage_sync.Metered). Imported
+    only when the app starts: the watch's thread and its network code are not loaded before."""
+    from .coverage_sync import Metered
+
+    try:
+        return Metered()
+    except Exception:  # no network information on this system: not known to be metered
+        log.info("coverage: the system does not say whether the connection is metered")
+        return lambda: False

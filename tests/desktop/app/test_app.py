@@ -160,7 +160,7 @@ def test_add_repair_remove_claude(qtbot: QtBot, place: dict, tmp_path: Path, rea
     # The app was moved: the entry is found broken and repaired in one click.
     moved = cc.ServerCommand(str(tmp_path / "moved-server"))
     Path(place["server"].command).rename(moved.command)
-    core.server = moved
+    core.claude.server = moved
     window.refresh()
     assert window.step2.state == PROBLEM and "Repair" in window.step2.button_widgets
     qtbot.mouseClick(window.step2.button_widgets["Repair"], Qt.MouseButton.LeftButton)
