@@ -10,13 +10,11 @@ fetches them with its own HTTP client and nothing else:
 - **Where it may go** (coverage_address.py): the property's own hosts on global addresses, the
   connection made to the address that was checked. Through a proxy the name is checked here but the
   proxy makes the connection (the remaining risk is named in docs/security.md).
-- **How much it reads.** Bytes are counted after every layer of decoding (``Content-Encoding`` and a
-  ``.gz`` file inside it), at most 50 MB unpacked and 50,000 URLs a file (sitemaps.org's limits); a
+- **How much it reads.** At most 50 MB unpacked and 50,000 URLs a file (sitemaps.org's limits); a
   time budget per file; a sitemap index is followed one level deep; a cap on files read per property
   per day (``DailyFetches``); URLs longer than 2,048 characters are skipped.
-- **How it parses.** XML as a stream through expat with every document type declaration refused (and
-  so every entity and external entity: sitemaps never declare one), which is what defusedxml guards
-  against, without a new dependency.
+- **How it parses** (coverage_sitemap_file.py): bytes counted after every layer of decoding, XML as a
+  stream through expat with every document type declaration refused.
 
 No Qt here: the watcher's thread calls it.
 """
@@ -28,28 +26,25 @@ import http.cookiejar
 import json
 import ssl
 import time
-import zlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
-from xml.parsers import expat
 
 import httpcore
 import httpx
 
 from .coverage_address import (
-    MAX_URL,
     PinnedBackend,
     Refused,
     Resolver,
     Site,
     Why,
     check_url,
-    page_inside,
     resolve_checked,
     system_resolver,
 )
+from .coverage_sitemap_file import FileRead, SitemapParser, decoded
 
 __all__ = [
     "DailyFetches",
@@ -62,10 +57,6 @@ __all__ = [
 
 #: Google's sitemaps list for a property (the server's tools/sitemaps.py reads the same).
 LIST_PATH: Final = "webmasters/v3/sites/{siteUrl}/sitemaps"
-SITEMAP_NS: Final = "http://www.sitemaps.org/schemas/sitemap/0.9"
-_GZIP_MAGIC: Final = b"\x1f\x8b"
-#: Each decompression step yields at most this much, so a bomb is caught a step at a time.
-_STEP: Final = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -80,18 +71,6 @@ class Limits:
     files_per_day: int = 200
     #: One network step (connect, one read) at most.
     step_seconds: float = 15.0
-
-
-@dataclass
-class FileRead:
-    """One sitemap file read: its page URLs (or, for an index, its sitemaps' URLs) and what was left out."""
-
-    url: str
-    index: bool
-    urls: list[str] = field(default_factory=list)
-    skipped_long: int = 0
-    skipped_outside: int = 0
-    truncated: bool = False
 
 
 @dataclass
@@ -275,17 +254,11 @@ class SitemapReader:
         raise Refused(Why.REDIRECTS, text)
 
     def _parse(self, url: str, response: httpx.Response, deadline: float) -> FileRead:
-        layers = [e.strip().lower() for e in response.headers.get("Content-Encoding", "").split(",") if e.strip()]
-        chunks: Iterable[bytes] = self._timed(url, response.iter_raw(64 * 1024), deadline)
-        for layer in reversed(layers):
-            if layer in ("gzip", "x-gzip"):
-                chunks = _inflate(chunks, 16 + zlib.MAX_WBITS, self.limits.max_bytes, url)
-            elif layer == "deflate":
-                chunks = _inflate(chunks, zlib.MAX_WBITS, self.limits.max_bytes, url)
-            elif layer != "identity":
-                raise Refused(Why.ENCODING, url, layer)
-        chunks = _counted(_ungzip_file(chunks, self.limits.max_bytes, url), self.limits.max_bytes, url)
-        return _SitemapParser(url, self.site, self.limits).read(chunks)
+        chunks = self._timed(url, response.iter_raw(64 * 1024), deadline)
+        encoding = response.headers.get("Content-Encoding", "")
+        return SitemapParser(url, self.site, self.limits.max_urls).read(
+            decoded(chunks, encoding, self.limits.max_bytes, url)
+        )
 
     def _timed(self, url: str, chunks: Iterator[bytes], deadline: float) -> Iterator[bytes]:
         try:
@@ -336,171 +309,6 @@ class SitemapReader:
                     continue
                 add(inner)
         return out
-
-
-def _inflate(chunks: Iterable[bytes], wbits: int, most: int, url: str) -> Iterator[bytes]:
-    """One layer of gzip or deflate undone, a step at a time, counting what it yields."""
-    total = 0
-    inflater = zlib.decompressobj(wbits)
-    try:
-        for chunk in chunks:
-            data = chunk
-            while data:
-                out = inflater.decompress(data, _STEP)
-                total += len(out)
-                if total > most:
-                    raise Refused(Why.TOO_BIG, url)
-                if out:
-                    yield out
-                data = inflater.unconsumed_tail
-                if inflater.eof and inflater.unused_data:  # a second gzip member follows
-                    data = inflater.unused_data
-                    inflater = zlib.decompressobj(wbits)
-        tail = inflater.flush()
-    except zlib.error:
-        raise Refused(Why.BROKEN, url, "damaged compression") from None
-    total += len(tail)
-    if total > most:
-        raise Refused(Why.TOO_BIG, url)
-    if tail:
-        yield tail
-
-
-def _ungzip_file(chunks: Iterable[bytes], most: int, url: str) -> Iterator[bytes]:
-    """A ``.gz`` sitemap (gzip's magic at the start, whatever the name says) unpacked; else as it is."""
-    it = iter(chunks)
-    head = b""
-    for chunk in it:
-        head += chunk
-        if len(head) >= 2:
-            break
-    rest = _prepend(head, it)
-    if head.startswith(_GZIP_MAGIC):
-        yield from _inflate(rest, 16 + zlib.MAX_WBITS, most, url)
-    else:
-        yield from rest
-
-
-def _prepend(head: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
-    if head:
-        yield head
-    yield from rest
-
-
-def _counted(chunks: Iterable[bytes], most: int, url: str) -> Iterator[bytes]:
-    """The final bytes counted (a plain file's too): more than ``most`` is Refused."""
-    total = 0
-    for chunk in chunks:
-        total += len(chunk)
-        if total > most:
-            raise Refused(Why.TOO_BIG, url)
-        yield chunk
-
-
-def _names(*local: str) -> frozenset[str]:
-    """Element names as expat reports them: in the sitemaps namespace, or in none."""
-    return frozenset(n for name in local for n in (f"{SITEMAP_NS} {name}", name))
-
-
-_ROOTS: Final = _names("urlset", "sitemapindex")
-_ENTRIES: Final = _names("url", "sitemap")
-_LOCS: Final = _names("loc")
-
-
-class _Full(Exception):
-    """Raised inside expat when the file has given its 50,000 URLs: reading stops there."""
-
-
-class _SitemapParser:
-    """A sitemap or sitemap index read as a stream with expat, every document type refused."""
-
-    def __init__(self, url: str, site: Site, limits: Limits) -> None:
-        self.result = FileRead(url=url, index=False)
-        self.site = site
-        self.limits = limits
-        self.entry = False
-        self.root: str | None = None
-        self.text: list[str] | None = None
-        parser = expat.ParserCreate(namespace_separator=" ")
-        parser.buffer_text = True
-        parser.buffer_size = 64 * 1024
-        # Attributes as a list, not a dict built for each of a multilingual file's 700,000 elements: none is read.
-        parser.ordered_attributes = True
-        parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-        parser.StartDoctypeDeclHandler = self._doctype
-        parser.EntityDeclHandler = self._entity
-        parser.ExternalEntityRefHandler = self._external
-        parser.StartElementHandler = self._start
-        self.parser = parser
-
-    def read(self, chunks: Iterable[bytes]) -> FileRead:
-        url = self.result.url
-        try:
-            for chunk in chunks:
-                self.parser.Parse(chunk, False)
-            self.parser.Parse(b"", True)
-            if self.text is not None:
-                self._finish()
-        except _Full:
-            self.result.truncated = True
-        except expat.ExpatError as exc:
-            raise Refused(Why.BROKEN, url, str(exc)) from None
-        if self.root is None:
-            raise Refused(Why.BROKEN, url, "empty")
-        return self.result
-
-    def _doctype(self, *_: object) -> None:
-        raise Refused(Why.DOCTYPE, self.result.url)
-
-    def _entity(self, *_: object) -> None:
-        raise Refused(Why.DOCTYPE, self.result.url)
-
-    def _external(self, *_: object) -> int:
-        raise Refused(Why.DOCTYPE, self.result.url)
-
-    def _start(self, name: str, _attrs: list[str]) -> None:
-        # Called for every element (a multilingual sitemap has a dozen per page), so it is lean: there
-        # is no end-element handler; a <loc>'s text is collected until the next element starts (only
-        # whitespace may sit between, and it is stripped), and text is listened to only inside a <loc>.
-        if self.text is not None:
-            self._finish()
-        if name in _LOCS:
-            if self.entry:
-                self.text = []
-                self.parser.CharacterDataHandler = self.text.append
-        elif name in _ENTRIES:
-            self.entry = True
-        elif self.root is None:
-            if name not in _ROOTS:
-                raise Refused(Why.BROKEN, self.result.url, f"not a sitemap ({name.rpartition(' ')[2]})")
-            self.root = name.rpartition(" ")[2]
-            self.result.index = self.root == "sitemapindex"
-
-    def _finish(self) -> None:
-        assert self.text is not None
-        self.parser.CharacterDataHandler = None
-        text, self.text = "".join(self.text).strip(), None
-        self._url(text)
-
-    def _url(self, text: str) -> None:
-        if not text:
-            return
-        if len(text) > MAX_URL:
-            self.result.skipped_long += 1
-            return
-        if self.result.index:
-            try:
-                self.result.urls.append(str(check_url(self.site, text)))
-            except Refused:
-                self.result.skipped_outside += 1
-                return
-        elif page_inside(self.site, text):
-            self.result.urls.append(text)  # as listed: Google inspects the address exactly as written
-        else:
-            self.result.skipped_outside += 1
-            return
-        if len(self.result.urls) >= self.limits.max_urls:
-            raise _Full
 
 
 #: The one call listed_sitemaps makes (archive_copier.Caller's shape).
