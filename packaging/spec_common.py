@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGING = ROOT / "packaging"
 ASSETS = ROOT / "assets"
 APP_NAME = "SearchDesk"
-BUNDLE_ID = "com.searchdesk.app"  # as the desktop app's LaunchAgent label (autostart.py)
+BUNDLE_ID = "com.searchdesk.app"  # as the desktop app's LaunchAgent label (lifecycle/autostart.py)
 
 #: Strip debug symbols on Linux only (libpython alone drops from 23 MB to 6 MB). On macOS stripping
 #: invalidates signatures and on Windows there is nothing to strip.

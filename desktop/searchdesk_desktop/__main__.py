@@ -49,7 +49,7 @@ def headless_check(demo: bool) -> int:
     """The self-check of "Check it works", printed: the exact command Claude Desktop gets.
 
     Printed to stdout; the windowed Windows build has none, so there it goes to the console of the
-    terminal it was started from, or into a message box (see console.py).
+    terminal it was started from, or into a message box (see check/console.py).
     """
     from PySide6.QtCore import QCoreApplication, QEventLoop
 

@@ -144,7 +144,7 @@ class DesktopApp(QObject):
         if isinstance(channel, SystemNotifications):
             channel.state_changed.connect(lambda: self.window.show_notice(refused_text(), channel.state == "refused"))
         self.notes.lock_unknown.connect(lambda: self.window.show_lock_notice(screen_lock.UNKNOWN_TEXT))
-        #: The update check (update_check.py): its question, its notice and its tray line.
+        #: The update check (updates/checker.py): its question, its notice and its tray line.
         self.updates = updates or UpdateCheck(
             core.settings, lambda: core.settings.save(core.settings_path), enabled=not core.demo
         )

@@ -502,8 +502,8 @@ SMALL_SCREEN_DIALOG = (800, 560)
 
 
 #: How each system lays out a notification, for the pictures only (the figures that decide whether Approve
-#: is offered are approval.notifications.FITS): its name, the bubble's width in px, its colours, and whether the buttons
-#: sit in a column at the side (macOS, on hover) rather than a row below.
+#: is offered are approval.notification_question.FITS): its name, the bubble's width in px, its colours,
+#: and whether the buttons sit in a column at the side (macOS, on hover) rather than a row below.
 NOTE_LOOKS = {
     "win32": ("Windows", 364, "#2b2b2b", "#3a3a3a", False),
     "darwin": ("macOS", 440, "#ececec", "#d6d6d6", True),
@@ -514,7 +514,7 @@ NOTE_LOOKS = {
 
 def _note_bubble(system: str) -> Any:
     """One system's notification of the sitemap removal, laid out with that system's figures
-    (approval.notifications.FITS: the title's lines, a subtitle line of its own, the lines of body) and its
+    (approval.notification_question.FITS: the title's lines, a subtitle line of its own, the lines of body) and its
     buttons as composed."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
@@ -573,7 +573,8 @@ def _laid_out(words: str, line_chars: int, limit: int) -> str:
 def notification_forms(scene: Scene) -> Any:
     """The notification form of a sitemap removal as each system lays it out, drawn by SearchDesk (the
     systems' own frames differ; the words, the lines each shows and the buttons are what SearchDesk sends:
-    approval.notifications.compose with that system's figures). Fixed colours: one picture serves both schemes."""
+    approval.notification_question.compose with that system's figures). Fixed colours: one picture serves
+    both schemes."""
     from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
     sheet = QWidget()

@@ -57,7 +57,7 @@ class AppSettings:
     #: When a server Claude Desktop started last connected and said so (0.0: never), and its version.
     claude_seen_at: float = 0.0
     claude_seen_version: str = ""
-    #: The update check (update_check.py): off until the person turns it on; asked once at first start.
+    #: The update check (updates/checker.py): off until the person turns it on; asked once at first start.
     update_check: bool = False
     update_check_asked: bool = False
     #: When the last check was tried (0.0: never): at most one a day.
@@ -72,7 +72,7 @@ class AppSettings:
     update_fresh_at: float = 0.0
     #: How the last check ended (update_manifest.Outcome's value; "" before the first), for About.
     update_last_outcome: str = ""
-    #: The archive (archive_sync.py): off until the person says yes, asked once after sign-in and in Settings.
+    #: The archive (keeping/archive_sync.py): off until the person says yes, asked once after sign-in and in Settings.
     archive_on: bool = False
     archive_asked: bool = False
     #: Properties whose copy the person paused (what is kept stays; nothing new is asked of Google for them).
@@ -80,7 +80,7 @@ class AppSettings:
     #: Brand terms per property for the brand report (report_brand_split), as the person keeps them;
     #: a property without a list gets the terms its domain name suggests (searchdesk_server.brand).
     brand_terms: dict[str, list[str]] = field(default_factory=dict)
-    #: The coverage watch (coverage_keeper.py): off until the person says yes, asked once after the
+    #: The coverage watch (keeping/coverage_keeper.py): off until the person says yes, asked once after the
     #: archive's question and in Settings (Pause per property is kept in the watch's own store).
     coverage_on: bool = False
     coverage_asked: bool = False

@@ -325,7 +325,7 @@ def test_the_public_key_goes_from_the_repository_variable_into_the_app(tmp_path:
     written = Path(entries[0][1])
     assert Path(spec_common.UPDATE_KEY_DEST).name == update_check.KEY_FILE.name
     assert spec_common.UPDATE_KEY_DEST.split("/")[0] == update_check.KEY_FILE.parent.name
-    assert update_check.built_in_key(written) == public  # what the frozen app reads next to update_check.py
+    assert update_check.built_in_key(written) == public  # what the frozen app reads at the package's top
     assert spec_common.update_key_datas({}, tmp_path / "build") == []
     with pytest.raises(spec_common.BuildConfigError, match="44 characters"):
         spec_common.update_key_datas({spec_common.UPDATE_KEY_VAR: "not-a-key"}, tmp_path / "build")

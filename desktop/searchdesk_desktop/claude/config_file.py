@@ -6,7 +6,7 @@ The file belongs to the person and to Claude Desktop, not to us. So: we change o
 (temp file + ``os.replace``) with a backup of the previous version beside it; and if someone else
 changed the file while we worked, we merge again from their version instead of overwriting it.
 
-The entry's shape is claude_entry.py, where the file is claude_paths.py; their names are importable
+The entry's shape is claude/entry.py, where the file is claude/paths.py; their names are importable
 from here too, as the windows and the tests have always used them (``cc.locate``, ``cc.ServerCommand``).
 """
 

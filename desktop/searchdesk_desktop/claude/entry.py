@@ -1,5 +1,5 @@
 """SearchDesk's entry in Claude Desktop's settings file, as this app writes it: the command that starts
-the server and the variables its ``env`` carries. No file is read or written here (claude_config.py does).
+the server and the variables its ``env`` carries. No file is read or written here (claude/config_file.py does).
 """
 
 from __future__ import annotations

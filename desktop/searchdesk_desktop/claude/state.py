@@ -1,5 +1,5 @@
-"""What Claude Desktop holds of SearchDesk right now: our entry in its settings file (claude_config.py)
-and an installed SearchDesk extension (extension.py), read together into one status. No Qt here.
+"""What Claude Desktop holds of SearchDesk right now: our entry in its settings file (claude/config_file.py)
+and an installed SearchDesk extension (claude/extension.py), read together into one status. No Qt here.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The archive's copy: which days are missing, and fetching them from Google, paced and backed off.
 
 Google deletes Search Console's performance data after 16 months. Once the person has said yes
-(archive_keeper.py), the copier (on archive_sync.py's thread) copies what Google still has, oldest
+(keeping/archive_keeper.py), the copier (on keeping/archive_sync.py's thread) copies what Google still has, oldest
 day first (the oldest are the next to go), and after that, each day, the days Google has made final
 (``dataState: final``). Nothing is requested before the yes: no copier exists until then. No Qt here.
 
@@ -19,7 +19,7 @@ Why it is built this way:
   kill, a restart, a sleep or a lost network only means the day in flight is fetched again.
 - **Only the accounts Claude may use, only the allowed properties.** The list is handed in by the app
   (``ArchiveSync.update``) and looked at before every request: a withheld or removed account is never copied for
-  again; whether its archive is kept is the person's choice (archive_keeper.py).
+  again; whether its archive is kept is the person's choice (keeping/archive_keeper.py).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 (``ArchiveKeeper``), and the words Settings shows for them.
 
 Google deletes Search Console's performance data after 16 months. Once the person has said yes
-(``AppSettings.archive_on``, asked once after sign-in and in Settings), the copier (archive_sync.py)
+(``AppSettings.archive_on``, asked once after sign-in and in Settings), the copier (keeping/archive_sync.py)
 copies what Google still has; nothing is requested before the yes: no copier exists until then. Only
 the accounts Claude may use and the allowed properties are copied; whether a withheld or removed
 account's archive is kept is the person's choice (``ArchiveKeeper.delete``).

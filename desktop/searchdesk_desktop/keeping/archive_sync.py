@@ -1,7 +1,7 @@
 """The archive's copier thread: each property's daily search performance, from Google into the archive.
 
-The copy itself (which days, the pace, the back-off, the scope) is archive_copier.py; the files and the
-person's answer are archive_keeper.py. This holds the thread the copy runs on and its Google client.
+The copy itself (which days, the pace, the back-off, the scope) is keeping/archive_copier.py; the files and the
+person's answer are keeping/archive_keeper.py. This holds the thread the copy runs on and its Google client.
 
 - **Its own thread, its own event loop.** Every request is on the copier's thread (``ArchiveSync``),
   never the Qt thread's: the agent socket keeps answering and the approval dialog keeps time during a

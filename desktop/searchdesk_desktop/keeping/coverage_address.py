@@ -1,6 +1,6 @@
 """Where the sitemap reader may go: the property's own hosts, on global addresses only, pinned.
 
-The coverage watch reads the property's sitemaps from the person's own website (coverage_sitemaps.py).
+The coverage watch reads the property's sitemaps from the person's own website (keeping/coverage_sitemaps.py).
 A website is hostile ground: a sitemap, or a redirect from one, can name any host, and a host name can
 resolve to the person's router, a printer or a cloud's metadata service. So, before any byte leaves:
 

@@ -1,7 +1,7 @@
 """The coverage watch's inspector: each watched page through Google's URL Inspection, within one quota.
 
 Google's API has no page-indexing report: one URL at a time, at most 2,000 a day and 600 a minute per
-property. Once the person has said yes, the inspector (on coverage_sync.py's thread) goes through each
+property. Once the person has said yes, the inspector (on keeping/coverage_sync.py's thread) goes through each
 property's watched pages in the store's order (never inspected, then pages with clicks, then the
 oldest result: ``CoverageStore.due``) and keeps every result. No Qt here.
 

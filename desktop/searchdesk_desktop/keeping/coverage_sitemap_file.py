@@ -1,6 +1,6 @@
 """One sitemap file read: its bytes unpacked and counted, its XML parsed as a stream into its URLs.
 
-The reader (coverage_sitemaps.py) decides where it may go and fetches; what comes back is the person's
+The reader (keeping/coverage_sitemaps.py) decides where it may go and fetches; what comes back is the person's
 website's, so it is read here by two rules:
 
 - **How much.** Bytes are counted after every layer of decoding (``Content-Encoding`` and a ``.gz``

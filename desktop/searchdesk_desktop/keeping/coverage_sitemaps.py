@@ -7,7 +7,7 @@ fetches them with its own HTTP client and nothing else:
 - **Its own client.** Never the Google client: no Google token, no cookie (the jar refuses every
   cookie), no ``.netrc`` or environment settings (``trust_env=False``); the proxy, when there is one, is
   handed in. Redirects are followed by hand, at most 5, each new address checked as the first one.
-- **Where it may go** (coverage_address.py): the property's own hosts on global addresses, the
+- **Where it may go** (keeping/coverage_address.py): the property's own hosts on global addresses, the
   connection made to the address that was checked. Through a proxy the name is checked here but the
   proxy makes the connection (the remaining risk is named in docs/security.md).
 - **How much it reads.** At most 50 MB unpacked and 50,000 URLs a file (sitemaps.org's limits); a

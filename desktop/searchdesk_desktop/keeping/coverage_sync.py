@@ -1,9 +1,9 @@
 """The coverage watch's thread: sitemaps read and pages inspected in the background, never on Qt's.
 
-The rules are in coverage_sitemaps.py (what is fetched from the website) and coverage_inspector.py
+The rules are in keeping/coverage_sitemaps.py (what is fetched from the website) and keeping/coverage_inspector.py
 (what is asked of Google); this holds the thread they run on, its Google client, and its rhythm:
 
-- **Its own thread, its own event loop**, as the archive's (archive_sync.py): tokens from the app's
+- **Its own thread, its own event loop**, as the archive's (keeping/archive_sync.py): tokens from the app's
   providers, the server's hardened client for Google (Google's hosts only, no redirects, its own
   retries off: the inspector backs off itself).
 - **Wakes at most once a minute when idle**: between rounds it blocks for ``IDLE_SECONDS`` (a

@@ -5,7 +5,7 @@ thread of its own.
 Why one place: both keepers follow the same rules and must keep doing so: nothing that could reach
 Google or a website exists before the yes; a no stops the thread at once; a change of accounts or
 allowed properties reaches the thread before its next request; a deletion never runs on the Qt
-thread. What each keeps, its scope and its lines stay in archive_keeper.py and coverage_keeper.py.
+thread. What each keeps, its scope and its lines stay in keeping/archive_keeper.py and keeping/coverage_keeper.py.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ told the scope by the app, woken early by it, stopped by the switch.
 Why one place: every request of either is made on a thread of its own, never the Qt thread's, so the
 agent socket keeps answering and the approval dialog keeps time; both wait between rounds on the
 wall clock (a computer asleep overnight looks again when it wakes) and wake at once when the app
-changes what they may work on. What each does in a round stays in archive_sync.py and
-coverage_sync.py (their ``_loop``).
+changes what they may work on. What each does in a round stays in keeping/archive_sync.py and
+keeping/coverage_sync.py (their ``_loop``).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ buttons; a click is reported as ``CLICK``); with no tray either, nothing is show
 
 A channel sends a ``Note`` under a nonce of the sender's choosing, as the notification's identifier and
 inside each button's key (``<kind>.<nonce>``), and reports ``shown(nonce)`` and ``pressed(nonce, key)``;
-what a press means is the sender's business (the approval notifications: ``approval.notifications``).
+what a press means is the sender's business (the approval notifications: ``approval.notification_question``).
 ``notifier_layer`` adds what desktop-notifier does not expose (an Approve button's protection, a subtitle).
 """
 

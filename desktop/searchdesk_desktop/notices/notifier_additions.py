@@ -14,9 +14,9 @@ toast buttons no style. So, on the backend desktop-notifier chose, and nowhere e
 - Windows (``WinRTDesktopNotifier``): the toast XML desktop-notifier builds in ``_send`` passes through
   the module's ``tostring``; ours first styles the Approve button ``hint-buttonStyle="Critical"`` with
   ``useButtonStyle="true"`` on ``<toast>`` (Microsoft Learn, toast schema: the style needs that
-  attribute). The subtitle there is the body's first line (approval.notifications.compose: a toast has
+  attribute). The subtitle there is the body's first line (approval.notification_question.compose: a toast has
   no line of its own for it).
-- Linux: nothing to add (the D-Bus backend sends what notify.py, the channel, gives it).
+- Linux: nothing to add (the D-Bus backend sends what notices/channel.py, the channel, gives it).
 
 The subtitle travels in a ContextVar set around one send (``with subtitle(text): await ...``): each
 asyncio task has its own, so two questions sent at once never swap subtitles. ``install`` runs once per
@@ -34,7 +34,7 @@ from typing import Any
 from xml.etree.ElementTree import Element
 
 #: The kind of the Approve button's key (``<kind>.<nonce>``): the layer marks that action;
-#: approval.notifications offers it.
+#: approval.notification_question offers it.
 APPROVE = "approve"
 
 #: Apple's UNNotificationActionOptions (UserNotifications/UNNotificationAction.h).

@@ -2,7 +2,7 @@
 
 Off until the person turns it on: the main window asks once ("Tell me when a new SearchDesk is
 out?"), and Settings has the switch. When on, at most once a day, the app asks this project's release
-page for one small signed file (update_manifest.py says what it holds and why it is read so strictly).
+page for one small signed file (updates/manifest.py says what it holds and why it is read so strictly).
 A newer version is shown in the main window and the tray menu with a link to the release page. Nothing
 is ever downloaded or installed by the app itself. About says when the check last had a fresh answer
 (`status_text`), or that this copy has no check at all (a build without the release key).

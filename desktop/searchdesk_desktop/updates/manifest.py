@@ -22,7 +22,7 @@ of its bytes is docs/update-manifest.md):
                "url": "<RELEASES>/tag/v1.2.0", "version": "1.2.0"}
 
 The running app's side (the daily timer, the worker thread, the question and the notice) is
-update_check.py (DESIGN.md, "The update check"; issue 27).
+updates/checker.py (DESIGN.md, "The update check"; issue 27).
 """
 
 from __future__ import annotations
