@@ -37,9 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError:
         pass  # no log folder: run without a log file rather than not at all
     if args.uninstall_cleanup:
-        from .lifecycle import uninstall as cleanup
+        from .lifecycle import uninstall
 
-        return cleanup.main()
+        return uninstall.main()
     if args.check:
         return headless_check(args.demo)
     return run_gui(args)

@@ -34,7 +34,7 @@ from .accounts.signin_flow import SignInFlow
 from .accounts.tokens import TokenProvider
 from .agent_socket.listener import AgentListener
 from .approval.book import ApprovalBook, State
-from .check import run as self_check
+from .check import run as check_run
 from .check.last_check import BUSY, LastCheck
 from .check.run import CheckSubject, SeenSites
 from .claude import config_file as cc
@@ -43,10 +43,10 @@ from .claude import found as claude_found
 from .claude import install as claude_install
 from .claude.desktop import ClaudeDesktop
 from .claude.state import ClaudeStatus
-from .keeping import record_keeper as keeping
 from .keeping.archive_copier import Scope
 from .keeping.archive_keeper import ArchiveKeeper
 from .keeping.coverage_keeper import CoverageKeeper, metered_watch
+from .keeping.record_keeper import KEEPING_CHECK_MS, RecordKeeper, kept_for
 from .settings import AppSettings, settings_file
 
 log = logging.getLogger(__name__)
@@ -133,9 +133,9 @@ class Core(QObject):
         seconds), and never in `_pool` (token requests from servers must not queue behind them)."""
         self._record_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="searchdesk-record")
         self._record_timer = QTimer(self)
-        self._record_timer.setInterval(keeping.KEEPING_CHECK_MS)
+        self._record_timer.setInterval(KEEPING_CHECK_MS)
         self._record_timer.timeout.connect(self.keep_record)
-        self.record_keeper = keeping.RecordKeeper(self._record_pool, self._later, self.changed.emit, demo=self.demo)
+        self.record_keeper = RecordKeeper(self._record_pool, self._later, self.changed.emit, demo=self.demo)
 
     def _keep_archive_and_coverage(
         self, archive_options: Mapping[str, Any] | None, coverage_options: Mapping[str, Any] | None
@@ -209,7 +209,7 @@ class Core(QObject):
 
     def set_kept_for(self, days: int) -> None:
         """Settings' Kept for: saved, and a shorter time applies at once."""
-        self.settings.kept_for_days = keeping.kept_for(days)
+        self.settings.kept_for_days = kept_for(days)
         self.settings.save(self.settings_path)
         self.keep_record()
 
@@ -447,7 +447,7 @@ class Core(QObject):
         """The accounts and the entry a check run now would be about: the server checks every account
         Claude may use, so adding, removing or withholding one changes the subject too."""
         planned = self.settings.server_settings(demo=self.demo).env()
-        return self_check.check_subject(self.account.state, self.accounts.rows, self.claude_status(), planned)
+        return check_run.check_subject(self.account.state, self.accounts.rows, self.claude_status(), planned)
 
     @property
     def last_check(self) -> Any:
@@ -470,23 +470,23 @@ class Core(QObject):
 
     def check_blocked(self) -> str:
         """Why a check now would not test what Claude Desktop will use ('' when it would)."""
-        return self_check.check_blocked(self.claude_status())
+        return check_run.check_blocked(self.claude_status())
 
     def check_command(self) -> list[str]:
         """The program Claude Desktop will start: our entry's (this app's server), or the extension's own copy."""
-        return self_check.check_command(self.claude_status(), self.claude.server)
+        return check_run.check_command(self.claude_status(), self.claude.server)
 
     def check_env(self) -> dict[str, str]:
         """The environment Claude Desktop would give the server: a bare one plus our entry's env."""
         planned = self._entry_settings()
-        return self_check.check_env(self.claude_path, planned.env())
+        return check_run.check_env(self.claude_path, planned.env())
 
     def run_check(self) -> None:
         self.last_check = BUSY
         self._pool.submit(self._run_check)
 
     def _run_check(self) -> None:
-        result = self_check.run_check(self.check_command, self.check_env)
+        result = check_run.run_check(self.check_command, self.check_env)
 
         def done() -> None:
             self.checks.finished(result)

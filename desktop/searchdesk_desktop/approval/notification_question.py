@@ -42,7 +42,7 @@ from .screen_lock import LockReader, LockState, read_lock_state
 
 log = logging.getLogger(__name__)
 
-DENY, REVIEW = "deny", "review"  # and APPROVE, the layer's (notifier_layer)
+DENY, REVIEW = "deny", "review"  # and APPROVE, the layer's (notices/notifier_additions.py)
 LABELS = {APPROVE: "Approve", DENY: "Deny", REVIEW: "Show the question"}
 
 

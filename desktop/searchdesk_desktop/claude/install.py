@@ -5,7 +5,7 @@ settings file), when an entry is replaced (switching between the demo and the re
 with credentials of its own), when the person is asked first and in which words (adding the demo,
 removing SearchDesk), and what each outcome means for step 2. The main window's step 2
 (`windows.step_claude`) only asks the question this module names and shows the outcome; the writing
-itself is `claude_config`'s, through the core. Kept apart from the window so that "change what step 2
+itself is `config_file`'s, through the core. Kept apart from the window so that "change what step 2
 does" is this module and that one, and so the rules are tested without a display.
 """
 
@@ -90,7 +90,7 @@ Ask = Callable[[InstallQuestion], bool]
 
 
 class Entry(Protocol):
-    """SearchDesk's entry in the settings file as checked (`claude_config.EntryCheck`)."""
+    """SearchDesk's entry in the settings file as checked (`config_file.EntryCheck`)."""
 
     @property
     def entry(self) -> object | None: ...

@@ -10,7 +10,7 @@ buttons; a click is reported as ``CLICK``); with no tray either, nothing is show
 A channel sends a ``Note`` under a nonce of the sender's choosing, as the notification's identifier and
 inside each button's key (``<kind>.<nonce>``), and reports ``shown(nonce)`` and ``pressed(nonce, key)``;
 what a press means is the sender's business (the approval notifications: ``approval.notification_question``).
-``notifier_layer`` adds what desktop-notifier does not expose (an Approve button's protection, a subtitle).
+``notifier_additions`` adds what desktop-notifier does not expose (an Approve button's protection, a subtitle).
 """
 
 from __future__ import annotations
@@ -147,10 +147,10 @@ class SystemNotifications(Channel):
     async def _connect(self) -> bool:
         from desktop_notifier import Capability, DesktopNotifier, Icon
 
-        from . import notifier_additions as notifier_layer
+        from . import notifier_additions
 
         notifier = DesktopNotifier(app_name=APP_NAME, app_icon=Icon(path=RESOURCES / "searchdesk-128.png"))
-        notifier_layer.install(notifier)  # macOS: Approve unlocked-only and destructive; Windows: critical
+        notifier_additions.install(notifier)  # macOS: Approve unlocked-only and destructive; Windows: critical
         notifier.on_dispatched = self.shown.emit
         notifier.on_clicked = lambda nonce: self.pressed.emit(nonce, CLICK)
         notifier.on_button_pressed = self.pressed.emit
@@ -206,7 +206,7 @@ class SystemNotifications(Channel):
             return  # withdrawn while the service was still starting
         from desktop_notifier import Button, Notification, Urgency
 
-        from . import notifier_additions as notifier_layer
+        from . import notifier_additions
 
         buttons = (
             tuple(Button(words, identifier=f"{k}.{nonce}") for k, words in note.buttons()) if self._buttons else ()
@@ -216,7 +216,7 @@ class SystemNotifications(Channel):
         notification = Notification(note.summary, body, urgency=urgency, buttons=buttons, identifier=nonce)
         try:
             async with asyncio.timeout(self.timeout_s):
-                with notifier_layer.subtitle(note.subtitle):  # macOS: a line of its own (notifier_layer)
+                with notifier_additions.subtitle(note.subtitle):  # macOS: a line of its own (notifier_additions)
                     await self._notifier.send_notification(notification)  # logs, never raises, when it fails
         except TimeoutError:
             log.info("the notification service did not answer in %.0f s", self.timeout_s)
