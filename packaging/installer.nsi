@@ -42,16 +42,16 @@
 
 !define APP "SearchDesk"
 !define UNINST_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\SearchDesk"
-; The same value the app writes from its own setting (searchdesk_desktop/autostart.py RUN_VALUE), so either
+; The same value the app writes from its own setting (searchdesk_desktop/lifecycle/autostart.py RUN_VALUE), so either
 ; side can remove what the other added.
 !define RUN_KEY "Software\Microsoft\Windows\CurrentVersion\Run"
 !define RUN_VALUE "SearchDesk"
 ; keyring's Windows backend stores the sign-in as a generic credential whose target is the service name
-; (searchdesk_desktop/keystore.py SERVICE) or "<entry>@<service>".
+; (searchdesk_desktop/accounts/keystore.py SERVICE) or "<entry>@<service>".
 !define CRED_TARGET "searchdesk"
 !define CRED_TARGET_COMPOUND "google-sign-in@searchdesk"
 ; The app's notification identity: desktop-notifier registers the AppUserModelID "SearchDesk" (the
-; searchdesk_desktop/notify.py APP_NAME), its display name and icon here each time the app starts, which is
+; searchdesk_desktop/notices/channel.py APP_NAME), its display name and icon here each time the app starts, which is
 ; what Windows needs to show an unpackaged app's toasts. So no NSIS plug-in sets an AUMID on the shortcut.
 !define AUMID_KEY "Software\Classes\AppUserModelId\SearchDesk"
 

@@ -38,7 +38,7 @@ rehearse() {
 import sys
 from pathlib import Path
 
-from searchdesk_desktop.update_manifest import load_key, read_manifest
+from searchdesk_desktop.updates.manifest import load_key, read_manifest
 
 key = load_key(sys.argv[2])
 assert key is not None, "the throwaway public key does not load"

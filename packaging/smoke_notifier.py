@@ -4,7 +4,7 @@
 
 Why: the notification layer's tests (tests/desktop/approval/test_notifier_layer.py) fake the systems at their
 boundary, so only a run on the real system shows that desktop-notifier's backend imports there (rubicon's
-Objective-C bridge, the winrt projections), that notifier_layer.install recognises it, and that a send
+Objective-C bridge, the winrt projections), that notifier_additions.install recognises it, and that a send
 goes through. ci.yml runs this on macOS and Windows after the suites.
 
 - Windows: WinRTDesktopNotifier from a plain interpreter (desktop-notifier registers the AppUserModelID
@@ -42,11 +42,11 @@ def check_macos_backend() -> None:
 async def send() -> int:
     from desktop_notifier import DesktopNotifier, Icon
 
-    from searchdesk_desktop import notifier_layer
-    from searchdesk_desktop.notify import APP_NAME, RESOURCES
+    from searchdesk_desktop.notices import notifier_additions
+    from searchdesk_desktop.notices.channel import APP_NAME, RESOURCES
 
     notifier = DesktopNotifier(app_name=APP_NAME, app_icon=Icon(path=RESOURCES / "searchdesk-128.png"))
-    notifier_layer.install(notifier)
+    notifier_additions.install(notifier)
     backend = type(notifier._backend).__name__
     print(f"backend: {type(notifier._backend).__module__}.{backend}")
     wanted = EXPECTED.get(system())
@@ -59,7 +59,7 @@ async def send() -> int:
     if backend != wanted:
         print(f"smoke_notifier: expected {wanted} on {sys.platform}, got {backend}", file=sys.stderr)
         return 1
-    with notifier_layer.subtitle("Smoke test"):
+    with notifier_additions.subtitle("Smoke test"):
         sent = await notifier.send(title="SearchDesk", message="A test notification from SearchDesk's CI.")
     print(f"sent: notification {sent}")
     return 0

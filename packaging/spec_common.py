@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGING = ROOT / "packaging"
 ASSETS = ROOT / "assets"
 APP_NAME = "SearchDesk"
-BUNDLE_ID = "com.searchdesk.app"  # as the desktop app's LaunchAgent label (autostart.py)
+BUNDLE_ID = "com.searchdesk.app"  # as the desktop app's LaunchAgent label (lifecycle/autostart.py)
 
 #: Strip debug symbols on Linux only (libpython alone drops from 23 MB to 6 MB). On macOS stripping
 #: invalidates signatures and on Windows there is nothing to strip.
@@ -31,14 +31,14 @@ STRIP = sys.platform.startswith("linux")
 #: The build-time variable naming the OAuth client ("Desktop app" client JSON from Google Cloud).
 #: Unset: a development build, whose sign-in explains that no client is built in.
 OAUTH_CLIENT_VAR = "SEARCHDESK_BUILD_OAUTH_CLIENT_FILE"
-#: Where the desktop app looks for it (searchdesk_desktop.signin.BUNDLED_CLIENT, next to signin.py).
+#: Where the desktop app looks for it (searchdesk_desktop.accounts.signin.BUNDLED_CLIENT, at the package's top).
 OAUTH_CLIENT_DEST = "searchdesk_desktop/oauth_client.json"
 
 #: The build-time variable holding the update check's release key (raw Ed25519 public key, base64; the
 #: release workflow fills it from the repository variable UPDATE_PUBLIC_KEY). Unset: a build that never
 #: checks for updates, and says so in About (docs/update-manifest.md).
 UPDATE_KEY_VAR = "SEARCHDESK_BUILD_UPDATE_PUBLIC_KEY"
-#: Where the app reads it (searchdesk_desktop.update_check.KEY_FILE, next to update_check.py).
+#: Where the app reads it (searchdesk_desktop.updates.checker.KEY_FILE, at the package's top).
 UPDATE_KEY_DEST = "searchdesk_desktop/update_public_key.txt"
 
 #: Never in any build: the stdlib GUI toolkit and test/tooling packages that may sit in the venv.

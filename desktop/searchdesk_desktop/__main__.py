@@ -37,9 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError:
         pass  # no log folder: run without a log file rather than not at all
     if args.uninstall_cleanup:
-        from . import cleanup
+        from .lifecycle import uninstall
 
-        return cleanup.main()
+        return uninstall.main()
     if args.check:
         return headless_check(args.demo)
     return run_gui(args)
@@ -49,11 +49,11 @@ def headless_check(demo: bool) -> int:
     """The self-check of "Check it works", printed: the exact command Claude Desktop gets.
 
     Printed to stdout; the windowed Windows build has none, so there it goes to the console of the
-    terminal it was started from, or into a message box (see console.py).
+    terminal it was started from, or into a message box (see check/console.py).
     """
     from PySide6.QtCore import QCoreApplication, QEventLoop
 
-    from .console import deliver, output_stream
+    from .check.console import deliver, output_stream
     from .core import Core
 
     route, stream = output_stream()
@@ -69,7 +69,7 @@ def headless_check(demo: bool) -> int:
     loop = QEventLoop()  # a loop of our own, not app.exec(): nothing here means "the application quits"
 
     def done(result: object) -> None:
-        from .self_check import check_verdict
+        from .check.run import check_verdict
 
         try:
             if isinstance(result, str):
@@ -92,7 +92,7 @@ def headless_check(demo: bool) -> int:
 
 
 def run_gui(args: argparse.Namespace) -> int:
-    from . import qt_libraries
+    from .lifecycle import qt_libraries
 
     lacking = qt_libraries.check()
     if lacking is not None:  # before Qt's own message, which says reinstalling may help: it does not
@@ -105,7 +105,7 @@ def run_gui(args: argparse.Namespace) -> int:
 
     from .app import DesktopApp, run
     from .core import Core
-    from .single_instance import SingleInstance
+    from .lifecycle.single_instance import SingleInstance
 
     qapp = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(qapp, QApplication)

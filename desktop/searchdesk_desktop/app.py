@@ -13,17 +13,17 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from .approval import screen_lock
 from .approval.arming import ARM_DELAY_MS
-from .approval.notifications import ApprovalNotifications
+from .approval.notification_question import ApprovalNotifications
 from .approval.queue import ApprovalQueue
 from .approval.quitting import ask_by_showing, quit_box, unused_yeses
-from .autostart import Autostart, app_command
 from .core import Core
 from .icons import app_icon
-from .notify import Channel, SystemNotifications, TrayBalloons, refused_text
-from .single_instance import SingleInstance
+from .lifecycle.autostart import Autostart, app_command
+from .lifecycle.single_instance import SingleInstance
+from .notices.channel import Channel, SystemNotifications, TrayBalloons, refused_text
 from .titles import title
 from .tray import Tray
-from .update_check import UpdateCheck, UpdateNotice, UpdateQuestion, news_line
+from .updates.checker import UpdateCheck, UpdateNotice, UpdateQuestion, news_line
 from .windows.archive import ArchiveQuestion
 from .windows.coverage import CoverageQuestion
 from .windows.main import MainWindow
@@ -150,7 +150,7 @@ class DesktopApp(QObject):
         return tray
 
     def _add_updates(self, updates: UpdateCheck | None) -> None:
-        """The update check (update_check.py): its question, its notice and its tray line."""
+        """The update check (updates/checker.py): its question, its notice and its tray line."""
         core = self.core
         self.updates = updates or UpdateCheck(
             core.settings, lambda: core.settings.save(core.settings_path), enabled=not core.demo

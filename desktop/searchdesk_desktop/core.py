@@ -5,16 +5,17 @@ entry; windows only show its state (``changed``, and the ``accounts`` list model
 actions. Slow work (the keyring, Google, the self-check) runs on worker threads and comes back
 through queued signals.
 
-The Core is the one facade the windows talk to; what it holds lives beside it, each in a module of
-its own without Qt: the accounts' state (google_accounts.py), Claude Desktop's (claude_state.py) and
-the check's (self_check.py). The Core adds the threads, the signals and the order of the steps.
+The Core is the one facade the windows talk to; it is built from parts that live beside it, each in a
+module of its own without Qt: the accounts (accounts/google_accounts.py) and the sign-in under way
+(accounts/signin_flow.py), Claude Desktop (claude/desktop.py), the last check (check/last_check.py),
+the record, the archive and the coverage watch (keeping/). The Core adds the threads, the signals and
+the order of the steps.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-import time
 import webbrowser
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,20 +27,27 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from searchdesk_server.agent.protocol import AccountInfo, ErrorCode
 from searchdesk_server.google import grants
 
-from . import claude_config as cc
-from . import claude_found, claude_install, extension, keeping, self_check
+from .accounts.google_accounts import AccountStatus, GoogleAccounts, scopes_for
+from .accounts.keystore import KeyStore, KeystoreError, SignInRecord
+from .accounts.signin import OAuthClient, load_client_file, packaged_client, revoke
+from .accounts.signin_flow import SignInFlow
+from .accounts.tokens import TokenProvider
+from .agent_socket.listener import AgentListener
 from .approval.book import ApprovalBook, State
-from .archive_copier import Scope
-from .archive_keeper import ArchiveKeeper
-from .claude_state import ClaudeStatus, read_status
-from .coverage_keeper import CoverageKeeper
-from .google_accounts import AccountStatus, GoogleAccounts, scopes_for
-from .keystore import KeyStore, KeystoreError, SignInRecord
-from .listener import AgentListener
-from .self_check import CheckSubject, SeenSites
+from .check import run as check_run
+from .check.last_check import BUSY, LastCheck
+from .check.run import CheckSubject, SeenSites
+from .claude import config_file as cc
+from .claude import extension
+from .claude import found as claude_found
+from .claude import install as claude_install
+from .claude.desktop import ClaudeDesktop
+from .claude.state import ClaudeStatus
+from .keeping.archive_copier import Scope
+from .keeping.archive_keeper import ArchiveKeeper
+from .keeping.coverage_keeper import CoverageKeeper, metered_watch
+from .keeping.record_keeper import KEEPING_CHECK_MS, RecordKeeper, kept_for
 from .settings import AppSettings, settings_file
-from .signin import SIGN_IN_TIMEOUT, LoopbackSignIn, OAuthClient, SignInError, load_client_file, packaged_client, revoke
-from .tokens import TokenProvider
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +77,6 @@ class Core(QObject):
         coverage_options: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
-        #: Where Claude Desktop is looked for (claude_found.py; a test's computer passes its own home).
-        self._find_claude = find_claude
         self.demo = demo
         #: The system whose rules step 2 follows (`sys.platform`; a test of another system's rules sets it).
         self.system = sys.platform
@@ -79,71 +85,78 @@ class Core(QObject):
         self.updates_offered = False
         self.settings_path = settings_path or settings_file(demo)
         self.settings = AppSettings.load(self.settings_path)
-        self.claude_path = claude_path or cc.locate()
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="searchdesk-core")
+        self._call_main.connect(self._run_main)
+        #: Claude Desktop: its settings file, our entry's server, the .mcpb this build ships (claude/desktop.py).
+        self.claude = ClaudeDesktop(
+            self.settings, self._save_settings, demo=demo, path=claude_path, server=server, bundle=bundle,
+            open_file=open_file, find=find_claude,
+        )  # fmt: skip
+        self._hold_accounts(keystore, settings_path, open_browser, auth_uri)
+        self._listen(socket_path)
+        self.checks = LastCheck(self.check_subject, self.check_env, self._counted)  # the last check, what it taught
+        self._keep_record()
+        self._keep_archive_and_coverage(archive_options, coverage_options)
+
+    # --- the parts, in the order they are made ------------------------------------------------
+    def _hold_accounts(
+        self,
+        keystore: KeyStore | None,
+        settings_path: Path | None,
+        open_browser: Callable[[str], object],
+        auth_uri: str,
+    ) -> None:
+        """The Google accounts: the list (settings) and their sign-ins (keyring), the rows the windows
+        show, and the one sign-in under way."""
         self.keystore = keystore or KeyStore()
-        self.server = server or cc.server_command()
-        self._auth_uri = auth_uri  # Google's consent page, which only the browser opens (a test serves its own)
-        self._open_browser = open_browser
-        #: The .mcpb this build ships (None in development and on Linux): "Add" opens it.
-        self.bundle = bundle if bundle is not None else extension.find_bundle()
-        self._open_file = open_file
-        self.bundle_opened = False  # this session handed the .mcpb to Claude Desktop
-        self.book = ApprovalBook()
-        #: The Google accounts: the list (settings) and their sign-ins (keyring), and the rows the windows show.
-        self.google = GoogleAccounts(self.keystore, self.settings, settings_path, demo=demo)
+        self.google = GoogleAccounts(self.keystore, self.settings, settings_path, demo=self.demo)
         self.store = self.google.store
         self.accounts = self.google.rows
-        self.listener = AgentListener(self.book, self, demo=demo, path=socket_path)
+        self.signins = SignInFlow(
+            self.store, self._pool, self._later, self._signed_in, open_browser=open_browser, auth_uri=auth_uri
+        )
+
+    def _listen(self, socket_path: str | None) -> None:
+        """The agent socket and the approval book behind it; their news reaches the windows as ``changed``."""
+        self.book = ApprovalBook()
+        self.listener = AgentListener(self.book, self, demo=self.demo, path=socket_path)
         self.listener_error = ""
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="searchdesk-core")
-        #: The properties the accounts listed at the last check that listed them (None: no check yet).
-        self.seen_sites: SeenSites | None = None
-        self._signin: LoopbackSignIn | None = None
-        #: While signing in: the consent page's address (the person may need to open it themselves)
-        #: and when the wait ends (monotonic).
-        self.signin_url = ""
-        self.signin_deadline = 0.0
-        self._check: Any = None
-        self._check_for: tuple[str, ...] = ()
-        self._call_main.connect(self._run_main)
         self.listener.token_error.connect(self._token_error)
         self.listener.activity.connect(self.changed)
         self.listener.started_by.connect(self._started_by)
         self.listener.connections_changed.connect(self.changed)
         self.book.on_change.append(lambda entry: self.changed.emit())
-        #: The record of changes (keeping.py): removals run one at a time on a thread of their own, never
-        #: on the Qt thread (a server holding the journal's lock can make one wait five seconds), and
-        #: never in `_pool` (token requests from servers must not queue behind them).
+
+    def _keep_record(self) -> None:
+        """The record of changes (keeping/record_keeper.py): removals run one at a time on a thread of
+        their own, never on the Qt thread (a server holding the journal's lock can make one wait five
+        seconds), and never in `_pool` (token requests from servers must not queue behind them)."""
         self._record_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="searchdesk-record")
         self._record_timer = QTimer(self)
-        self._record_timer.setInterval(keeping.KEEPING_CHECK_MS)
+        self._record_timer.setInterval(KEEPING_CHECK_MS)
         self._record_timer.timeout.connect(self.keep_record)
-        self.record_keeper = keeping.RecordKeeper(self._record_pool, self._later, self.changed.emit, demo=demo)
-        #: The archive (archive_sync.py): its copier is made only after the person's yes, and is told the
-        #: accounts Claude may use each time they change (refresh_account). ``archive_options``: tests'.
+        self.record_keeper = RecordKeeper(self._record_pool, self._later, self.changed.emit, demo=self.demo)
+
+    def _keep_archive_and_coverage(
+        self, archive_options: Mapping[str, Any] | None, coverage_options: Mapping[str, Any] | None
+    ) -> None:
+        """The archive and the coverage watch: each one's thread is made only after the person's yes, and
+        is told the accounts Claude may use and the allowed properties each time they change
+        (refresh_account); nothing is fetched or inspected before. The options are tests'."""
+
+        def accounts() -> list[str]:
+            return [ref.email for ref in self.store.refs]
+
+        demo, save = self.demo, self._save_settings
         self.archive = ArchiveKeeper(
-            self.settings,
-            lambda: self.settings.save(self.settings_path),
-            self._archive_token,
-            self._archive_scope,
-            demo=demo,
-            accounts=lambda: [ref.email for ref in self.store.refs],
-            on_copied=lambda: self._later(self.changed.emit),
-            **dict(archive_options or {}),
-        )
-        #: The coverage watch (coverage_keeper.py): nothing is fetched or inspected before the yes; the
-        #: same accounts and allowed properties as the archive's. ``coverage_options``: tests'.
+            self.settings, save, self._archive_token, self._archive_scope, demo=demo, accounts=accounts,
+            on_copied=lambda: self._later(self.changed.emit), **dict(archive_options or {}),
+        )  # fmt: skip
         self._metered: Callable[[], bool] = lambda: False  # the system's word, from start() on
         self.coverage = CoverageKeeper(
-            self.settings,
-            lambda: self.settings.save(self.settings_path),
-            self._archive_token,
-            self._archive_scope,
-            demo=demo,
-            accounts=lambda: [ref.email for ref in self.store.refs],
-            metered=lambda: self._metered(),
-            **dict(coverage_options or {}),
-        )
+            self.settings, save, self._archive_token, self._archive_scope, demo=demo, accounts=accounts,
+            metered=lambda: self._metered(), **dict(coverage_options or {}),
+        )  # fmt: skip
 
     # --- lifetime ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -155,21 +168,23 @@ class Core(QObject):
             log.warning("agent socket unavailable: %s", type(exc).__name__)
         self.refresh_account()
         self.archive.start()  # only if the person said yes
-        self._metered = _metered_watch()
+        self._metered = metered_watch()
         self.coverage.start()  # likewise
 
     def stop(self, *, wait: bool = False) -> None:
         """Stop listening and cancel what has not started. With ``wait``, also wait for the work already
         running in the pool: a caller that deletes this object right after (the UI walk, the screenshots)
         must, or a worker's last signal would be emitted on a deleted object and crash the process."""
-        if self._signin is not None:
-            self._signin.cancel()
+        self.signins.cancel()
         self.listener.close()
         self._pool.shutdown(wait=wait, cancel_futures=True)
         self._record_timer.stop()
         self._record_pool.shutdown(wait=wait, cancel_futures=True)
         self.archive.stop(5.0 if wait else None)
         self.coverage.stop(5.0 if wait else None)
+
+    def _save_settings(self) -> None:
+        self.settings.save(self.settings_path)
 
     @Slot(object)
     def _run_main(self, fn: Callable[[], None]) -> None:
@@ -178,7 +193,7 @@ class Core(QObject):
     def _later(self, fn: Callable[[], None]) -> None:
         self._call_main.emit(fn)
 
-    # --- the record of changes: how long it is kept, and clearing it (keeping.py) ---------------
+    # --- the record of changes: how long it is kept, and clearing it (keeping/record_keeper.py) --
     def record_paths(self) -> list[Path]:
         """The journals this app shows and looks after: the demo's alone in the demo."""
         return self.record_keeper.paths()
@@ -194,7 +209,7 @@ class Core(QObject):
 
     def set_kept_for(self, days: int) -> None:
         """Settings' Kept for: saved, and a shorter time applies at once."""
-        self.settings.kept_for_days = keeping.kept_for(days)
+        self.settings.kept_for_days = kept_for(days)
         self.settings.save(self.settings_path)
         self.keep_record()
 
@@ -207,7 +222,7 @@ class Core(QObject):
         """What went wrong the last time the record was shortened or cleared ('' when nothing did)."""
         return self.record_keeper.problem
 
-    # --- accounts (google_accounts.py) -------------------------------------------------------
+    # --- accounts (accounts/google_accounts.py) ----------------------------------------------
     @property
     def account(self) -> AccountStatus:
         """The default account (what the first step of the main window and the tray show)."""
@@ -274,17 +289,7 @@ class Core(QObject):
 
     def sign_in(self, client: OAuthClient | None = None) -> str:
         """Open the browser at Google's consent page; ``signin_done`` reports the outcome."""
-        client = client or self.oauth_client()
-        if self._signin is not None:
-            self._signin.cancel()
-        flow = LoopbackSignIn(client, self.scopes(), open_browser=self._open_browser, auth_uri=self._auth_uri)
-        self._signin = flow
-        url = flow.start()
-        self.signin_url = url
-        self.signin_deadline = time.monotonic() + SIGN_IN_TIMEOUT
-        log.info("sign-in started")
-        self._pool.submit(self._finish_sign_in, flow)
-        return url
+        return self.signins.start(client or self.oauth_client(), self.scopes())
 
     def sign_in_again(self, email: str | None = None) -> str:
         """One click: the same OAuth client as the sign-in of `email` (default: the default account's)."""
@@ -296,39 +301,28 @@ class Core(QObject):
     def sign_in_with_client_file(self, path: Path) -> str:
         return self.sign_in(load_client_file(path, "own"))
 
-    def _finish_sign_in(self, flow: LoopbackSignIn) -> None:
-        record: SignInRecord | None = None
-        try:
-            record = self.store.save_sign_in(flow.wait())
-            message = ""
-        except (SignInError, KeystoreError) as exc:
-            message = str(exc)
-        except Exception:
-            log.exception("sign-in failed")
-            message = "The sign-in did not finish. Try again."
-
-        def done() -> None:
-            if self._signin is flow:
-                self._signin = None
-                self.signin_url = ""
-            if record is not None:  # a new account, or a fresh sign-in of one already here
-                self.google.add_sign_in(record)
-                log.info("sign-in finished")
-            self.refresh_account()
-            self.signin_done.emit(message)
-
-        self._later(done)
+    def _signed_in(self, record: SignInRecord | None, message: str) -> None:
+        """On the Qt thread, when a sign-in ended: a new account, or a fresh sign-in of one already here."""
+        if record is not None:
+            self.google.add_sign_in(record)
+            log.info("sign-in finished")
+        self.refresh_account()
+        self.signin_done.emit(message)
 
     def cancel_sign_in(self) -> None:
-        if self._signin is not None:
-            self._signin.cancel()
+        self.signins.cancel()
 
     @property
     def signing_in(self) -> bool:
-        return self._signin is not None
+        return self.signins.running
+
+    @property
+    def signin_url(self) -> str:
+        """While signing in: the consent page's address (the person may need to open it themselves)."""
+        return self.signins.url
 
     def signin_seconds_left(self) -> int:
-        return max(0, int(self.signin_deadline - time.monotonic()))
+        return self.signins.seconds_left()
 
     def use_service_account(self, path: Path) -> None:
         """Add a service-account key file as an account (its path; the key stays in that file).
@@ -352,7 +346,7 @@ class Core(QObject):
         self.refresh_account()
         log.info("signed out")
 
-    # --- Claude Desktop ---------------------------------------------------------------------
+    # --- Claude Desktop (claude/desktop.py) ------------------------------------------------
     def agent_socket_for_entry(self) -> str:
         return "" if sys.platform == "win32" else (self.listener.path or "")
 
@@ -361,65 +355,53 @@ class Core(QObject):
         return self.settings.server_settings(demo=self.demo, agent_socket=self.agent_socket_for_entry())
 
     def _started_by(self, name: str, version: str) -> None:
-        """A server said who started it: only Claude Desktop's own name counts for step 3 (the self-check's
-        servers name themselves otherwise); remembered across restarts."""
-        if name.strip().casefold() != claude_found.CLAUDE_DESKTOP_CLIENT:
-            return
-        self.settings.claude_seen_at = time.time()
-        self.settings.claude_seen_version = version
-        self.settings.save(self.settings_path)
-        self.changed.emit()
+        if self.claude.started_by(name, version):
+            self.changed.emit()
+
+    @property
+    def claude_path(self) -> Path:
+        """Claude Desktop's settings file, where our entry is written."""
+        return self.claude.path
+
+    @property
+    def bundle_opened(self) -> bool:
+        """Whether this session handed the .mcpb to Claude Desktop."""
+        return self.claude.bundle_opened
 
     def claude_seen(self) -> tuple[float, str] | None:
         """When a server Claude Desktop started last connected to this app, and the version it gave."""
-        at = self.settings.claude_seen_at
-        return (at, self.settings.claude_seen_version) if at > 0 else None
-
-    def _note_claude_folder(self) -> None:
-        """Remember, before SearchDesk first writes there, whether Claude Desktop's settings folder exists."""
-        if not self.settings.claude_folder_before:
-            self.settings.claude_folder_before = "yes" if self.claude_path.parent.is_dir() else "no"
-            self.settings.save(self.settings_path)
+        return self.claude.seen()
 
     def claude_evidence(self) -> claude_found.Found | None:
-        """The evidence that Claude Desktop is on this computer (claude_found.py); None: step 2 is not green."""
-        return self._find_claude(
-            settings_predated=self.settings.claude_folder_before == "yes", connected=self.claude_seen() is not None
-        )
+        """The evidence that Claude Desktop is on this computer (claude/found.py); None: step 2 is not green."""
+        return self.claude.evidence()
 
     def claude_desktop_offered(self) -> bool:
-        """Whether step 2 offers to add SearchDesk to Claude Desktop (claude_install.offers_claude_desktop)."""
+        """Whether step 2 offers to add SearchDesk to Claude Desktop (claude/install.py offers_claude_desktop)."""
         return claude_install.offers_claude_desktop(self.system, claude_found=self.claude_evidence() is not None)
 
     def claude_status(self) -> ClaudeStatus:
-        socket, connected = self.agent_socket_for_entry(), self.listener.connection_count
-        status = read_status(self.claude_path, self.server, socket, connected=connected, demo=self.demo)
-        if status.check.entry is None and not self.settings.claude_folder_before:
-            self._note_claude_folder()  # nothing of ours there yet: what is there is Claude Desktop's
-        return status
+        return self.claude.status(self.agent_socket_for_entry(), self.listener.connection_count)
 
     def add_method(self) -> extension.Method:
-        return extension.choose_method(self.bundle, demo=self.demo)
+        return self.claude.add_method()
 
     def open_extension(self) -> bool:
         """Hand the .mcpb to Claude Desktop (its install dialog takes over); False: use the settings file."""
-        if self.bundle is None:
+        if self.claude.bundle is None:
             return False
-        self.bundle_opened = extension.open_bundle(self.bundle, self._open_file)
+        opened = self.claude.open_extension()
         self.changed.emit()
-        return self.bundle_opened
+        return opened
 
     def add_to_claude(self, *, allow_demo: bool = False, replace_real: bool = False) -> cc.Change:
         """Write this app's own entry: this server, this mode, this socket and this mode's settings."""
-        settings = self._entry_settings()
-        self._note_claude_folder()
-        change = cc.add(self.claude_path, self.server, settings, allow_demo=allow_demo, replace_real=replace_real)
-        log.info("Claude Desktop entry %s", "written" if change.changed else "already up to date")
+        change = self.claude.add(self._entry_settings(), allow_demo=allow_demo, replace_real=replace_real)
         self.changed.emit()
         return change
 
     def repair_claude(self) -> cc.Change:
-        change = cc.repair(self.claude_path, self.server, self.agent_socket_for_entry())
+        change = cc.repair(self.claude_path, self.claude.server, self.agent_socket_for_entry())
         self.changed.emit()
         return change
 
@@ -438,17 +420,13 @@ class Core(QObject):
 
         Raises ``ClaudeConfigError`` when the entry could not be updated; the settings are saved anyway.
         """
-        self.settings.read_only = read_only
-        self.settings.groups = list(groups)
-        self.settings.site_url = site_url
-        self.settings.allowed_sites = list(allowed_sites)
-        if brand_terms is not None:
-            self.settings.brand_terms = {site: list(words) for site, words in brand_terms.items()}
+        self.settings.choose(
+            read_only=read_only, groups=groups, site_url=site_url, allowed_sites=allowed_sites, brand_terms=brand_terms
+        )
         self.settings.save(self.settings_path)
         log.info("settings saved")
         try:
-            server = self._entry_settings()
-            change = cc.update_settings(self.claude_path, server)
+            change = cc.update_settings(self.claude_path, self._entry_settings())
         finally:
             self.changed.emit()
         if change.changed:
@@ -464,60 +442,54 @@ class Core(QObject):
         self.changed.emit()
         return change
 
-    # --- check it works (self_check.py) -----------------------------------------------------
+    # --- check it works (check/run.py, check/last_check.py) ---------------------------------
     def check_subject(self) -> CheckSubject:
         """The accounts and the entry a check run now would be about: the server checks every account
         Claude may use, so adding, removing or withholding one changes the subject too."""
         planned = self.settings.server_settings(demo=self.demo).env()
-        return self_check.check_subject(self.account.state, self.accounts.rows, self.claude_status(), planned)
+        return check_run.check_subject(self.account.state, self.accounts.rows, self.claude_status(), planned)
 
     @property
     def last_check(self) -> Any:
         """The last check's result (or BUSY, or a str), while it is still about what Claude will use."""
-        if self._check is not None and self._check != "busy" and self.check_subject().key != self._check_for:
-            self._check = None  # the account or the entry changed since: the result no longer holds
-        return self._check
+        return self.checks.result
 
     @last_check.setter
     def last_check(self, value: Any) -> None:
-        self._check = value
-        self._check_for = self.check_subject().key
-        self._count_properties(value)
+        self.checks.keep(value)
 
-    def _count_properties(self, report: Any) -> None:
-        """Each account's row says how many properties it saw at the last check that could read it; and
-        Settings learns which (``seen_sites``)."""
-        seen = self_check.seen_sites(report, self.check_env)
-        if seen is not None:  # else it listed nothing it could vouch for: what was learnt before still holds
-            self.seen_sites = seen
-        counted = self_check.property_counts(report)
-        if counted:
-            self.google.counted(counted)
-            self.refresh_account()
+    @property
+    def seen_sites(self) -> SeenSites | None:
+        """The properties the accounts listed at the last check that listed them (None: no check yet)."""
+        return self.checks.seen_sites
+
+    def _counted(self, counted: dict[str, int]) -> None:
+        """Each account's row says how many properties it saw at the last check that could read it."""
+        self.google.counted(counted)
+        self.refresh_account()
 
     def check_blocked(self) -> str:
         """Why a check now would not test what Claude Desktop will use ('' when it would)."""
-        return self_check.check_blocked(self.claude_status())
+        return check_run.check_blocked(self.claude_status())
 
     def check_command(self) -> list[str]:
         """The program Claude Desktop will start: our entry's (this app's server), or the extension's own copy."""
-        return self_check.check_command(self.claude_status(), self.server)
+        return check_run.check_command(self.claude_status(), self.claude.server)
 
     def check_env(self) -> dict[str, str]:
         """The environment Claude Desktop would give the server: a bare one plus our entry's env."""
         planned = self._entry_settings()
-        return self_check.check_env(self.claude_path, planned.env())
+        return check_run.check_env(self.claude_path, planned.env())
 
     def run_check(self) -> None:
-        self.last_check = "busy"
+        self.last_check = BUSY
         self._pool.submit(self._run_check)
 
     def _run_check(self) -> None:
-        result = self_check.run_check(self.check_command, self.check_env)
+        result = check_run.run_check(self.check_command, self.check_env)
 
         def done() -> None:
-            self._check = result  # about what it was started for (a change since clears it)
-            self._count_properties(result)
+            self.checks.finished(result)
             self.check_done.emit(result)
             self.changed.emit()
 
@@ -526,14 +498,3 @@ class Core(QObject):
     # --- approvals --------------------------------------------------------------------------
     def pending_count(self) -> int:
         return sum(1 for e in self.book.open_entries() if e.state is State.PENDING)
-
-
-def _metered_watch() -> Callable[[], bool]:
-    """The system's word on a metered connection, on the Qt thread (coverage_sync.Metered)."""
-    from .coverage_sync import Metered
-
-    try:
-        return Metered()
-    except Exception:  # no network information on this system: not known to be metered
-        log.info("coverage: the system does not say whether the connection is metered")
-        return lambda: False

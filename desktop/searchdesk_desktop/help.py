@@ -57,7 +57,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     # a development build's extension file only (a release carries none): the page's top
     "claude-opened": ("troubleshooting-claude-desktop.md", ""),
     "claude-linux": ("setup-linux.md", "step-2-add-to-claude-desktop"),
-    # step 3: the check (one topic per kind of failure `self_check.CHECK_WORDS` words)
+    # step 3: the check (one topic per kind of failure `check.run.CHECK_WORDS` words)
     "check": ("troubleshooting-check.md", ""),
     "check-could-not-run": ("troubleshooting-check.md", "the-check-could-not-run"),
     "check-not_configured": (

@@ -273,7 +273,7 @@ def lines_of(rows: Sequence[Row], journal: int = 0) -> list[Line]:
             lines.append(_line(row, journal, LineKind.CHANGE, approval=approval, google=_google(outcome), undo=undo))
         elif row.kind == Kind.ANSWER.value:
             lines.append(_line(row, journal, LineKind.ANSWER, approval=_answered(row), google=NOTHING_SENT))
-        elif row.kind == Kind.CHECKPOINT.value:  # the app's own words: "Cleared by you on …" (keeping.py)
+        elif row.kind == Kind.CHECKPOINT.value:  # the app's own words: "Cleared by you on …" (keeping/record_keeper.py)
             note = row.words or GAP_WORDS.format(when=local_time(row))
             lines.append(_line(row, journal, LineKind.GAP, what=GAP, note=note))
     return lines

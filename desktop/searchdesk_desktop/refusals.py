@@ -18,3 +18,13 @@ class Refusal(Exception):
     code: ClassVar[ErrorCode] = ErrorCode.INTERNAL_ERROR
     #: Sent along with the error (JSON-RPC's `data`), when there is something a server can act on.
     data: object = None
+
+
+class SignedOut(Refusal):
+    code = ErrorCode.SIGNED_OUT
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The SearchDesk app has no Google account to use yet: ask the person at this computer to sign in "
+            "with Google in SearchDesk's window (step 1), then try again."
+        )

@@ -37,7 +37,9 @@ from typing import Any
 
 from searchdesk_server.variables import Var
 
-from . import claude_config, claude_found, keystore
+from .accounts import keystore
+from .claude import config_file as claude_config
+from .claude import found as claude_found
 
 #: The Activity window's rows are asked at fixed times, so the image does not change run to run.
 ACTIVITY_DAY = (2026, 11, 27)
@@ -193,9 +195,9 @@ class Scene:
         checked: bool = False,
         system: System = LINUX,
     ) -> Any:
-        from . import claude_config as cc
+        from .accounts.keystore import SignInRecord
+        from .claude import config_file as cc
         from .core import Core
-        from .keystore import SignInRecord
         from .settings import AppSettings
 
         claude = self.claude_file()  # ~/.config/Claude/claude_desktop_config.json on Linux
@@ -500,8 +502,8 @@ SMALL_SCREEN_DIALOG = (800, 560)
 
 
 #: How each system lays out a notification, for the pictures only (the figures that decide whether Approve
-#: is offered are approval.notifications.FITS): its name, the bubble's width in px, its colours, and whether the buttons
-#: sit in a column at the side (macOS, on hover) rather than a row below.
+#: is offered are approval.notification_question.FITS): its name, the bubble's width in px, its colours,
+#: and whether the buttons sit in a column at the side (macOS, on hover) rather than a row below.
 NOTE_LOOKS = {
     "win32": ("Windows", 364, "#2b2b2b", "#3a3a3a", False),
     "darwin": ("macOS", 440, "#ececec", "#d6d6d6", True),
@@ -512,13 +514,13 @@ NOTE_LOOKS = {
 
 def _note_bubble(system: str) -> Any:
     """One system's notification of the sitemap removal, laid out with that system's figures
-    (approval.notifications.FITS: the title's lines, a subtitle line of its own, the lines of body) and its
+    (approval.notification_question.FITS: the title's lines, a subtitle line of its own, the lines of body) and its
     buttons as composed."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
     from .approval.book import ApprovalBook
-    from .approval.notifications import FITS, LABELS, compose
+    from .approval.notification_question import FITS, LABELS, compose
     from .icons import app_icon
     from .widgets import plain_label
 
@@ -571,7 +573,8 @@ def _laid_out(words: str, line_chars: int, limit: int) -> str:
 def notification_forms(scene: Scene) -> Any:
     """The notification form of a sitemap removal as each system lays it out, drawn by SearchDesk (the
     systems' own frames differ; the words, the lines each shows and the buttons are what SearchDesk sends:
-    approval.notifications.compose with that system's figures). Fixed colours: one picture serves both schemes."""
+    approval.notification_question.compose with that system's figures). Fixed colours: one picture serves
+    both schemes."""
     from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
     sheet = QWidget()
@@ -814,7 +817,7 @@ def _demo_check(home: Path) -> Any:
     """The real self-check of the demo server (what step 3 shows after a check)."""
     from searchdesk_server.stdio_check import run_check
 
-    from . import claude_config as cc
+    from .claude import config_file as cc
 
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), Var.SEARCHDESK_DEMO: "true"}
     return asyncio.run(run_check(cc.server_command().argv(), env))
@@ -880,7 +883,7 @@ def render_steps(out: Path, schemes: tuple[str, ...] = SCHEMES) -> list[Path]:
         env = {**os.environ, Var.SEARCHDESK_DEMO: "true", Var.SEARCHDESK_DEMO_TODAY: STEPS_DAY}
         from searchdesk_server.stdio_check import run_check
 
-        from . import claude_config as cc
+        from .claude import config_file as cc
 
         report = asyncio.run(run_check(cc.server_command().argv(), env))
         if not report.ok:  # the setup pages show a passing check: never publish a failing one

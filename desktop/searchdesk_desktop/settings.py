@@ -13,12 +13,13 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .claude_entry import ServerSettings
-from .keeping import DEFAULT_DAYS
+from .claude.entry import ServerSettings
+from .keeping.record_keeper import DEFAULT_DAYS
 
 
 def config_dir() -> Path:
@@ -56,7 +57,7 @@ class AppSettings:
     #: When a server Claude Desktop started last connected and said so (0.0: never), and its version.
     claude_seen_at: float = 0.0
     claude_seen_version: str = ""
-    #: The update check (update_check.py): off until the person turns it on; asked once at first start.
+    #: The update check (updates/checker.py): off until the person turns it on; asked once at first start.
     update_check: bool = False
     update_check_asked: bool = False
     #: When the last check was tried (0.0: never): at most one a day.
@@ -71,7 +72,7 @@ class AppSettings:
     update_fresh_at: float = 0.0
     #: How the last check ended (update_manifest.Outcome's value; "" before the first), for About.
     update_last_outcome: str = ""
-    #: The archive (archive_sync.py): off until the person says yes, asked once after sign-in and in Settings.
+    #: The archive (keeping/archive_sync.py): off until the person says yes, asked once after sign-in and in Settings.
     archive_on: bool = False
     archive_asked: bool = False
     #: Properties whose copy the person paused (what is kept stays; nothing new is asked of Google for them).
@@ -79,10 +80,28 @@ class AppSettings:
     #: Brand terms per property for the brand report (report_brand_split), as the person keeps them;
     #: a property without a list gets the terms its domain name suggests (searchdesk_server.brand).
     brand_terms: dict[str, list[str]] = field(default_factory=dict)
-    #: The coverage watch (coverage_keeper.py): off until the person says yes, asked once after the
+    #: The coverage watch (keeping/coverage_keeper.py): off until the person says yes, asked once after the
     #: archive's question and in Settings (Pause per property is kept in the watch's own store).
     coverage_on: bool = False
     coverage_asked: bool = False
+
+    def choose(
+        self,
+        *,
+        read_only: bool,
+        groups: Sequence[str],
+        site_url: str,
+        allowed_sites: Sequence[str],
+        brand_terms: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        """Settings' choices that reach the server through our entry: the tools offered, the default and
+        the allowed properties, and the brand's names per property (None: as they are)."""
+        self.read_only = read_only
+        self.groups = list(groups)
+        self.site_url = site_url
+        self.allowed_sites = list(allowed_sites)
+        if brand_terms is not None:
+            self.brand_terms = {site: list(words) for site, words in brand_terms.items()}
 
     def server_settings(self, *, demo: bool = False, agent_socket: str = "") -> ServerSettings:
         return ServerSettings(

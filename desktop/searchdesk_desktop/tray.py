@@ -13,10 +13,10 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from .approval.words import ASKED_AGAIN, first_sentence
-from .autostart import Autostart
 from .core import Core
 from .help import HELP, open_help
 from .icons import tray_icon
+from .lifecycle.autostart import Autostart
 from .titles import app_name
 from .widgets import plural
 

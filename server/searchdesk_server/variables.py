@@ -44,7 +44,7 @@ class Var(StrEnum):
     SEARCHDESK_APPROVAL_WAIT = "SEARCHDESK_APPROVAL_WAIT"
     SEARCHDESK_AGENT_SOCKET = "SEARCHDESK_AGENT_SOCKET"
     SEARCHDESK_ASK_IN_APP = "SEARCHDESK_ASK_IN_APP"
-    #: Read by the desktop app's sign-in (desktop signin.py), not by the server.
+    #: Read by the desktop app's sign-in (desktop accounts/signin.py), not by the server.
     SEARCHDESK_OAUTH_CLIENT_FILE = "SEARCHDESK_OAUTH_CLIENT_FILE"
 
 

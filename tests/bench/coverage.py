@@ -210,7 +210,7 @@ def measure_sitemap(rounds: int = 5) -> dict[str, Any]:
     for path in (REPO / "desktop", REPO):
         if str(path) not in sys.path:
             sys.path.insert(0, str(path))
-    from searchdesk_desktop.coverage_sitemaps import SitemapReader
+    from searchdesk_desktop.keeping.coverage_sitemaps import SitemapReader
     from tests.desktop.coverage.website import Route, Website
 
     body, pages = big_sitemap()
@@ -296,7 +296,7 @@ def _idle_child(seconds: float) -> dict[str, Any]:
     for path in (REPO / "desktop", REPO):
         if str(path) not in sys.path:
             sys.path.insert(0, str(path))
-    from searchdesk_desktop.coverage_sync import IDLE_SECONDS, CoverageSync
+    from searchdesk_desktop.keeping.coverage_sync import IDLE_SECONDS, CoverageSync
     from searchdesk_server.quota import QuotaBook
 
     def no_token(*_: object) -> str:

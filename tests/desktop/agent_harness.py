@@ -19,11 +19,12 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QThread, QTimer, Signal, Slot
 from PySide6.QtWidgets import QApplication
 
+from searchdesk_desktop.accounts.keystore import KeyringLocked
+from searchdesk_desktop.accounts.signin import SignInRevoked
+from searchdesk_desktop.accounts.tokens import AccessToken, ScopeNotGranted, TokenKind
+from searchdesk_desktop.agent_socket.listener import AgentListener
 from searchdesk_desktop.approval.book import ApprovalBook, Entry, State
-from searchdesk_desktop.keystore import KeyringLocked
-from searchdesk_desktop.listener import AgentListener, SignedOut
-from searchdesk_desktop.signin import SignInRevoked
-from searchdesk_desktop.tokens import AccessToken, ScopeNotGranted, TokenKind
+from searchdesk_desktop.refusals import SignedOut
 from searchdesk_server.agent.protocol import AccountInfo, ApprovalRequest
 from tests.agentref import AccountScript, Recorded, Script
 

@@ -16,11 +16,11 @@ import anyio
 
 
 def main(argv: list[str]) -> int:
-    from searchdesk_desktop.archive_copier import Copier, Pace, Scope
-    from searchdesk_desktop.archive_keeper import Archives
-    from searchdesk_desktop.archive_sync import google_caller
-    from searchdesk_desktop.signin import load_service_account_file
-    from searchdesk_desktop.tokens import ServiceAccountTokens
+    from searchdesk_desktop.accounts.signin import load_service_account_file
+    from searchdesk_desktop.accounts.tokens import ServiceAccountTokens
+    from searchdesk_desktop.keeping.archive_copier import Copier, Pace, Scope
+    from searchdesk_desktop.keeping.archive_keeper import Archives
+    from searchdesk_desktop.keeping.archive_sync import google_caller
 
     folder, key_file, site, today_text, per_minute, minute = argv
     tokens = ServiceAccountTokens(load_service_account_file(Path(key_file)))

@@ -187,7 +187,7 @@ def wipe_keyring() -> None:
     """Remove every SearchDesk entry: each account's sign-in, and an earlier version's single one."""
     import keyring.backends.SecretService as ss
 
-    from searchdesk_desktop.keystore import SERVICE
+    from searchdesk_desktop.accounts.keystore import SERVICE
 
     backend = ss.Keyring()
     for item in backend.get_preferred_collection().search_items({"service": SERVICE}):
@@ -256,9 +256,9 @@ def no_dbus(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
     """Where a test's app keeps everything: settings, Claude's file, the socket, a server, autostart."""
-    from searchdesk_desktop import claude_config as cc
-    from searchdesk_desktop import claude_found
-    from searchdesk_desktop.autostart import Autostart
+    from searchdesk_desktop.claude import config_file as cc
+    from searchdesk_desktop.claude import found as claude_found
+    from searchdesk_desktop.lifecycle.autostart import Autostart
 
     folder = Path(tempfile.mkdtemp(prefix="sda-"))  # short: a socket path has a length limit
     exe = tmp_path / "bin" / "searchdesk-server"

@@ -11,10 +11,10 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.account_store import AccountStore
+from searchdesk_desktop.accounts.keystore import KeyStore, SignInRecord
+from searchdesk_desktop.accounts.store import AccountStore
 from searchdesk_desktop.approval.dialog import ApprovalDialog
 from searchdesk_desktop.core import Core
-from searchdesk_desktop.keystore import KeyStore, SignInRecord
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.tray import Tray
 from searchdesk_desktop.windows.main import MainWindow

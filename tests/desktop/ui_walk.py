@@ -45,15 +45,15 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QUrl
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 
-from searchdesk_desktop import claude_config as cc
-from searchdesk_desktop import claude_found
-from searchdesk_desktop.account_store import AccountStore
+from searchdesk_desktop.accounts.keystore import KeyStore, SignInRecord
+from searchdesk_desktop.accounts.store import AccountStore
 from searchdesk_desktop.approval.book import ApprovalBook, State
 from searchdesk_desktop.approval.dialog import ApprovalDialog
-from searchdesk_desktop.autostart import Autostart
+from searchdesk_desktop.claude import config_file as cc
+from searchdesk_desktop.claude import found as claude_found
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.help import AddressDialog, help_url
-from searchdesk_desktop.keystore import KeyStore, SignInRecord
+from searchdesk_desktop.lifecycle.autostart import Autostart
 from searchdesk_desktop.screenshots import as_sent
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.widgets import fit_height

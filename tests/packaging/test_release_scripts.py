@@ -192,7 +192,7 @@ def test_the_installer_gives_toasts_what_they_need() -> None:
     """Windows shows an unpackaged app's toasts under the AppUserModelID desktop-notifier registers (its
     app_name, under HKCU's AppUserModelId key, when the app starts); the installer adds the Start-menu
     shortcut, and the uninstaller removes both. The names must stay the app's own."""
-    from searchdesk_desktop.notify import APP_NAME
+    from searchdesk_desktop.notices.channel import APP_NAME
 
     nsi = (PACKAGING / "installer.nsi").read_text(encoding="utf-8")
     key = f"Software\\Classes\\AppUserModelId\\{APP_NAME}"

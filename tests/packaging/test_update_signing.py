@@ -151,7 +151,7 @@ def test_the_signer_imports_only_the_standard_library_and_cryptography(tmp_path:
 def test_signed_by_the_script_and_read_by_the_app_as_the_format_says(tmp_path: Path) -> None:
     """The one definition in practice: the isolated script signs (the key on standard input, as the
     workflow gives it), the app's own reader believes it, with the 30 days the format names."""
-    from searchdesk_desktop.update_manifest import VALID_DAYS, Seen, check_fresh, load_key, read_manifest
+    from searchdesk_desktop.updates.manifest import VALID_DAYS, Seen, check_fresh, load_key, read_manifest
 
     key_file, public = fresh_key(tmp_path)
     out = tmp_path / "update.json"
@@ -185,7 +185,7 @@ def test_signed_by_the_script_and_read_by_the_app_as_the_format_says(tmp_path: P
 
 
 def test_the_app_refuses_a_manifest_valid_for_longer_than_the_format_allows() -> None:
-    from searchdesk_desktop.update_manifest import NotOurs, load_key, read_manifest
+    from searchdesk_desktop.updates.manifest import NotOurs, load_key, read_manifest
 
     key = Ed25519PrivateKey.generate()
     issued = datetime(2026, 12, 4, tzinfo=UTC)
@@ -315,7 +315,7 @@ def test_each_release_job_checks_the_key_first_and_signs_only_in_the_signers_pyt
 def test_the_public_key_goes_from_the_repository_variable_into_the_app(tmp_path: Path) -> None:
     import spec_common
 
-    from searchdesk_desktop import update_check
+    from searchdesk_desktop.updates import checker as update_check
 
     release = yaml.safe_load((WORKFLOWS / "release.yml").read_text(encoding="utf-8"))
     assert release["env"][spec_common.UPDATE_KEY_VAR] == "${{ vars.UPDATE_PUBLIC_KEY }}"
@@ -325,7 +325,7 @@ def test_the_public_key_goes_from_the_repository_variable_into_the_app(tmp_path:
     written = Path(entries[0][1])
     assert Path(spec_common.UPDATE_KEY_DEST).name == update_check.KEY_FILE.name
     assert spec_common.UPDATE_KEY_DEST.split("/")[0] == update_check.KEY_FILE.parent.name
-    assert update_check.built_in_key(written) == public  # what the frozen app reads next to update_check.py
+    assert update_check.built_in_key(written) == public  # what the frozen app reads at the package's top
     assert spec_common.update_key_datas({}, tmp_path / "build") == []
     with pytest.raises(spec_common.BuildConfigError, match="44 characters"):
         spec_common.update_key_datas({spec_common.UPDATE_KEY_VAR: "not-a-key"}, tmp_path / "build")

@@ -13,9 +13,9 @@ One module per part, named for what it holds:
 - ``dialog``: the native dialog for one question; ``dialog_parts``: its parts that are widgets of their
   own (the coloured strips, the warning of who loses access, the status line above the buttons).
 - ``queue``: the one dialog on screen at a time, oldest question first.
-- ``notifications``: the notification beside each question (its form, Approve/Deny or "Show the
+- ``notification_question``: the notification beside each question (its form, Approve/Deny or "Show the
   question", and the rules a press must pass); it sends through the app's general notification
-  channel (``searchdesk_desktop.notify``), which knows nothing of approvals.
+  channel (``searchdesk_desktop.notices.channel``), which knows nothing of approvals.
 - ``screen_lock``: whether the screen is locked when a notification's press arrives.
 
 Nothing is imported here, so that reading the book never loads Qt.

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QDialog, QPushButton, QWidget
 
 #: How long the dialog must have been on screen before a click can answer it (and had the keyboard before
 #: a key can): at least a second, as browsers' security dialogs wait before their buttons work. The
-#: notification's Approve waits the same (``approval.notifications`` imports it).
+#: notification's Approve waits the same (``approval.notification_question`` imports it).
 ARM_DELAY_MS = 1000
 #: How long the pointer must have been over the dialog before a click counts: a click on a pointer's way
 #: elsewhere answers nothing.

@@ -13,7 +13,7 @@ time in between.
   came from the unlocked desktop; the main window notes once that SearchDesk cannot tell
   (docs/security.md).
 - macOS: the system itself delivers an Approve only from an unlocked device (the action is registered
-  with ``UNNotificationActionOptionAuthenticationRequired`` in ``notifier_layer``): SYSTEM_CHECKS.
+  with ``UNNotificationActionOptionAuthenticationRequired`` in ``notices.notifier_additions``): SYSTEM_CHECKS.
 - Windows: the workstation is locked when the input desktop is not ours (``OpenInputDesktop`` fails or
   ``SwitchDesktop`` to it fails, as it does on the Winlogon desktop); unreadable reads as locked there,
   since the check itself never fails on an unlocked desktop.

@@ -10,11 +10,11 @@ from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QDialog, QPushButton, QVBoxLayout
 
 from .. import __version__
-from .. import claude_config as cc
+from ..claude import config_file as cc
 from ..core import Core
 from ..help import HelpButton, open_address
 from ..titles import app_name, title
-from ..update_check import status_text
+from ..updates.checker import status_text
 from ..widgets import FlowLayout, SupportDetails, bold, fit_to_screen, plain_label
 from .parts import WHAT_IT_DOES
 

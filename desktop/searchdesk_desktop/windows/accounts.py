@@ -17,8 +17,8 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from ..account_list import AccountRow, AccountState
-from ..claude_config import display_path
+from ..accounts.model import AccountRow, AccountState
+from ..claude.config_file import display_path
 from ..help import HelpButton
 from ..widgets import FlowLayout, bold, breakable, error_label, panel, plain_label, plural
 

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 from searchdesk_server.journal.check import Report
 from searchdesk_server.journal.paths import all_journals, journal_path
 
-from .. import claude_config as cc
 from .. import history
+from ..claude import config_file as cc
 from ..core import Core
 from ..titles import title
 from ..widgets import (

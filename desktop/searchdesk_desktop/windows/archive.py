@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from ..archive_keeper import EXPLAINED, QUESTION, PropertyLine
+from ..keeping.archive_keeper import EXPLAINED, QUESTION, PropertyLine
 from ..titles import title
 from ..widgets import OnceQuestion
 from . import kept_here

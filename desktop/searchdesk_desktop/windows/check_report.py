@@ -13,7 +13,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from ..self_check import CheckSubject
+from ..check.run import CheckSubject
 from ..widgets import SupportDetails, bold, panel, plain_label
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from ..coverage_keeper import EXPLAINED, QUESTION, SWITCH, WatchLine
+from ..keeping.coverage_keeper import EXPLAINED, QUESTION, SWITCH, WatchLine
 from ..titles import title
 from ..widgets import OnceQuestion
 from . import kept_here

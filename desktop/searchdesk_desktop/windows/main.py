@@ -29,11 +29,11 @@ from PySide6.QtWidgets import (
 
 from searchdesk_server.approval.question import value_line
 
-from ..account_list import AccountRow
+from ..accounts.model import AccountRow
 from ..approval.words import ASKED_AGAIN, first_sentence
-from ..autostart import Autostart
 from ..core import Core
 from ..help import HelpButton
+from ..lifecycle.autostart import Autostart
 from ..titles import title
 from ..widgets import (
     FlowLayout,

@@ -38,11 +38,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .. import claude_config as cc
-from .. import keeping, update_check
+from ..claude import config_file as cc
 from ..core import Core
 from ..help import HelpButton
+from ..keeping import record_keeper as keeping
 from ..titles import title
+from ..updates import checker as update_check
 from ..widgets import FlowLayout, error_label, fit_to_screen, page_column, plain_label, scrolling, set_error
 from .archive import ArchiveBox, ask_keep_or_delete
 from .coverage import CoverageBox

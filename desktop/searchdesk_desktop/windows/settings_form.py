@@ -24,9 +24,9 @@ from searchdesk_server.approval.question import action_name
 from searchdesk_server.catalogue import TOOLS
 from searchdesk_server.properties import PropertyError, covers, normalise_property
 
-from .. import claude_config as cc
-from .. import keeping
+from ..claude import config_file as cc
 from ..core import Core
+from ..keeping import record_keeper as keeping
 from ..widgets import FlowLayout, bold, breakable, exec_yes, panel, plain_label
 
 #: How each catalogue group is named for a site owner; a group missing here shows its own name.

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout
 
-from .. import claude_config as cc
-from .. import keeping
+from ..claude import config_file as cc
 from ..core import Core
+from ..keeping import record_keeper as keeping
 from ..titles import title
 from ..widgets import ChoiceBox, breakable, error_label, plain_label, set_error
 

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from searchdesk_server.tool_spec import GROUPS
 
-from ..account_list import AccountRow
+from ..accounts.model import AccountRow
 from ..widgets import ChoiceBox, FlowLayout, clear_layout, error_label, plain_label
 from .settings_form import (
     GROUP_TITLES,

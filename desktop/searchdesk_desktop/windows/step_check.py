@@ -8,10 +8,10 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QMessageBox
 
-from .. import claude_install as install
+from ..check.run import check_verdict
+from ..claude import install as install
 from ..core import Core
 from ..help import check_topic
-from ..self_check import check_verdict
 from .check_report import CheckResult
 from .parts import BUSY, NOT_FOUND, OK, PROBLEM, RESTART, TODO, Step
 

@@ -14,8 +14,8 @@ from typing import Any
 from PySide6.QtWidgets import QMessageBox
 
 from .. import __version__
-from .. import claude_config as cc
-from .. import claude_install as install
+from ..claude import config_file as cc
+from ..claude import install as install
 from ..core import Core
 from ..widgets import breakable_path
 from .parts import NOT_FOUND, OK, PROBLEM, RESTART, TODO, Step

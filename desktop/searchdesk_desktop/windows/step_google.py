@@ -10,10 +10,10 @@ from pathlib import Path
 from PySide6.QtCore import QMetaMethod, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from ..account_list import AccountRow, AccountState
+from ..accounts.keystore import KeystoreError
+from ..accounts.model import AccountRow, AccountState
+from ..accounts.signin import NoOAuthClient, SignInError
 from ..core import Core
-from ..keystore import KeystoreError
-from ..signin import NoOAuthClient, SignInError
 from ..titles import title
 from .accounts import AccountsList
 from .archive import ask_keep_or_delete

@@ -478,7 +478,7 @@ def update_site_owners(site: str, current: Sequence[str], new: Sequence[str], ac
 # a line that is only good to know (it can be submitted again, a token may make you an owner again) is
 # added only where even that banner has room, so one form serves every system. Counted at about 40
 # characters a line (a Windows toast is 364 px wide, Microsoft Learn, "App notification content"); the app
-# measures the form against each system's figures (desktop approval.notifications.FITS). A target is never
+# measures the form against each system's figures (desktop approval.notification_question.FITS). A target is never
 # shortened here: a form that cannot hold every fact, or whose question carries a warning it cannot say in
 # a line, is marked `show_question` with why.
 

@@ -15,12 +15,20 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.account_list import ROW_ROLE
-from searchdesk_desktop.account_list import AccountState as Account
+from searchdesk_desktop.accounts.keystore import (
+    ENTRY,
+    MAX_RECORD_BYTES_UTF16,
+    SERVICE,
+    KeyStore,
+    SignInRecord,
+    entry_for,
+    now,
+)
+from searchdesk_desktop.accounts.model import ROW_ROLE
+from searchdesk_desktop.accounts.model import AccountState as Account
+from searchdesk_desktop.accounts.signin import OAuthClient
 from searchdesk_desktop.core import Core
-from searchdesk_desktop.keystore import ENTRY, MAX_RECORD_BYTES_UTF16, SERVICE, KeyStore, SignInRecord, entry_for, now
 from searchdesk_desktop.settings import AppSettings
-from searchdesk_desktop.signin import OAuthClient
 from searchdesk_server.agent import client as agent_client
 from searchdesk_server.agent.protocol import AccountInfo
 from tests.desktop.agent_helpers import Background, in_background

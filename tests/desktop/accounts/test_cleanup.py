@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from searchdesk_desktop import claude_config as cc
-from searchdesk_desktop import cleanup
-from searchdesk_desktop.account_store import AccountStore
-from searchdesk_desktop.autostart import Autostart
-from searchdesk_desktop.keystore import KeyStore, SignInRecord
+from searchdesk_desktop.accounts.keystore import KeyStore, SignInRecord
+from searchdesk_desktop.accounts.store import AccountStore
+from searchdesk_desktop.claude import config_file as cc
+from searchdesk_desktop.lifecycle import uninstall as cleanup
+from searchdesk_desktop.lifecycle.autostart import Autostart
 from searchdesk_desktop.settings import AppSettings
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, fake_oauth_server
 
@@ -141,7 +141,7 @@ def test_command_quits_the_running_app_prints_nothing_and_exits_0(tmp_path: Path
 
 
 def test_an_unreadable_record_is_still_removed(tmp_path: Path, real_keyring: object, qapp: object) -> None:
-    from searchdesk_desktop.keystore import ENTRY, SERVICE
+    from searchdesk_desktop.accounts.keystore import ENTRY, SERVICE
 
     KeyStore().backend.set_password(SERVICE, ENTRY, "not a SearchDesk record")
     outcome = cleanup.run(

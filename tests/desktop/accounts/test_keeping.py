@@ -24,9 +24,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop import keeping
 from searchdesk_desktop.app import DesktopApp
 from searchdesk_desktop.core import Core
+from searchdesk_desktop.keeping import record_keeper as keeping
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.windows.settings import SettingsWindow
 from searchdesk_server.journal.check import Seen, check

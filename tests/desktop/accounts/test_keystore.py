@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 from keyring.backend import KeyringBackend
 
-from searchdesk_desktop.keystore import (
+from searchdesk_desktop.accounts.keystore import (
     ENTRY,
     SERVICE,
     CorruptRecord,

@@ -13,10 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from searchdesk_desktop import signin
-from searchdesk_desktop.keystore import KeyStore, SignInRecord
-from searchdesk_desktop.signin import TokenRequestFailed
-from searchdesk_desktop.tokens import OAuthTokens, ScopeNotGranted, ServiceAccountTokens
+from searchdesk_desktop.accounts import signin
+from searchdesk_desktop.accounts.keystore import KeyStore, SignInRecord
+from searchdesk_desktop.accounts.signin import TokenRequestFailed
+from searchdesk_desktop.accounts.tokens import OAuthTokens, ScopeNotGranted, ServiceAccountTokens
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, FakeOAuth, fake_oauth_server
 
 WM_RO = "https://www.googleapis.com/auth/webmasters.readonly"

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import pytest
 
-from searchdesk_desktop.keystore import KeyStore, SignInRecord
+from searchdesk_desktop.accounts.keystore import KeyStore, SignInRecord
 
 pytestmark = pytest.mark.skipif(
     sys.platform not in ("darwin", "win32"),

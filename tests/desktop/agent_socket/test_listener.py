@@ -14,11 +14,12 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from searchdesk_desktop.accounts.tokens import DemoTokens, TokenProvider
+from searchdesk_desktop.agent_socket.listener import AgentListener
 from searchdesk_desktop.approval.book import ApprovalBook, State
 from searchdesk_desktop.approval.layout import ValueText
 from searchdesk_desktop.approval.queue import ApprovalQueue
-from searchdesk_desktop.listener import AgentListener, SignedOut
-from searchdesk_desktop.tokens import DemoTokens, TokenProvider
+from searchdesk_desktop.refusals import SignedOut
 from searchdesk_server.agent import client as agent_client
 from searchdesk_server.agent import paths
 from searchdesk_server.agent.protocol import ClientInfo, Value

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 
-from searchdesk_desktop.listener import AgentListener
+from searchdesk_desktop.agent_socket.listener import AgentListener
 from searchdesk_server.agent import protocol
 from tests.agentref.testing import without_a_handler
 

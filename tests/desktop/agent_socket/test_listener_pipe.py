@@ -18,10 +18,10 @@ from collections.abc import Iterator
 import pytest
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop import listener as listener_module
+from searchdesk_desktop.accounts.tokens import DemoTokens
+from searchdesk_desktop.agent_socket import listener as listener_module
+from searchdesk_desktop.agent_socket.listener import AgentListener
 from searchdesk_desktop.approval.book import ApprovalBook
-from searchdesk_desktop.listener import AgentListener
-from searchdesk_desktop.tokens import DemoTokens
 from searchdesk_server.agent import paths, winpipe
 from tests.desktop.agent_socket.test_listener import closed_by_listener, raw_lines
 

@@ -16,9 +16,9 @@ import uuid
 import pytest
 from pytestqt.qtbot import QtBot
 
+from searchdesk_desktop.accounts.tokens import DemoTokens
+from searchdesk_desktop.agent_socket.listener import AgentListener
 from searchdesk_desktop.approval.book import ApprovalBook
-from searchdesk_desktop.listener import AgentListener
-from searchdesk_desktop.tokens import DemoTokens
 from tests.desktop.agent_socket.test_listener_pipe import HELLO, TOKEN
 
 pytestmark = pytest.mark.skipif(

@@ -49,7 +49,7 @@ from tests.security.conftest import (  # noqa: F401  (the security suite's fixtu
 from tests.server.stdio import text_of
 
 BACK_WITHIN_S = 5.0  # the promise
-LOGGER = "searchdesk_desktop.listener"
+LOGGER = "searchdesk_desktop.agent_socket.listener"
 
 
 @pytest.fixture

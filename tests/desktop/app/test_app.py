@@ -14,12 +14,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop import claude_config as cc
-from searchdesk_desktop.account_list import AccountState as Account
-from searchdesk_desktop.autostart import Autostart
+from searchdesk_desktop.accounts.keystore import KeyStore
+from searchdesk_desktop.accounts.model import AccountState as Account
+from searchdesk_desktop.claude import config_file as cc
 from searchdesk_desktop.core import Core
-from searchdesk_desktop.keystore import KeyStore
-from searchdesk_desktop.single_instance import SingleInstance
+from searchdesk_desktop.lifecycle.autostart import Autostart
+from searchdesk_desktop.lifecycle.single_instance import SingleInstance
 from searchdesk_desktop.tray import Tray
 from searchdesk_desktop.windows.about import AboutDialog
 from searchdesk_desktop.windows.parts import OK, PROBLEM, TODO
@@ -160,7 +160,7 @@ def test_add_repair_remove_claude(qtbot: QtBot, place: dict, tmp_path: Path, rea
     # The app was moved: the entry is found broken and repaired in one click.
     moved = cc.ServerCommand(str(tmp_path / "moved-server"))
     Path(place["server"].command).rename(moved.command)
-    core.server = moved
+    core.claude.server = moved
     window.refresh()
     assert window.step2.state == PROBLEM and "Repair" in window.step2.button_widgets
     qtbot.mouseClick(window.step2.button_widgets["Repair"], Qt.MouseButton.LeftButton)
@@ -207,8 +207,8 @@ def test_demo_is_labelled_and_asks_before_adding(qtbot: QtBot, place: dict) -> N
 
 def test_demo_says_demo_in_every_window_dialog_and_the_tray(qtbot: QtBot, place: dict) -> None:
     from searchdesk_desktop.approval.dialog import ApprovalDialog
-    from searchdesk_desktop.approval.notifications import compose
-    from searchdesk_desktop.console import verdict_box
+    from searchdesk_desktop.approval.notification_question import compose
+    from searchdesk_desktop.check.console import verdict_box
 
     core = make_core(place, demo=True)
     window = make_window(qtbot, core, place)
@@ -419,7 +419,7 @@ def test_try_the_demo_restarts_the_app_on_the_demo(
     import sys
 
     from searchdesk_desktop.app import DesktopApp
-    from searchdesk_desktop.single_instance import ask_to_quit
+    from searchdesk_desktop.lifecycle.single_instance import ask_to_quit
 
     folder = Path(tempfile.mkdtemp(prefix="sdi-"))
     single = SingleInstance(str(folder / "app.sock"))
@@ -442,7 +442,7 @@ def test_try_the_demo_restarts_the_app_on_the_demo(
 
 def test_the_window_says_so_when_notifications_are_refused(qtbot: QtBot, qapp: object, place: dict) -> None:
     from searchdesk_desktop.app import DesktopApp
-    from searchdesk_desktop.notify import SystemNotifications, refused_text
+    from searchdesk_desktop.notices.channel import SystemNotifications, refused_text
 
     core = Core(**core_args(place))  # type: ignore[arg-type]
     app = DesktopApp(qapp, core, autostart=place["autostart"], tray=False)  # type: ignore[arg-type]

@@ -18,8 +18,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.autostart import RUN_KEY, RUN_VALUE, Autostart
 from searchdesk_desktop.core import Core
+from searchdesk_desktop.lifecycle.autostart import RUN_KEY, RUN_VALUE, Autostart
 from tests.desktop.helpers import core_args, make_core
 
 

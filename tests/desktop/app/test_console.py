@@ -13,8 +13,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop import console
 from searchdesk_desktop.__main__ import headless_check
+from searchdesk_desktop.check import console
 from searchdesk_server.stdio_check import CheckReport
 
 
@@ -139,7 +139,7 @@ def test_headless_check_with_no_stdout_ends_in_a_message_box(monkeypatch: pytest
 def test_a_failed_headless_check_speaks_the_apps_words(monkeypatch: pytest.MonkeyPatch, qtbot: QtBot) -> None:
     """`searchdesk --check` is the app: its verdict is the window's, not the server's command-line words."""
     import searchdesk_desktop.core
-    from searchdesk_desktop.self_check import CHECK_WORDS
+    from searchdesk_desktop.check.run import CHECK_WORDS
 
     class FailingCore(FakeCore):
         def run_check(self) -> None:

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from searchdesk_desktop.app import DesktopApp, run
 from searchdesk_desktop.approval.book import State
 from searchdesk_desktop.approval.dialog import ApprovalDialog
-from searchdesk_desktop.approval.notifications import DENY
+from searchdesk_desktop.approval.notification_question import DENY
 from searchdesk_desktop.core import Core
-from searchdesk_desktop.notify import SystemNotifications
+from searchdesk_desktop.notices.channel import SystemNotifications
 from tests.desktop.conftest import PrivateBus
 from tests.desktop.fake_notifications import FakeServer, key
 from tests.desktop.helpers import core_args, question
@@ -192,7 +192,7 @@ def test_a_service_that_stops_answering_mid_way_does_not_delay_quitting(
         dialog.deny_button.click()
         await until(lambda: entry.state is State.DENIED)
 
-    caplog.set_level(logging.INFO, logger="searchdesk_desktop.notify")
+    caplog.set_level(logging.INFO, logger="searchdesk_desktop.notices.channel")
     try:
         assert drive(app, scenario) == 0
     finally:

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from searchdesk_desktop import qt_libraries
+from searchdesk_desktop.lifecycle import qt_libraries
 from tests import REPO as ROOT
 from tests.desktop.xdisplay import Xvfb, require
 
@@ -121,7 +121,7 @@ def test_make_run_names_what_is_missing_before_qt_starts() -> None:
     # The app itself: with the check finding a library missing, it exits 1 with the explanation (the
     # check is the real one; only the plugin it is pointed at is broken, through a tiny wrapper).
     code = (
-        "import sys; from pathlib import Path; from searchdesk_desktop import qt_libraries as q\n"
+        "import sys; from pathlib import Path; from searchdesk_desktop.lifecycle import qt_libraries as q\n"
         "q.missing_libraries = lambda plugin=None: ['libxcb-icccm.so.4']\n"
         "from searchdesk_desktop.__main__ import main\n"
         "sys.exit(main(['--demo']))\n"

@@ -27,8 +27,8 @@ from searchdesk_desktop import __version__
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.project import RELEASES
 from searchdesk_desktop.settings import AppSettings
-from searchdesk_desktop.update_check import NO_CHECK, QUESTION, UpdateCheck, day
-from searchdesk_desktop.update_manifest import DAY_S, HOSTS, VALID_DAYS, Outcome
+from searchdesk_desktop.updates.checker import NO_CHECK, QUESTION, UpdateCheck, day
+from searchdesk_desktop.updates.manifest import DAY_S, HOSTS, VALID_DAYS, Outcome
 from tests import REPO as ROOT
 from tests.desktop.helpers import core_args
 from tests.fakegoogle.backend import FakeRequest, FakeResponse
@@ -420,7 +420,7 @@ def test_a_tampered_manifest_is_rejected(key: Ed25519PrivateKey) -> None:
     """Our key's signature, with the version in the payload changed afterwards."""
     import json
 
-    from searchdesk_desktop.update_manifest import NotOurs, load_key, read_manifest
+    from searchdesk_desktop.updates.manifest import NotOurs, load_key, read_manifest
 
     doc = json.loads(signed(key, "1.0.0"))
     payload = base64.b64decode(doc["payload"]).replace(b"1.0.0", b"9.0.0")
@@ -580,7 +580,7 @@ def test_the_signing_script_refuses_a_key_that_is_not_the_apps_and_a_foreign_lin
 
 def test_abouts_update_line_for_each_state() -> None:
     """The words About shows, state by state (the checks above reach them through the real check)."""
-    from searchdesk_desktop.update_check import status_text
+    from searchdesk_desktop.updates.checker import status_text
 
     on = AppSettings(update_check=True, update_check_asked=True)
     assert status_text(on, offered=False) == NO_CHECK

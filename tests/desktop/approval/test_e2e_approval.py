@@ -11,10 +11,10 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from searchdesk_desktop.accounts.tokens import DemoTokens
+from searchdesk_desktop.agent_socket.listener import AgentListener
 from searchdesk_desktop.approval.book import ApprovalBook
 from searchdesk_desktop.approval.queue import ApprovalQueue
-from searchdesk_desktop.listener import AgentListener
-from searchdesk_desktop.tokens import DemoTokens
 from tests.desktop.agent_helpers import Background
 from tests.desktop.helpers import arm
 from tests.server.stdio import connect, text_of

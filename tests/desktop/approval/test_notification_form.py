@@ -1,7 +1,7 @@
 """The notification form of every question, measured against what each system shows while Approve is visible.
 
 The server writes one form beside each question (`approval.question.note_form`); the app offers Approve
-where that form fits a system's written figures (`approval.notifications.FITS`), else "Show the question" and Deny with
+where that form fits a system's written figures (`approval.notification_question.FITS`), else "Show the question" and Deny with
 why. Measured over a recorded set of targets: property URLs up to 40 characters, sitemap URLs up to 60,
 the screenshots' questions among them, as the real app (not the demo) shows them. The table is
 `measure()`'s, pinned by `test_measured_table` (tool × system → offered, or why not):
@@ -29,7 +29,7 @@ from collections.abc import Callable
 import pytest
 
 from searchdesk_desktop.approval.book import ApprovalBook
-from searchdesk_desktop.approval.notifications import (
+from searchdesk_desktop.approval.notification_question import (
     DENY,
     FITS,
     LABELS,
@@ -43,8 +43,8 @@ from searchdesk_desktop.approval.notifications import (
     linux_desktop,
     system_fit,
 )
-from searchdesk_desktop.notifier_layer import APPROVE
-from searchdesk_desktop.notify import Note
+from searchdesk_desktop.notices.channel import Note
+from searchdesk_desktop.notices.notifier_additions import APPROVE
 from searchdesk_desktop.screenshots import ACCOUNT, _questions, as_sent
 from searchdesk_server.agent import protocol
 from searchdesk_server.approval import question as q

@@ -17,7 +17,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from searchdesk_desktop import notifier_layer
+from searchdesk_desktop.notices import notifier_additions as notifier_layer
 
 NONCE = "0123456789abcdef0123456789abcdef"
 SUBTITLE = "https://www.example.com/old/sitemap.xml"

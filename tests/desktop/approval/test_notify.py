@@ -10,7 +10,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.approval.book import ApprovalBook, Entry, State
-from searchdesk_desktop.approval.notifications import (
+from searchdesk_desktop.approval.notification_question import (
     DENY,
     FITS,
     REVIEW,
@@ -19,8 +19,8 @@ from searchdesk_desktop.approval.notifications import (
     compose,
     question_text,
 )
-from searchdesk_desktop.notifier_layer import APPROVE
-from searchdesk_desktop.notify import APP_NAME, Channel, Note, SystemNotifications, TrayBalloons
+from searchdesk_desktop.notices.channel import APP_NAME, Channel, Note, SystemNotifications, TrayBalloons
+from searchdesk_desktop.notices.notifier_additions import APPROVE
 from searchdesk_server.agent.protocol import ApprovalRequest, NotificationForm, Value
 from searchdesk_server.approval.question import HOLD_SEVERAL
 from tests import REPO

@@ -15,8 +15,8 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.archive_keeper import Archives
 from searchdesk_desktop.core import Core
+from searchdesk_desktop.keeping.archive_keeper import Archives
 from searchdesk_desktop.windows.accounts import REMOVE
 from searchdesk_server.archive.store import TABLES, Archive
 from tests.desktop.accounts.test_accounts import key_file

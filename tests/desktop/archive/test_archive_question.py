@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.app import DesktopApp
-from searchdesk_desktop.archive_keeper import QUESTION, Archives
 from searchdesk_desktop.core import Core
+from searchdesk_desktop.keeping.archive_keeper import QUESTION, Archives
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.windows.archive import ArchiveQuestion
 from tests.desktop.accounts.test_accounts import OWN, browser

@@ -26,11 +26,11 @@ from typing import Any
 import anyio
 import pytest
 
-from searchdesk_desktop.archive_copier import DEFAULT_PER_MINUTE, Backoff, Copier, Pace, Scope, Stopped
-from searchdesk_desktop.archive_keeper import Archives
-from searchdesk_desktop.archive_sync import ArchiveSync, google_caller
-from searchdesk_desktop.signin import load_service_account_file
-from searchdesk_desktop.tokens import ServiceAccountTokens
+from searchdesk_desktop.accounts.signin import load_service_account_file
+from searchdesk_desktop.accounts.tokens import ServiceAccountTokens
+from searchdesk_desktop.keeping.archive_copier import DEFAULT_PER_MINUTE, Backoff, Copier, Pace, Scope, Stopped
+from searchdesk_desktop.keeping.archive_keeper import Archives
+from searchdesk_desktop.keeping.archive_sync import ArchiveSync, google_caller
 from searchdesk_server.archive.store import Archive
 from tests import REPO
 from tests.fakegoogle import FakeGoogle, Quotas

@@ -9,7 +9,7 @@ from pathlib import Path, PureWindowsPath
 
 import pytest
 
-from searchdesk_desktop import claude_config as cc
+from searchdesk_desktop.claude import config_file as cc
 
 OTHER = {"command": "/usr/bin/other-server", "args": ["--x"], "env": {"TOKEN": "keep-me"}}
 

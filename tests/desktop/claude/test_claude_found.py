@@ -10,8 +10,8 @@ from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
 import pytest
 
-from searchdesk_desktop import claude_found
-from searchdesk_desktop.claude_found import Evidence
+from searchdesk_desktop.claude import found as claude_found
+from searchdesk_desktop.claude.found import Evidence
 
 
 def run(system: str, files: Sequence[str] = (), dirs: dict[str, list[str]] | None = None, **kw: object) -> object:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from searchdesk_desktop import claude_install as install
-from searchdesk_desktop.claude_config import ClaudeConfigError
+from searchdesk_desktop.claude import install as install
+from searchdesk_desktop.claude.config_file import ClaudeConfigError
 
 
 @dataclass
@@ -148,7 +148,7 @@ def test_what_the_settings_file_refused_is_shown_under_the_step(act: object, fai
 
 def test_the_rules_need_no_qt() -> None:
     code = (
-        "import sys, searchdesk_desktop.claude_install\n"
+        "import sys, searchdesk_desktop.claude.install\n"
         "assert not [m for m in sys.modules if m.startswith('PySide6')], 'Qt imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

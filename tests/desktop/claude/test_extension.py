@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import __version__
-from searchdesk_desktop import claude_config as cc
-from searchdesk_desktop.extension import choose_method, find_bundle, installed_extension
+from searchdesk_desktop.claude import config_file as cc
+from searchdesk_desktop.claude.extension import choose_method, find_bundle, installed_extension
 from searchdesk_desktop.windows.parts import OK, PROBLEM, TODO
 from tests.desktop.helpers import finish, make_core, make_window
 

@@ -17,8 +17,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop import claude_config as cc
-from searchdesk_desktop import claude_install as install
+from searchdesk_desktop.claude import config_file as cc
+from searchdesk_desktop.claude import install as install
 from searchdesk_desktop.help import TOPICS
 from searchdesk_desktop.windows.parts import OK, TODO
 from tests.desktop.helpers import finish, make_core, make_window

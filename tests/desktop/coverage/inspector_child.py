@@ -15,11 +15,11 @@ import anyio
 
 
 def main(argv: list[str]) -> int:
-    from searchdesk_desktop.archive_copier import Pace
-    from searchdesk_desktop.coverage_inspector import Inspector, Target
-    from searchdesk_desktop.coverage_sync import google_inspect
-    from searchdesk_desktop.signin import load_service_account_file
-    from searchdesk_desktop.tokens import ServiceAccountTokens
+    from searchdesk_desktop.accounts.signin import load_service_account_file
+    from searchdesk_desktop.accounts.tokens import ServiceAccountTokens
+    from searchdesk_desktop.keeping.archive_copier import Pace
+    from searchdesk_desktop.keeping.coverage_inspector import Inspector, Target
+    from searchdesk_desktop.keeping.coverage_sync import google_inspect
     from searchdesk_server.coverage.store import CoverageStore
     from searchdesk_server.quota import QuotaBook
 

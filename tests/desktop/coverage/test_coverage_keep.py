@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop.archive_keeper import Archives
 from searchdesk_desktop.core import Core
+from searchdesk_desktop.keeping.archive_keeper import Archives
 from searchdesk_server.coverage.records import WatchState, Why
 from searchdesk_server.coverage.store import CoverageStore
 from tests.desktop.accounts.test_accounts import key_file

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QApplication, QLabel, QPushButton
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop.app import DesktopApp
-from searchdesk_desktop.archive_keeper import Archives
 from searchdesk_desktop.core import Core
-from searchdesk_desktop.coverage_keeper import QUESTION, line_text
+from searchdesk_desktop.keeping.archive_keeper import Archives
+from searchdesk_desktop.keeping.coverage_keeper import QUESTION, line_text
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.windows.archive import ArchiveQuestion
 from searchdesk_desktop.windows.coverage import CoverageQuestion

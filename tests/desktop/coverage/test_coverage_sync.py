@@ -13,10 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from searchdesk_desktop.archive_copier import Pace, Scope
-from searchdesk_desktop.coverage_sync import CoverageSync
-from searchdesk_desktop.signin import load_service_account_file
-from searchdesk_desktop.tokens import ServiceAccountTokens
+from searchdesk_desktop.accounts.signin import load_service_account_file
+from searchdesk_desktop.accounts.tokens import ServiceAccountTokens
+from searchdesk_desktop.keeping.archive_copier import Pace, Scope
+from searchdesk_desktop.keeping.coverage_sync import CoverageSync
 from searchdesk_server.coverage.store import CoverageStore
 from searchdesk_server.quota import QuotaBook
 from tests.fakegoogle import FakeGoogle

@@ -25,16 +25,11 @@ import anyio
 import httpx
 import pytest
 
-from searchdesk_desktop.archive_copier import Backoff, Pace, Scope
-from searchdesk_desktop.coverage_inspector import (
-    Inspector,
-    Stopped,
-    Target,
-    first_pass_words,
-)
-from searchdesk_desktop.coverage_sync import CoverageSync, google_inspect
-from searchdesk_desktop.signin import load_service_account_file
-from searchdesk_desktop.tokens import ServiceAccountTokens
+from searchdesk_desktop.accounts.signin import load_service_account_file
+from searchdesk_desktop.accounts.tokens import ServiceAccountTokens
+from searchdesk_desktop.keeping.archive_copier import Backoff, Pace, Scope
+from searchdesk_desktop.keeping.coverage_inspector import Inspector, Stopped, Target, first_pass_words
+from searchdesk_desktop.keeping.coverage_sync import CoverageSync, google_inspect
 from searchdesk_server.coverage.records import WatchState, Why
 from searchdesk_server.coverage.store import CoverageStore
 from searchdesk_server.quota import WATCH_SPARE, QuotaBook, QuotaKind

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from searchdesk_desktop.coverage_address import (
+from searchdesk_desktop.keeping.coverage_address import (
     Address,
     Refused,
     Site,
@@ -26,7 +26,7 @@ from searchdesk_desktop.coverage_address import (
     global_address,
     page_inside,
 )
-from searchdesk_desktop.coverage_sitemaps import DailyFetches, Limits, SitemapReader
+from searchdesk_desktop.keeping.coverage_sitemaps import DailyFetches, Limits, SitemapReader
 
 from .website import Route, Website
 

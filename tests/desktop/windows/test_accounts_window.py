@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from searchdesk_desktop.accounts.keystore import KeyStore
 from searchdesk_desktop.core import Core
-from searchdesk_desktop.keystore import KeyStore
 from searchdesk_desktop.widgets import ZWSP
 from searchdesk_desktop.windows.about import accounts_text
 from searchdesk_desktop.windows.accounts import MAKE_DEFAULT, REMOVE

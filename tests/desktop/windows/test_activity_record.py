@@ -179,7 +179,7 @@ def test_the_intro_says_where_the_record_is_kept_and_that_settings_says_how_long
 ) -> None:
     from PySide6.QtWidgets import QLabel
 
-    from searchdesk_desktop import claude_config as cc
+    from searchdesk_desktop.claude import config_file as cc
 
     core = make_core(place)
     window = window_for(qtbot, core)

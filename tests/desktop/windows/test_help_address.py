@@ -123,7 +123,7 @@ def test_nothing_is_shown_when_the_browser_opens_the_page(
 
 def test_every_page_and_folder_is_opened_through_the_one_helper() -> None:
     """No other openUrl in the app: each would again do nothing visible when the system opens nothing.
-    The one other caller hands the extension file to Claude Desktop (extension.py), and step 2 already
+    The one other caller hands the extension file to Claude Desktop (claude/extension.py), and step 2 already
     says what to do when that fails (it adds SearchDesk to Claude Desktop's settings file instead)."""
     from tests import REPO
 
@@ -133,4 +133,4 @@ def test_every_page_and_folder_is_opened_through_the_one_helper() -> None:
         for path in package.rglob("*.py")
         if "openUrl(" in path.read_text(encoding="utf-8")
     )
-    assert callers == ["extension.py", "help.py"]
+    assert callers == ["claude/extension.py", "help.py"]

@@ -16,7 +16,7 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QScrollArea, QWidget
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop import claude_config as cc
+from searchdesk_desktop.claude import config_file as cc
 from searchdesk_desktop.core import Core
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.windows.settings import SettingsWindow

@@ -14,8 +14,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QCheckBox
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop import claude_config as cc
-from searchdesk_desktop.keystore import SignInRecord, now
+from searchdesk_desktop.accounts.keystore import SignInRecord, now
+from searchdesk_desktop.claude import config_file as cc
 from searchdesk_desktop.settings import AppSettings
 from searchdesk_desktop.windows.settings_form import parse_properties
 from searchdesk_server import config as server_config

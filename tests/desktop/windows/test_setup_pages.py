@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop import claude_config, project
+from searchdesk_desktop import project
+from searchdesk_desktop.claude import config_file as claude_config
 from searchdesk_desktop.screenshots import STEPS, SYSTEMS, System, pictured_on, step_picture
 from tests import REPO
 from tests.server.foundation.test_docs_site_owner import site_owner_text

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from searchdesk_desktop import claude_config as cc
+from searchdesk_desktop.claude import config_file as cc
 from searchdesk_server.stdio_check import run_check
 from tests import REPO as ROOT
 from tests.desktop.conftest import KeyringSession

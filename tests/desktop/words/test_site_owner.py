@@ -20,12 +20,12 @@ from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import __version__
-from searchdesk_desktop import claude_config as cc
+from searchdesk_desktop.accounts.keystore import describe_place
 from searchdesk_desktop.approval.dialog import STOPPED_WAITING
 from searchdesk_desktop.approval.queue import ApprovalQueue
+from searchdesk_desktop.check.run import CHECK_WORDS
+from searchdesk_desktop.claude import config_file as cc
 from searchdesk_desktop.core import Core
-from searchdesk_desktop.keystore import describe_place
-from searchdesk_desktop.self_check import CHECK_WORDS
 from searchdesk_desktop.windows import step_google as windows
 from searchdesk_desktop.windows.about import AboutDialog
 from searchdesk_desktop.windows.parts import OK, PROBLEM, TODO

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QAbstractButton, QLabel, QPushButton, QToolButton,
 from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import __version__
-from searchdesk_desktop import claude_config as cc
-from searchdesk_desktop.keystore import SignInRecord, now
+from searchdesk_desktop.accounts.keystore import SignInRecord, now
+from searchdesk_desktop.claude import config_file as cc
 from searchdesk_desktop.logs import log_dir
 from searchdesk_desktop.project import docs_url
 from searchdesk_desktop.windows.about import AboutDialog
@@ -226,8 +226,8 @@ def test_every_error_the_window_shows_has_help(
 
 def test_settings_and_an_account_in_trouble_have_help(qtbot: QtBot, place: dict, opened: list[QUrl]) -> None:
     """The Settings window's messages and an account card's problem each sit beside Help to their page."""
-    from searchdesk_desktop.account_list import AccountRow
-    from searchdesk_desktop.account_list import AccountState as Account
+    from searchdesk_desktop.accounts.model import AccountRow
+    from searchdesk_desktop.accounts.model import AccountState as Account
     from searchdesk_desktop.windows.accounts import AccountCard, AccountsList
     from searchdesk_desktop.windows.settings import SettingsWindow
 

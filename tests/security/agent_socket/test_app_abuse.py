@@ -25,11 +25,11 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from searchdesk_desktop import listener as listener_module
 from searchdesk_desktop import logs
+from searchdesk_desktop.accounts.keystore import KeyStore
+from searchdesk_desktop.accounts.signin import OAuthClient
+from searchdesk_desktop.agent_socket import listener as listener_module
 from searchdesk_desktop.approval.book import State
-from searchdesk_desktop.keystore import KeyStore
-from searchdesk_desktop.signin import OAuthClient
 from searchdesk_server.agent import client as agent_client
 from searchdesk_server.agent.protocol import ErrorCode, fingerprint
 from tests.agentref import Script

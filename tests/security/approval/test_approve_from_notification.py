@@ -27,13 +27,13 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from searchdesk_desktop.accounts.tokens import DemoTokens
+from searchdesk_desktop.agent_socket.listener import AgentListener
 from searchdesk_desktop.approval.arming import ARM_DELAY_MS
 from searchdesk_desktop.approval.book import ApprovalBook, Entry, State
-from searchdesk_desktop.approval.notifications import DENY, ApprovalNotifications, Fit
-from searchdesk_desktop.listener import AgentListener
-from searchdesk_desktop.notifier_layer import APPROVE
-from searchdesk_desktop.notify import SystemNotifications
-from searchdesk_desktop.tokens import DemoTokens
+from searchdesk_desktop.approval.notification_question import DENY, ApprovalNotifications, Fit
+from searchdesk_desktop.notices.channel import SystemNotifications
+from searchdesk_desktop.notices.notifier_additions import APPROVE
 from searchdesk_server.demo.state import DEMO_USER
 from tests.desktop.agent_helpers import Background
 from tests.desktop.conftest import (  # noqa: F401 - fixtures these tests use

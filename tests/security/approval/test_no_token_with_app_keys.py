@@ -24,7 +24,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import ElicitResult
 
-from searchdesk_desktop import claude_config as cc
+from searchdesk_desktop.claude import config_file as cc
 from searchdesk_server.config import load
 from searchdesk_server.variables import Var
 from tests.agentref import ApprovalScript, Script, TokenScript

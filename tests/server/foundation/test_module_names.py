@@ -1,7 +1,8 @@
 """No two modules of the server and the desktop app whose names differ only by underscores or case.
 
 `selfcheck.py` (the server's check of a server command over stdio) and `self_check.py` (what the app
-makes of it) read as one name, so a reader opened the wrong one; the server's is `stdio_check.py` now.
+makes of it) read as one name, so a reader opened the wrong one; the server's is `stdio_check.py` now,
+the app's `check/run.py`.
 Names that are the same on purpose (`store.py` of the journal, the archive and the watch; `paths.py`
 of the journal and the socket) sit in packages that say whose they are, and are not near-namesakes.
 """
@@ -35,4 +36,4 @@ def test_no_two_modules_are_near_namesakes() -> None:
 
 def test_a_near_namesake_is_found() -> None:
     assert near_namesakes(["selfcheck", "self_check", "store", "store", "notify"]) == [{"selfcheck", "self_check"}]
-    assert "stdio_check" in names() and "self_check" in names()
+    assert "stdio_check" in names() and "run" in names()  # the server's check, and the app's (check/run.py)

@@ -63,7 +63,7 @@ def test_only_the_config_reads_the_environment_in_the_server() -> None:
 
 
 def test_the_mcpb_manifest_and_the_apps_entry_use_the_settings_names() -> None:
-    from searchdesk_desktop.claude_config import ServerSettings
+    from searchdesk_desktop.claude.config_file import ServerSettings
 
     manifest = json.loads((REPO / "packaging" / "mcpb" / "manifest.json").read_text(encoding="utf-8"))
     env = manifest["server"]["mcp_config"]["env"]
