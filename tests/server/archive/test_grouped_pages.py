@@ -174,7 +174,7 @@ def test_a_day_copied_again_between_two_pages_is_read_afresh(archive: Archive, t
     start, end = FIRST, FIRST + dt.timedelta(days=DAYS - 1)
     first = archive.query(SITE, start, end, ["page"], "web", (), 5, 0).rows
     assert len(first) == 5
-    tables = {name: [] for name in TABLES} | {
+    tables: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES} | {
         "totals": [{"clicks": 1, "impressions": 1, "position": 1.0}],
         "page": [{"keys": ["https://pages.example/new"], "clicks": 500, "impressions": 900, "position": 2.0}],
     }
