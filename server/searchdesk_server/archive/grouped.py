@@ -27,7 +27,7 @@ import threading
 import time
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -37,7 +37,10 @@ from .errors import CannotAnswer, damage
 
 #: How long a pass is kept for the pages after it: a report's pages follow each other within seconds.
 KEEP_S: Final = 60.0
-#: The most rows kept over all passes (about 44 MB); past it the oldest pass goes first.
+#: The most groups one pass keeps: the reader's cap (200,000 rows) and its look past it. A page
+#: beyond them is a pass of its own, up to that page.
+PASS_ROWS: Final = 250_000
+#: The most groups kept over all passes (about 40 MB); past it the oldest pass goes first.
 KEEP_ROWS: Final = 1_000_000
 #: Words looked up per statement (SQLite's smallest limit on bound values is 999).
 _LOOKUP: Final = 500
@@ -120,40 +123,53 @@ _POSITION: Final = (
 @dataclass
 class Pass:
     """One grouped pass: per group its keys (ids, or the day's ordinal for `date`), clicks, impressions
-    and position, column by column in the answer's order (clicks, then impressions, from the most).
+    and position, in the answer's order (clicks, then impressions, from the most), as columns of
+    numbers (ids and counts as 64-bit integers, positions as doubles: 40 bytes a group, against some
+    200 as Python's tuples). At most `limit` groups: `complete` when the answer has no more.
 
     A group holds at least one row, so it never has neither impressions, clicks nor a row without
     impressions: no group is left out as `_total_rows` leaves out an empty range."""
 
     group: list[str]
-    keys: list[array[int]]
-    clicks: array[int] = field(default_factory=lambda: array("q"))
-    impressions: array[int] = field(default_factory=lambda: array("q"))
-    positions: array[float] = field(default_factory=lambda: array("d"))
+    limit: int
+    columns: list[array[Any]]
     made: float = field(default_factory=time.monotonic)
 
     def __len__(self) -> int:
-        return len(self.clicks)
+        return len(self.columns[-1])
+
+    @property
+    def complete(self) -> bool:
+        return len(self) < self.limit
+
+    def covers(self, hi: int) -> bool:
+        """Whether rows up to `hi` are all here (or the answer ends before)."""
+        return self.complete or hi <= len(self)
 
     def rows(self, conn: sqlite3.Connection, lo: int, hi: int) -> list[dict[str, Any]]:
         """Rows `lo` to `hi` shaped as Google's: keys as words (days as dates), ctr, position."""
-        words = _words(conn, {i for g, k in zip(self.group, self.keys, strict=True) if g != "day" for i in k[lo:hi]})
+        n = len(self.group)
+        columns = [column[lo:hi] for column in self.columns]
+        words = _words(conn, {v for g, column in zip(self.group, columns, strict=False) if g != "day" for v in column})
         keys = [
-            [dt.date.fromordinal(v).isoformat() for v in k[lo:hi]] if g == "day" else [words.get(v) for v in k[lo:hi]]
-            for g, k in zip(self.group, self.keys, strict=True)
+            [dt.date.fromordinal(v).isoformat() for v in column] if g == "day" else list(map(words.get, column))
+            for g, column in zip(self.group, columns, strict=False)
         ]
-        return [
-            {
-                "keys": list(key),
-                "clicks": clicks,
-                "impressions": impressions,
-                "ctr": clicks / impressions if impressions else 0.0,
-                "position": position,
-            }
-            for key, clicks, impressions, position in zip(
-                zip(*keys, strict=True), self.clicks[lo:hi], self.impressions[lo:hi], self.positions[lo:hi], strict=True
-            )
-        ]
+        return _shaped(zip(*keys, strict=True), *columns[n:])
+
+
+def _shaped(keys: Iterable[Sequence[Any]], *counts: Iterable[Any]) -> list[dict[str, Any]]:
+    """Google's rows from each group's keys (words and dates), clicks, impressions and position."""
+    return [
+        {
+            "keys": list(key),
+            "clicks": clicks,
+            "impressions": impressions,
+            "ctr": clicks / impressions if impressions else 0.0,
+            "position": position,
+        }
+        for key, clicks, impressions, position in zip(keys, *counts, strict=True)
+    ]
 
 
 def _words(conn: sqlite3.Connection, ids: set[int]) -> dict[int, str | None]:
@@ -167,21 +183,44 @@ def _words(conn: sqlite3.Connection, ids: set[int]) -> dict[int, str | None]:
     return out
 
 
-def grouped_pass(conn: sqlite3.Connection, request: Request) -> Pass:
-    """Every group of the range, summed and ordered as Google orders them, read into columns."""
+def _statement(request: Request, words: bool) -> tuple[str, list[Any]]:
+    """The grouped statement, ordered as Google orders its rows, with a LIMIT to bind: each group's
+    keys as words looked up inside SQLite (`words`, a first page) or as ids (a pass to keep)."""
     group = request.group()
     where, params = request.where()
     grouped = ", ".join(f"r.{g}" for g in group)
+    keys = ", ".join(
+        f"r.{g}" if g == "day" or not words else f"(SELECT value FROM strings WHERE id = r.{g})"  # noqa: S608
+        for g in group
+    )
     # Only our own column names and placeholders are formatted into the statement.
     sql = (
-        f"SELECT {grouped}, sum(r.clicks) AS c, sum(r.impressions) AS i, {_POSITION} FROM rows r WHERE {where} "  # noqa: S608
-        f"GROUP BY {grouped} ORDER BY c DESC, i DESC"
+        f"SELECT {keys}, sum(r.clicks) AS c, sum(r.impressions) AS i, {_POSITION} FROM rows r WHERE {where} "  # noqa: S608
+        f"GROUP BY {grouped} ORDER BY c DESC, i DESC LIMIT ?"
     )
-    out = Pass(group, [array("q") for _ in group])
-    columns: tuple[array[Any], ...] = (*out.keys, out.clicks, out.impressions, out.positions)
-    cursor = conn.execute(sql, params)
-    while chunk := cursor.fetchmany(50_000):
-        for column, values in zip(columns, zip(*chunk, strict=True), strict=True):
+    return sql, params
+
+
+def first_page(conn: sqlite3.Connection, request: Request, hi: int) -> list[dict[str, Any]]:
+    """The first `hi` rows, words and all, from one statement: most answers are one page, and SQLite
+    keeps only the first `hi` groups while it sorts them."""
+    sql, params = _statement(request, words=True)
+    found = conn.execute(sql, [*params, hi]).fetchall()
+    n = len(request.group())
+    day = [g == "day" for g in request.group()]
+    keys = ([dt.date.fromordinal(v).isoformat() if d else v for v, d in zip(r[:n], day, strict=True)] for r in found)
+    columns = list(zip(*found, strict=True)) if found else [()] * (n + 3)
+    return _shaped(keys, *columns[n:])
+
+
+def grouped_pass(conn: sqlite3.Connection, request: Request, limit: int) -> Pass:
+    """The first `limit` groups of the range, read into columns a chunk at a time."""
+    sql, params = _statement(request, words=False)
+    group = request.group()
+    out = Pass(group, limit, [*(array("q") for _ in group), array("q"), array("q"), array("d")])
+    cursor = conn.execute(sql, [*params, limit])
+    while chunk := cursor.fetchmany(25_000):
+        for column, values in zip(out.columns, zip(*chunk, strict=True), strict=True):
             column.extend(values)
     return out
 
@@ -200,29 +239,29 @@ class Kept:
     def page(self, key: Hashable, make: Callable[[], Pass], lo: int, hi: int) -> Pass:
         """The pass for `key` (made by `make` unless kept), kept for pages after `hi` and forgotten
         once a page reaches its end."""
-        found = self._take(key)
+        found = self._take(key, hi)
         if found is None:
             with self._lock:
                 making = self._making.setdefault(key, threading.Lock())
             with making:
-                found = self._take(key)
+                found = self._take(key, hi)
                 if found is None:
                     found = make()
-                    if hi < len(found):
-                        self._keep(key, found)
+                    self._keep(key, found)
             with self._lock:
                 self._making.pop(key, None)
-        if hi >= len(found):
+        if found.complete and hi >= len(found):
             with self._lock:
                 self._passes.pop(key, None)
         return found
 
-    def _take(self, key: Hashable) -> Pass | None:
+    def _take(self, key: Hashable, hi: int) -> Pass | None:
         with self._lock:
             self._expire()
             found = self._passes.get(key)
-            if found is not None:
-                self._passes.move_to_end(key)
+            if found is None or not found.covers(hi):
+                return None
+            self._passes.move_to_end(key)
             return found
 
     def _keep(self, key: Hashable, found: Pass) -> None:
@@ -255,8 +294,10 @@ def answer_rows(
     try:
         if not request.dimensions:
             return _total_rows(conn, request, lo, hi)
-        found = KEPT.page(_key(path, request, copied), lambda: grouped_pass(conn, request), lo, hi)
-        return found.rows(conn, lo, hi)
+        if lo == 0:
+            return first_page(conn, request, hi)
+        make = lambda: grouped_pass(conn, request, max(hi, PASS_ROWS))  # noqa: E731
+        return KEPT.page(_key(path, request, copied), make, lo, hi).rows(conn, lo, hi)
     except sqlite3.DatabaseError as exc:
         if account_sqlite.damaged(exc):
             raise damage(path)() from exc

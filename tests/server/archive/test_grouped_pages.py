@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from searchdesk_server.archive import grouped
 from searchdesk_server.archive.grouped import KEPT
 from searchdesk_server.archive.store import TABLES, Archive
 
@@ -134,10 +135,18 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("pass_rows", [grouped.PASS_ROWS, 8])
 @pytest.mark.parametrize(("dimensions", "filters", "table"), CASES)
 def test_every_page_is_the_page_limit_and_offset_gave(
-    archive: Archive, dimensions: list[str], filters: list[dict[str, str]], table: str
+    archive: Archive,
+    dimensions: list[str],
+    filters: list[dict[str, str]],
+    table: str,
+    pass_rows: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Pages past what one pass keeps (`PASS_ROWS`, made small here) are a pass of their own."""
+    monkeypatch.setattr(grouped, "PASS_ROWS", pass_rows)
     start, end = FIRST, FIRST + dt.timedelta(days=DAYS - 1)
     part = part_of(archive, table)
     whole = old_page(archive._conn, part, start, end, TABLES[table], dimensions, filters, -1, 0)
@@ -155,7 +164,7 @@ def test_every_page_is_the_page_limit_and_offset_gave(
             at += size
 
 
-def test_paging_through_a_period_groups_it_once(archive: Archive) -> None:
+def test_paging_through_a_period_sums_it_once_after_its_first_page(archive: Archive) -> None:
     statements: list[str] = []
     archive._conn.set_trace_callback(statements.append)
     start, end = FIRST, FIRST + dt.timedelta(days=DAYS - 1)
@@ -167,7 +176,8 @@ def test_paging_through_a_period_groups_it_once(archive: Archive) -> None:
             break
         at += 50
     assert pages > 5
-    assert sum("FROM rows r" in s and "GROUP BY" in s for s in statements) == 1
+    # the first page (words and all, as most answers are one page), then one pass kept for the rest
+    assert sum("FROM rows r" in s and "GROUP BY" in s for s in statements) == 2
 
 
 def test_a_day_copied_again_between_two_pages_is_read_afresh(archive: Archive, tmp_path: Path) -> None:
