@@ -40,6 +40,9 @@ KEEP_S: Final = 60.0
 #: The most groups one pass keeps: the reader's cap (200,000 rows) and its look past it. A page
 #: beyond them is a pass of its own, up to that page.
 PASS_ROWS: Final = 250_000
+#: A first page this long is a paged read (Google's most rows a request, as the reader asks them): its
+#: pass is kept when the answer goes on. A shorter first page is one statement and nothing kept.
+PAGED: Final = 25_000
 #: The most groups kept over all passes (about 40 MB); past it the oldest pass goes first.
 KEEP_ROWS: Final = 1_000_000
 #: Words looked up per statement (SQLite's smallest limit on bound values is 999).
@@ -183,39 +186,22 @@ def _words(conn: sqlite3.Connection, ids: set[int]) -> dict[int, str | None]:
     return out
 
 
-def _statement(request: Request, words: bool) -> tuple[str, list[Any]]:
-    """The grouped statement, ordered as Google orders its rows, with a LIMIT to bind: each group's
-    keys as words looked up inside SQLite (`words`, a first page) or as ids (a pass to keep)."""
+def _statement(request: Request) -> tuple[str, list[Any]]:
+    """The grouped statement, ordered as Google orders its rows, with a LIMIT to bind."""
     group = request.group()
     where, params = request.where()
     grouped = ", ".join(f"r.{g}" for g in group)
-    keys = ", ".join(
-        f"r.{g}" if g == "day" or not words else f"(SELECT value FROM strings WHERE id = r.{g})"  # noqa: S608
-        for g in group
-    )
     # Only our own column names and placeholders are formatted into the statement.
     sql = (
-        f"SELECT {keys}, sum(r.clicks) AS c, sum(r.impressions) AS i, {_POSITION} FROM rows r WHERE {where} "  # noqa: S608
+        f"SELECT {grouped}, sum(r.clicks) AS c, sum(r.impressions) AS i, {_POSITION} FROM rows r WHERE {where} "  # noqa: S608
         f"GROUP BY {grouped} ORDER BY c DESC, i DESC LIMIT ?"
     )
     return sql, params
 
 
-def first_page(conn: sqlite3.Connection, request: Request, hi: int) -> list[dict[str, Any]]:
-    """The first `hi` rows, words and all, from one statement: most answers are one page, and SQLite
-    keeps only the first `hi` groups while it sorts them."""
-    sql, params = _statement(request, words=True)
-    found = conn.execute(sql, [*params, hi]).fetchall()
-    n = len(request.group())
-    day = [g == "day" for g in request.group()]
-    keys = ([dt.date.fromordinal(v).isoformat() if d else v for v, d in zip(r[:n], day, strict=True)] for r in found)
-    columns = list(zip(*found, strict=True)) if found else [()] * (n + 3)
-    return _shaped(keys, *columns[n:])
-
-
 def grouped_pass(conn: sqlite3.Connection, request: Request, limit: int) -> Pass:
     """The first `limit` groups of the range, read into columns a chunk at a time."""
-    sql, params = _statement(request, words=False)
+    sql, params = _statement(request)
     group = request.group()
     out = Pass(group, limit, [*(array("q") for _ in group), array("q"), array("q"), array("d")])
     cursor = conn.execute(sql, [*params, limit])
@@ -247,7 +233,8 @@ class Kept:
                 found = self._take(key, hi)
                 if found is None:
                     found = make()
-                    self._keep(key, found)
+                    if not (found.complete and hi >= len(found)):
+                        self._keep(key, found)
             with self._lock:
                 self._making.pop(key, None)
         if found.complete and hi >= len(found):
@@ -294,8 +281,8 @@ def answer_rows(
     try:
         if not request.dimensions:
             return _total_rows(conn, request, lo, hi)
-        if lo == 0:
-            return first_page(conn, request, hi)
+        if lo == 0 and hi < PAGED:  # a small ask: one statement that sorts only its rows, nothing kept
+            return grouped_pass(conn, request, hi).rows(conn, lo, hi)
         make = lambda: grouped_pass(conn, request, max(hi, PASS_ROWS))  # noqa: E731
         return KEPT.page(_key(path, request, copied), make, lo, hi).rows(conn, lo, hi)
     except sqlite3.DatabaseError as exc:
