@@ -255,6 +255,14 @@ class Kept:
         with self._lock:
             self._passes[key] = found
             self._expire()
+        # A server may read nothing more for hours: the pass goes after `KEEP_S` all the same.
+        sweep = threading.Timer(KEEP_S + 1, self._sweep)
+        sweep.daemon = True
+        sweep.start()
+
+    def _sweep(self) -> None:
+        with self._lock:
+            self._expire()
 
     def _expire(self) -> None:
         """Passes older than `KEEP_S`, and the oldest past `KEEP_ROWS` (the newest is always kept)."""

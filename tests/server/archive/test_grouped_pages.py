@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 import sqlite3
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -197,3 +198,18 @@ def test_a_day_copied_again_between_two_pages_is_read_afresh(archive: Archive, t
     everything = archive.query(SITE, start, end, ["page"], "web", (), 1000, 0).rows
     assert everything[0]["keys"] == ["https://pages.example/new"]
     assert archive.query(SITE, start, end, ["page"], "web", (), 5, 5).rows == everything[5:10]
+
+
+def test_a_pass_kept_for_pages_nobody_asks_for_goes_after_its_time(
+    archive: Archive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read that stops before the end (the reader's cap) leaves its pass kept; an idle server drops it."""
+    monkeypatch.setattr(grouped, "PAGED", 10)
+    monkeypatch.setattr(grouped, "KEEP_S", 0.2)
+    start, end = FIRST, FIRST + dt.timedelta(days=DAYS - 1)
+    assert len(archive.query(SITE, start, end, ["query", "page"], "web", (), 10, 0).rows) == 10
+    assert len(KEPT._passes) == 1
+    deadline = time.monotonic() + 10
+    while KEPT._passes and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not KEPT._passes
