@@ -25,7 +25,8 @@ into a fresh file; the loss is recorded in the fresh file (`losses`) for the app
 The store is the archive's front door (the app and the server's reader take its names from here); it
 holds the file and the `Archive` that writes and reads it. Beside it: `schema.py` (the tables),
 `encode.py` (Google's rows as the integers written), `grouped.py` (a range's rows summed per key,
-and its pages), `answers.py` (what reading gives back), `errors.py`.
+and its pages), `answers.py` (what reading gives back), `salvage.py` (what a damaged file still
+gives back), `errors.py`.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import time
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from .. import account_sqlite
 from ..gcpause import collection_paused
@@ -47,6 +48,7 @@ from .answers import Answer, Kept, Loss, Recovery, each_day
 from .encode import WIDTH, Rows, column, common_columns, encode_sorted, write_rows
 from .errors import ArchiveDamaged, ArchiveError, CannotAnswer, damage
 from .grouped import Request, answer_rows
+from .salvage import listed_days, read_day
 from .schema import ROW_LIMIT, SCHEMA, SCHEMA_VERSION, SEARCH_TYPES, TABLES, table_for
 
 #: The store is the archive's front door: the app and the server's reader take these from here.
@@ -421,14 +423,14 @@ def recover(path: Path) -> Recovery:
     unknown = False
     try:
         old = sqlite3.connect(f"{aside.as_uri()}?mode=ro", uri=True)
-        listed = _listed_days(old)
+        listed = listed_days(old)
     except sqlite3.DatabaseError:
         listed, unknown = [], True
     if listed is None:
         listed, unknown = [], True
     for site, search_type, day in listed:
         try:
-            tables = _read_day(old, site, search_type, day)
+            tables = read_day(old, site, search_type, day)
         except sqlite3.DatabaseError:
             tables = None
         if tables is None:
@@ -444,55 +446,3 @@ def recover(path: Path) -> Recovery:
     )
     fresh.close()
     return Recovery(aside, recovered, tuple(lost), unknown)
-
-
-def _listed_days(old: sqlite3.Connection) -> list[tuple[str, str, dt.date]] | None:
-    """Every (site, search type, day) the damaged file says it held, from its days table or, when
-    that is unreadable, from its rows."""
-    for sql in (
-        "SELECT DISTINCT p.site, p.search_type, d.day FROM days d JOIN parts p ON p.id = d.part",
-        "SELECT DISTINCT p.site, p.search_type, r.day FROM rows r JOIN parts p ON p.id = r.part",
-    ):
-        try:
-            return [(s, t, dt.date.fromordinal(d)) for s, t, d in old.execute(sql)]
-        except sqlite3.DatabaseError:
-            continue
-    return None
-
-
-def _read_day(
-    old: sqlite3.Connection, site: str, search_type: str, day: dt.date
-) -> tuple[dict[str, list[dict[str, Any]]], dt.datetime, dict[str, bool]] | None:
-    tables: dict[str, list[dict[str, Any]]] = {}
-    cut: dict[str, bool] = {}
-    stamp = 0.0
-    for name, dims in TABLES.items():
-        row = old.execute(
-            "SELECT p.id, d.copied_at, d.truncated, d.nrows FROM parts p JOIN days d ON d.part = p.id "
-            "WHERE p.site=? AND p.search_type=? AND p.tbl=? AND d.day=?",
-            (site, search_type, name, day.toordinal()),
-        ).fetchone()
-        if row is None:
-            return None
-        part, copied_at, truncated, nrows = row
-        stamp = max(stamp, copied_at)
-        cut[name] = bool(truncated)
-        got = old.execute(
-            "SELECT s1.value, s2.value, r.clicks, r.impressions, r.position FROM rows r "
-            "LEFT JOIN strings s1 ON s1.id = r.k1 LEFT JOIN strings s2 ON s2.id = r.k2 "
-            "WHERE r.part=? AND r.day=?",
-            (part, day.toordinal()),
-        ).fetchall()
-        if len(got) != nrows:
-            return None
-        out = []
-        for v1, v2, clicks, impressions, position in got:
-            keys = [v for v in (v1, v2)[: len(dims)]]
-            if any(k is None for k in keys):
-                return None
-            entry: dict[str, Any] = {"clicks": clicks, "impressions": impressions, "position": position}
-            if dims:
-                entry["keys"] = keys
-            out.append(entry)
-        tables[name] = out
-    return tables, dt.datetime.fromtimestamp(stamp, dt.UTC), cut
