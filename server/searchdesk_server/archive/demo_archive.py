@@ -13,7 +13,9 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from .store import Answer, ArchiveError, table_for
+from .answers import Answer
+from .errors import ArchiveError
+from .schema import table_for
 
 YEARS: Final = 3
 COPIED_AFTER: Final = dt.timedelta(days=4, hours=6)  # the copier copies a day once it is final

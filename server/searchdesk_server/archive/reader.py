@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..result import ToolFailure
+from .answers import Answer, gap_ranges
+from .errors import ArchiveDamaged, CannotAnswer
 from .merge import merge_rows
-from .store import Answer, Archive, ArchiveDamaged, CannotAnswer, gap_ranges, path_for
+from .store import Archive, path_for
 
 if TYPE_CHECKING:
     from ..runtime import Call

@@ -1,8 +1,8 @@
 """The archive's fast write paths keep exactly what the row-by-row ones kept (issue 28).
 
 `_encode_common` (a table's rows checked a column at a time) must give `_encode`'s very tuples or
-step aside, and `_write_rows` (a hundred rows to an INSERT) must leave the table as one INSERT per
-row did, duplicates and a remainder included. `_encode_sorted` (rows put in key order without a
+step aside, and `write_rows` (a hundred rows to an INSERT) must leave the table as one INSERT per
+row did, duplicates and a remainder included. `encode_sorted` (rows put in key order without a
 tuple per row, issue 37) must give those tuples sorted, and the daily copy, which interns only the
 words its process has no id for, must end as a fresh process's copy does.
 """
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from searchdesk_server.archive import store
+from searchdesk_server.archive import encode, store
 from tests.server.textbudget.strategies import PROPERTY
 
 _IDS = {"a": 1, "b": 2, "https://www.example.com/ü": 3}
@@ -55,15 +55,15 @@ def _table(draw: st.DrawFn) -> tuple[list[Any], int]:
 def test_common_tables_encode_as_row_by_row(case: tuple[list[Any], int]) -> None:
     rows, ndims = case
     try:
-        reference = [t for t in (store._encode_row(r, ndims, _IDS.get) for r in rows) if t is not None]
+        reference = [t for t in (encode._encode_row(r, ndims, _IDS.get) for r in rows) if t is not None]
     except TypeError:  # a key that is a list: `_encode` raises the same, and so must the fast path's caller
         with pytest.raises(TypeError):
-            store._encode(rows, ndims, _IDS)
+            encode._encode(rows, ndims, _IDS)
         return
-    fast = store._encode_common(rows, ndims, _IDS)
+    fast = encode._encode_common(rows, ndims, _IDS)
     if fast is not None:
         assert repr(fast) == repr(reference)
-    assert repr(store._encode(rows, ndims, _IDS)) == repr(reference)
+    assert repr(encode._encode(rows, ndims, _IDS)) == repr(reference)
 
 
 def _day(n: int) -> dict[str, list[dict[str, Any]]]:
@@ -99,7 +99,7 @@ def test_batched_inserts_leave_the_rows_of_single_ones(tmp_path: Path, monkeypat
     with store.Archive.open(tmp_path / "batched.sqlite3") as archive:
         archive.write_day("https://www.example.com/", day, "web", tables)
         archive.write_day("https://www.example.com/", day, "web", tables)  # replaced, not doubled
-    monkeypatch.setattr(store, "_BATCH", 10**9)  # every row its own INSERT, as before
+    monkeypatch.setattr(encode, "_BATCH", 10**9)  # every row its own INSERT, as before
     with store.Archive.open(tmp_path / "single.sqlite3") as archive:
         archive.write_day("https://www.example.com/", day, "web", tables)
     batched, single = _dump(tmp_path / "batched.sqlite3"), _dump(tmp_path / "single.sqlite3")
@@ -131,14 +131,14 @@ def _common(draw: st.DrawFn) -> tuple[list[Any], int]:
 @PROPERTY
 @given(st.one_of(_table(), _common()))
 def test_sorted_rows_are_the_row_by_row_tuples_sorted(case: tuple[list[Any], int]) -> None:
-    """`_encode_sorted` (row numbers sorted on one integer, columns laid end to end) gives the
+    """`encode_sorted` (row numbers sorted on one integer, columns laid end to end) gives the
     row-by-row tuples, sorted and laid end to end: duplicates and words without an id included."""
     rows, ndims = case
     try:
-        reference = sorted(t for t in (store._encode_row(r, ndims, _IDS.get) for r in rows) if t is not None)
+        reference = sorted(t for t in (encode._encode_row(r, ndims, _IDS.get) for r in rows) if t is not None)
     except TypeError:
         return
-    assert repr(store._encode_sorted(rows, ndims, _IDS)) == repr([v for t in reference for v in t])
+    assert repr(encode.encode_sorted(rows, ndims, _IDS)) == repr([v for t in reference for v in t])
 
 
 def test_a_day_with_some_new_words_is_kept_as_a_fresh_copier_keeps_it(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 import anyio
@@ -97,17 +98,21 @@ def _cells(r: Mapping[str, Any]) -> list[str]:
     ]
 
 
-async def report_content_decay(call: Call) -> Output:
-    """The report_content_decay tool: decaying pages over whole months, the most clicks lost first."""
-    site = call.site()
-    reader = Reader(call, site)
-    tl = await timeline(reader)
-    last = tl.last_final or tl.today - dt.timedelta(days=3)
-    google_first = google_first_day(tl.today)
-    kept = await kept_since(call, site, tl.today)
-    first = min(google_first, kept) if kept else google_first
-    want = int(call.args.get("months", MAX_MONTHS))
-    months = full_months(first, last, want)
+@dataclass
+class _Read:
+    """The months read in full, newest last (`cut`: how many of the oldest asked for were not), each
+    page's clicks per month (slot 4 × month of `sums`) and the property's own total per month."""
+
+    months: list[Period]
+    asked: int
+    cut: int
+    sums: dict[Any, Sums]
+    totals: list[Sums]
+    pages: list[Pages]
+
+
+async def _read_months(reader: Reader, months: list[Period]) -> _Read:
+    """Every month's pages and total, newest first, until done or `TIME_BUDGET_S` has passed."""
     sums: dict[Any, Sums] = {}
     totals: list[Sums] = [empty_sums(4) for _ in months]
     pages: list[Pages] = [Pages() for _ in months]
@@ -139,9 +144,21 @@ async def report_content_decay(call: Call) -> Output:
     while whole < len(months) and {("rows", len(months) - 1 - whole), ("total", len(months) - 1 - whole)} <= done:
         whole += 1
     cut = len(months) - whole
-    asked = len(months)
-    months, pages, totals = months[cut:], pages[cut:], totals[cut:]
-    series = {p: [s[4 * i] for i in range(cut, asked)] for p, s in sums.items()}
+    return _Read(months[cut:], len(months), cut, sums, totals[cut:], pages[cut:])
+
+
+async def report_content_decay(call: Call) -> Output:
+    """The report_content_decay tool: decaying pages over whole months, the most clicks lost first."""
+    site = call.site()
+    reader = Reader(call, site)
+    tl = await timeline(reader)
+    last = tl.last_final or tl.today - dt.timedelta(days=3)
+    google_first = google_first_day(tl.today)
+    kept = await kept_since(call, site, tl.today)
+    first = min(google_first, kept) if kept else google_first
+    got = await _read_months(reader, full_months(first, last, int(call.args.get("months", MAX_MONTHS))))
+    months, pages, totals, cut, asked = got.months, got.pages, got.totals, got.cut, got.asked
+    series = {p: [s[4 * i] for i in range(cut, asked)] for p, s in got.sums.items()}
     found = {p: hit for p, clicks in series.items() if (hit := decayed(clicks))}
     keys = sorted(found, key=lambda p: (-(series[p][found[p][0]] - series[p][-1]), p))
     read = Pages(

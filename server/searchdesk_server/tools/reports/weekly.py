@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ...google import shapes as sh
@@ -123,28 +124,31 @@ def _index_lines(moves: IndexMoves | None) -> tuple[list[str], dict[str, Any] | 
     }
 
 
-async def report_weekly_summary(call: Call) -> Output:
-    """The report_weekly_summary tool: totals of three weeks, the movers, new queries, the index."""
-    site = call.site()
-    reader = Reader(call, site)
-    tl = await timeline(reader)
-    week = last_full_week(tl.last_final or tl.today - dt.timedelta(days=3))
-    previous, year = week.shifted(7), week.shifted(YEAR_DAYS)
-    pages: dict[Any, Sums] = {}
-    queries: dict[Any, Sums] = {}
-    totals: dict[str, Sums] = {}
-    found: dict[str, Pages] = {}
+@dataclass
+class _Weeks:
+    """The three weeks read: pages and queries summed per key (this week at slot 0, the week before at
+    4), the property's own totals per week, and what each paged read found."""
+
+    pages: dict[Any, Sums] = field(default_factory=dict)
+    queries: dict[Any, Sums] = field(default_factory=dict)
+    totals: dict[str, Sums] = field(default_factory=dict)
+    found: dict[str, Pages] = field(default_factory=dict)
+
+
+async def _read_weeks(reader: Reader, week: Period, previous: Period, year: Period) -> _Weeks:
+    """The week's and the week before's pages and queries, and the three weeks' totals, together."""
+    got = _Weeks()
 
     def total(name: str, period: Period) -> Job:
         async def run() -> None:
             raw = await reader.request({**period.body([]), "rowLimit": 1, "startRow": 0})
-            totals[name] = summed(entries(raw.get("rows"), 0))
+            got.totals[name] = summed(entries(raw.get("rows"), 0))
 
         return run
 
     def rows(name: str, period: Period, dim: str, into: dict[Any, Sums], at: int) -> Job:
         async def run() -> None:
-            found[name] = await reader.pages(period.body([dim]), tally(8, 1, at, into))
+            got.found[name] = await reader.pages(period.body([dim]), tally(8, 1, at, into))
 
         return run
 
@@ -152,11 +156,23 @@ async def report_weekly_summary(call: Call) -> Output:
         total("week", week),
         total("previous", previous),
         total("year", year),
-        rows("week_queries", week, "query", queries, 0),
-        rows("previous_queries", previous, "query", queries, 4),
-        rows("week_pages", week, "page", pages, 0),
-        rows("previous_pages", previous, "page", pages, 4),
+        rows("week_queries", week, "query", got.queries, 0),
+        rows("previous_queries", previous, "query", got.queries, 4),
+        rows("week_pages", week, "page", got.pages, 0),
+        rows("previous_pages", previous, "page", got.pages, 4),
     )
+    return got
+
+
+async def report_weekly_summary(call: Call) -> Output:
+    """The report_weekly_summary tool: totals of three weeks, the movers, new queries, the index."""
+    site = call.site()
+    reader = Reader(call, site)
+    tl = await timeline(reader)
+    week = last_full_week(tl.last_final or tl.today - dt.timedelta(days=3))
+    previous, year = week.shifted(7), week.shifted(YEAR_DAYS)
+    got = await _read_weeks(reader, week, previous, year)
+    pages, queries, totals, found = got.pages, got.queries, got.totals, got.found
     moves = await index_moves(call, site, week)
     reads = (
         Read("week_queries", "this week's queries", found["week_queries"], column(queries, 0), totals["week"][0]),
