@@ -4,9 +4,11 @@ A request that changes something at Google is a `change` row committed before th
 its access token is in hand, so a sign-in failure sends nothing and records nothing), then an `outcome`
 row once Google answered. Which requests change something is decided here, from the request itself,
 failing closed: every method but GET is a change except the three reads Google's APIs make by POST. A
-guarded call that sends nothing (declined, refused, still waiting) is one `answer` row. Appends run in a
-worker thread: a journal another process holds for up to five seconds must not stall this server's other
-calls.
+guarded call that sends nothing (declined, refused, still waiting) is one `answer` row. A call's rows are
+its `CallRecord`, the hook set on the Google client made for the call (`google.http.RequestHook`); the
+call tells it what the rows say (`Caller`), so the journal imports neither the call nor the approval
+chain above it. Appends run in a worker thread: a journal another process holds for up to five seconds
+must not stall this server's other calls.
 """
 
 from __future__ import annotations
