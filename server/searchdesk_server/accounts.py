@@ -61,6 +61,7 @@ class Call(Protocol):
 
     def site(self, key: str = "site") -> str: ...
 
+
 #: Search Console's permission levels, best first.
 RANK: Mapping[str, int] = {"siteOwner": 4, "siteFullUser": 3, "siteRestrictedUser": 2, "siteUnverifiedUser": 1}
 OWNER_RANK = RANK["siteOwner"]

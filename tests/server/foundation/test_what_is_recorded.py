@@ -39,12 +39,9 @@ def _google_calls() -> list[tuple[str, str]]:
     found = []
     for path in TOOLS.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            func = node.func if isinstance(node, ast.Call) else None
-            if (
-                isinstance(func, ast.Attribute)
-                and isinstance(func.value, ast.Attribute)
-                and func.value.attr == "google"
-            ):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            if isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "google":
                 method = node.args[1] if len(node.args) > 1 else None
                 assert isinstance(method, ast.Constant), f"{path.name}: a request's method must be a literal"
                 found.append((path.name, str(method.value)))
