@@ -15,15 +15,16 @@ def writes_onto_a_call(source: str) -> list[str]:
     """Each `call.<name> = …` (or `+=`, or an annotated one) in `source`."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = list(node.targets)
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
             targets = [node.target]
+        else:
+            continue
         for target in targets:
             for part in ast.walk(target):
                 if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == "call":
-                    found.append(f"line {node.lineno}: call.{part.attr}")
+                    found.append(f"line {part.lineno}: call.{part.attr}")
     return found
 
 
