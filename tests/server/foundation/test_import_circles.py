@@ -3,9 +3,9 @@
 A circle makes the order modules load in matter and hides which part a change belongs to. Imports
 inside functions count (they are circles that merely run late), and so do `if TYPE_CHECKING:` imports:
 they never run, but a reader still has to know both sides to understand either, and a type named
-across a circle is one whose home is in the wrong place (issue 39). Checked at every level: among the modules of each package and among the packages
-themselves (a package's modules taken together), so `approval` → `tools` → `approval` is a circle
-even when no single module imports its importer back.
+across a circle is one whose home is in the wrong place (issue 39). Checked at every level: among the
+modules of each package and among the packages themselves (a package's modules taken together), so
+`approval` → `tools` → `approval` is a circle even when no single module imports its importer back.
 """
 
 from __future__ import annotations
