@@ -26,14 +26,41 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .google.errors import ErrorKind, GoogleError
 from .result import ToolFailure
 from .text.phrases import describe
 
 if TYPE_CHECKING:
-    from .runtime import Call, Runtime
+    from .agent.client import AgentClient
+    from .config import Config
+    from .google.http import GoogleClient
+    from .tool_spec import ToolSpec
+
+
+class Runtime(Protocol):
+    """What the directory uses of its server process (`runtime.Runtime` is one). Declared here because the
+    runtime makes the directory: this module never imports the runtime, so no import runs in a circle."""
+
+    config: Config
+    server_id: str
+
+    def agent(self) -> AgentClient: ...
+
+    async def client(self) -> GoogleClient: ...
+
+
+class Call(Protocol):
+    """What routing reads of a tool call (`runtime.Call` is one)."""
+
+    spec: ToolSpec
+    args: dict[str, Any]
+
+    def url(self, value: str, key: str = "url") -> str: ...
+
+    def site(self, key: str = "site") -> str: ...
+
 
 #: Search Console's permission levels, best first.
 RANK: Mapping[str, int] = {"siteOwner": 4, "siteFullUser": 3, "siteRestrictedUser": 2, "siteUnverifiedUser": 1}

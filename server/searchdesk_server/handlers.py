@@ -9,12 +9,16 @@ nothing a tool needs until a tool is called (`catalogue.resolve`).
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import mcp_types as types
 
 from .catalogue import resolve
 from .result import Output, ToolFailure, error_result, to_result
 from .runtime import Call
+
+if TYPE_CHECKING:
+    from .archive.reader import Sources
 
 log = logging.getLogger("searchdesk_server")
 
@@ -46,9 +50,10 @@ async def run_tool(call: Call, *, note: str = "") -> types.CallToolResult:
             "Try again, or report it with the server's log.",
             kind="internal",
         )
-    if call.sources is not None and call.sources.used:  # archive/reader.py: which days came from where
-        out.text = f"{out.text}\n\n{call.sources.sentence()}"
-        out.data["sources"] = call.sources.data()
+    sources = _sources(call)
+    if sources is not None and sources.used:  # archive/reader.py: which days came from where
+        out.text = f"{out.text}\n\n{sources.sentence()}"
+        out.data["sources"] = sources.data()
     if note:
         out.text = f"{out.text}\n\n{note}"
         out.data["approval"] = "confirm_token"
@@ -56,9 +61,16 @@ async def run_tool(call: Call, *, note: str = "") -> types.CallToolResult:
     return to_result(out)
 
 
+def _sources(call: Call) -> Sources | None:
+    """Where the days of this call's Search Analytics answers came from, if it asked for any."""
+    from .archive.reader import Sources
+
+    return call.gathered_so_far(Sources)
+
+
 def _with_record(call: Call, text: str) -> str:
     """The text, and when a change's outcome could not be recorded after it was sent, that sentence."""
-    if not call.record_incomplete:
+    if not call.record.incomplete:
         return text
     from .journal.record import INCOMPLETE
 

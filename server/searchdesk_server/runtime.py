@@ -6,12 +6,10 @@ data, so everything here is built on first use.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import uuid
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import anyio.abc
@@ -28,10 +26,10 @@ if TYPE_CHECKING:
     from .account_routing import Account, Directory
     from .agent.client import AgentClient
     from .agent.protocol import Requester
-    from .approval.question import Question
     from .confirm_tokens import TokenBook
     from .google.credentials import TokenSource
-    from .google.http import Api, GoogleClient, Limit
+    from .google.http import GoogleClient
+    from .journal.record import CallRecord
     from .journal.store import Approval, Journal
     from .quota import QuotaBook
     from .request_state import ShownBook, StateBook
@@ -56,7 +54,6 @@ class Runtime:
         self._source: TokenSource | None = None
         self._given_tokens = tokens
         self._given_states = states
-        self._lock = asyncio.Lock()
         #: This process, as the app knows it: an approve is handed back only to the server that asked.
         self.server_id = uuid.uuid4().hex
         #: The app has answered this process at some time, on either connection (a hello, a token, an
@@ -70,11 +67,16 @@ class Runtime:
         #: How long a batch tool may run (deadlines.py); in-process tests shorten it.
         self.batch_seconds: float = BATCH_SECONDS
 
+    def google(self) -> GoogleClient:
+        """The one client to Google of this process (its connections, its token source), made on first use;
+        each tool call uses it through a client made for that call (`Call.google`)."""
+        if self._client is None:
+            self._client = self._make_client()
+        return self._client
+
     async def client(self) -> GoogleClient:
-        async with self._lock:
-            if self._client is None:
-                self._client = self._make_client()
-            return self._client
+        """`google()`, for callers that already await."""
+        return self.google()
 
     def _make_client(self) -> GoogleClient:
         from .google.credentials import token_source
@@ -216,6 +218,23 @@ class Runtime:
                 await agent.aclose()
 
 
+@dataclass(frozen=True)
+class Consent:
+    """What a person's yes allows a guarded call to act on, and how it was given: the approved question's
+    targets (its fingerprint's), property, sitemap and owners, and the values it showed (what the journal's
+    rows record). The approval chain makes it from the `Question` (approval/chain.py `_act`)."""
+
+    targets: tuple[object, ...]
+    site: str
+    values: tuple[tuple[str, str], ...]
+    by: Approval
+    feedpath: str = ""
+    owners: tuple[str, ...] = ()
+
+
+Gathered = TypeVar("Gathered")
+
+
 @dataclass
 class Call:
     """One tools/call: validated arguments plus helpers for the common steps."""
@@ -225,21 +244,16 @@ class Call:
     runtime: Runtime
     progress_fn: Any = None  # async (progress, total, message) -> None, or None
     ctx: Any = None  # the SDK's request context, for what only the request knows (protocol, capabilities)
-    #: A guarded call's question once a person said yes to it: the handler acts on its targets only.
-    approved: Question | None = None
+    #: A guarded call's yes, given when the approval chain makes the call that acts on it
+    #: (`dataclasses.replace`, never written later): the handler acts on its targets only.
+    consent: Consent | None = None
     #: The Google account this call acts as, once routed (None: the only one, or the app has none).
     account: Account | None = None
     #: The accounts Claude may use, as they were when this call was routed.
     accounts: tuple[Account, ...] = ()
     routed: bool = False
-    #: A guarded call's question as it was asked, and how a person approved it (the journal's rows).
-    asked: Question | None = None
-    approved_by: Approval | None = None
-    #: An outcome could not be recorded after a change was sent: the result says the record is incomplete.
-    record_incomplete: bool = False
-    #: Which days of its Search Analytics answers came from SearchDesk's copy and which from Google
-    #: (`archive.reader.Sources`, set by `archive.reader.fetch`; None: no such request).
-    sources: Any = None
+    #: What this call's requests gather for its result, one of each kind (`gathered`).
+    _gathered: dict[type, object] = field(default_factory=dict, init=False, repr=False)
 
     async def route(self) -> None:
         """Fix the account this call acts as (account_routing.py); a call is routed once. Raises ToolFailure
@@ -270,11 +284,59 @@ class Call:
         return Requester(server=self.runtime.server_id, account=await self.account_name(), demo=self.config.demo)
 
     @property
-    def question(self) -> Question:
-        """The approved question of a guarded call (its handler never runs without one)."""
-        if self.approved is None:
+    def question(self) -> Consent:
+        """What a guarded call was approved to act on (its handler never runs without it)."""
+        if self.consent is None:
             raise AssertionError(f"{self.spec.name} ran without an approved question")
-        return self.approved
+        return self.consent
+
+    def gathered(self, kind: type[Gathered]) -> Gathered:
+        """This call's one `kind` of what its requests gather for its result, made on first use: which
+        days of its Search Analytics answers came from SearchDesk's copy and which from Google
+        (`archive.reader.Sources`, said by `handlers.run_tool`). Kinds live with what gathers them, so
+        the call imports none of them."""
+        found = self._gathered.get(kind)
+        if not isinstance(found, kind):
+            found = self._gathered[kind] = kind()
+        return found
+
+    def gathered_so_far(self, kind: type[Gathered]) -> Gathered | None:
+        """This call's `kind` if a request gathered one, else None."""
+        found = self._gathered.get(kind)
+        return found if isinstance(found, kind) else None
+
+    @functools.cached_property
+    def record(self) -> CallRecord:
+        """This call's rows in the journal: the hook on its Google client (`google`), and the answer row
+        of a guarded call that sent nothing (approval/chain.py). It says whether the record is complete."""
+        from .journal.record import Caller, CallRecord, asked_by, shown
+
+        consent = self.consent
+        caller = Caller(
+            tool=self.spec.name,
+            args=self.args,
+            account=self.account_name,
+            asked_by=asked_by(self.ctx),
+            shown=None if consent is None else shown(consent.values),
+            site="" if consent is None else consent.site,
+            approval=self._approval(),
+        )
+        return CallRecord(self.runtime.journal, caller)
+
+    def _approval(self) -> Approval:
+        """How this call's change was approved; not asked for the other writes."""
+        from .journal.store import Approval
+
+        return Approval.NOT_ASKED if self.consent is None else self.consent.by
+
+    @property
+    def google(self) -> GoogleClient:
+        """Google, as this call's account. A guarded tool's request is sent exactly once (no retry, no resend
+        after a 401); a request that changes something is recorded in the journal before it is sent and its
+        outcome after (this call's `record`, a hook on the client); raises ToolFailure, sending nothing, when
+        it cannot be recorded."""
+        account = self.account.token_name if self.account is not None else None
+        return self.runtime.google().for_call(account=account, once=self.spec.guarded, hooks=(self.record,))
 
     @property
     def config(self) -> Config:
@@ -316,66 +378,6 @@ class Call:
         except PropertyError as exc:
             raise ToolFailure(f"{key}: {exc}") from None
         return url
-
-    async def google(
-        self,
-        api: Api,
-        method: str,
-        path: str,
-        *,
-        path_params: Mapping[str, str] | None = None,
-        query: Mapping[str, str | list[str]] | None = None,
-        body: object | None = None,
-        limit: Limit | None = None,
-        retry: bool = False,
-        deadline: float | None = None,
-        decode: Callable[[bytes], object | None] | None = None,
-    ) -> Any:
-        """Call Google as this call's account; a guarded tool's request is sent exactly once (no retry,
-        no resend after a 401). A request that changes something is recorded in the journal before it
-        is sent and its outcome after (journal/record.py); raises ToolFailure, sending nothing, when it
-        cannot be recorded. ``decode``: as `GoogleClient.call`'s."""
-        from .google.errors import GoogleError
-        from .google.http import Limit
-        from .journal import record
-        from .journal.store import Row
-
-        client = await self.runtime.client()
-        change: Row | None = None
-
-        async def before_send() -> None:
-            nonlocal change
-            change = await record.before_change(self, path_params, query, body)
-
-        recorded = record.changes(api.value, method, path)
-        try:
-            answer = await client.call(
-                api,
-                method,
-                path,
-                path_params=path_params,
-                query=query,
-                body=body,
-                limit=limit if limit is not None else Limit.RECORD,
-                retry=retry and not self.spec.guarded,
-                deadline=deadline,
-                once=self.spec.guarded,
-                account=self.account.token_name if self.account is not None else None,
-                before_send=before_send if recorded else None,
-                decode=decode,
-            )
-        except GoogleError as exc:
-            if change is not None:
-                await record.after_change(self, change, exc)
-            raise
-        except BaseException:
-            if change is not None:  # cancelled (or a bug) after the request left: its outcome is unknown
-                with anyio.CancelScope(shield=True):
-                    await record.after_change(self, change, None, lost=True)
-            raise
-        if change is not None:
-            await record.after_change(self, change, None)
-        return answer
 
     async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         if self.progress_fn is not None:

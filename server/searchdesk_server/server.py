@@ -91,7 +91,7 @@ def build_server(config: Config, *, runtime: Runtime | None = None) -> Server[An
             from .journal.record import ready
 
             try:
-                await ready(call)  # before a person is asked or anything is sent
+                await ready(rt.journal)  # before a person is asked or anything is sent
             except ToolFailure as exc:
                 return error_result(f"{name} did nothing. {exc}", decision="refused", journal="unavailable")
         if spec.guarded:

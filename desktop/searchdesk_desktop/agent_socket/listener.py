@@ -425,7 +425,7 @@ class AgentListener(QObject):
         if entry.state is State.REPLACED:
             # The same call asked again with other words, which the person sees instead: these calls
             # never get that yes. "pending" keeps the answer's shape, and reads to any server as "not
-            # approved; ask again later" (the server knows it sent other words since: chain._asked_again).
+            # approved; ask again later" (the server knows it sent other words since: ask_app.asked_again).
             for w in waiting:
                 self._finish(w, framing.encode_result(w.rpc_id, ApprovalResult("pending", fp).to_json()))
         elif entry.state is State.CANCELLED:

@@ -23,54 +23,35 @@ differently, the person is asked again. The handler acts on the approved questio
 from __future__ import annotations
 
 import logging
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
-from enum import Enum
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import mcp_types as types
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from ..agent import protocol
-from ..agent.protocol import QUESTION_OPEN_S, TOKEN_LIFETIME_S, minutes
+from ..agent.protocol import TOKEN_LIFETIME_S, minutes
 from ..catalogue import resolve
 from ..confirm_tokens import Redeemed
 from ..google.errors import GoogleError
 from ..handlers import run_tool
-from ..journal import record
+from ..journal.record import shown
 from ..journal.store import Approval
 from ..mcp_client import client_info, declared_form
 from ..result import ToolFailure, error_result
-from ..runtime import Call
+from ..runtime import Call, Consent
 from . import question as q
+from .ask_app import ask_app
+from .ask_client import elicit, once
+from .outcomes import RECORDED, Answer, Approved, How, NotAsked, Reply, Why, declined, not_a_clear_yes
+from .owner_steps import most_changes, owner_steps
 from .question import Question
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
-    from ..agent.client import AgentClient
-    from ..agent.protocol import ApprovalRequest, Requester
-
     Context = ServerRequestContext[Any]
 
 log = logging.getLogger("searchdesk_server.approval")
 
-INPUT_KEY = "searchdesk_confirm"
-CONFIRM_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "confirm": {
-            "type": "boolean",
-            "title": "Approve",
-            "description": "Tick to approve; leave unticked to refuse.",
-            "default": False,
-        }
-    },
-    "required": ["confirm"],
-}
-PROGRESS_EVERY = 5.0
 MAX_TOKEN_TEXT_BYTES = q.MAX_ELICIT_BYTES
 NOBODY_ASKED = (
     "Nobody was asked to approve this: it was done with a confirm_token, which proves only that the same "
@@ -82,55 +63,6 @@ APP_CLOSED = "Open SearchDesk to approve this; nothing was done."
 APP_GONE_FOR_NOW = (
     "SearchDesk could not be reached just now; nothing was done. If it is open, wait a few seconds and ask again."
 )
-_warned: set[tuple[str, str]] = set()
-
-
-class How(Enum):
-    """Who said yes."""
-
-    CLIENT = "the client's dialog"
-    APP = "the SearchDesk app"
-    TOKEN = "a confirm_token"  # noqa: S105 (nobody: the call was made twice)
-
-
-#: How each kind of yes is recorded in the journal; the app's (None) says itself where it was given (`_where`).
-_HOW: dict[How, Approval | None] = {How.CLIENT: Approval.CLIENT, How.APP: None, How.TOKEN: Approval.TOKEN}
-
-
-class Answer(Enum):
-    """What a person said in a dialog that was shown."""
-
-    APPROVE = "approve"
-    DECLINE = "decline"
-    UNCLEAR = "unclear"  # the client's dialog was accepted without a ticked box: not a yes
-
-
-class Why(Enum):
-    """Why a step reached nobody; the token text gives these words."""
-
-    ELICITATION_OFF = "this server was started with ELICITATION=false"
-    TOO_LONG_FOR_CLIENT = "the question is too long for this client's own dialog"
-    NO_CLIENT_DIALOG = "this client cannot show a confirmation dialog (it did not declare MCP elicitation)"
-    CLIENT_DID_NOT_SHOW = "the client did not show its dialog (it answered cancel or failed)"
-    APP_NOT_RUNNING = "the SearchDesk app is not running"
-    APP_CLOSED_EARLY = "the SearchDesk app closed the connection before the question was sent"
-
-
-@dataclass(frozen=True)
-class NotAsked:
-    """Nobody was asked at this step, because …"""
-
-    because: Why
-
-
-@dataclass(frozen=True)
-class Approved:
-    question: Question
-    by: How
-
-
-#: What a guarded call sends back when it does not act: a refusal or a question still open.
-Reply = types.CallToolResult | types.InputRequiredResult
 
 
 # --- building the question ---------------------------------------------------------------------
@@ -149,13 +81,24 @@ async def build_question(call: Call) -> Question:
 # --- the whole guarded call ---------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Ended:
+    """How a guarded call ended: what it sends back, the question it asked last (None: none could be
+    made), and whether it acted (its handler ran on what was approved)."""
+
+    reply: Reply
+    asked: Question | None = None
+    acted: bool = False
+
+
 async def run_guarded(call: Call, ctx: Context, params: types.CallToolRequestParams) -> Reply:
     """Ask, read Google again, act once on exactly what was approved (or say why not). A call that
     sends nothing leaves one row in the journal saying why; one that acts leaves its change's rows."""
-    reply = await _run_guarded(call, ctx, params)
-    if isinstance(reply, types.CallToolResult) and call.approved is None:
-        await record.answer(call, *_journal_answer(reply))
-    return reply
+    ended = await _run_guarded(call, ctx, params)
+    if isinstance(ended.reply, types.CallToolResult) and not ended.acted:
+        approval, words = _journal_answer(ended.reply)
+        await call.record.answer(approval, words, () if ended.asked is None else shown(ended.asked.values))
+    return ended.reply
 
 
 #: A guarded call's `decision` (in its result) as the journal records it.
@@ -180,41 +123,53 @@ def _journal_answer(reply: types.CallToolResult) -> tuple[Approval, str]:
     return _DECISIONS.get(decision, Approval.REFUSED), text
 
 
-async def _run_guarded(call: Call, ctx: Context, params: types.CallToolRequestParams) -> Reply:
+async def _run_guarded(call: Call, ctx: Context, params: types.CallToolRequestParams) -> Ended:
     tool = call.spec.name
     try:
         await call.route()  # the account is fixed here: the question names it, the answer is bound to it
         question = await build_question(call)
-        call.asked = question
     except ToolFailure as exc:
-        return error_result(str(exc), decision="refused")
+        return Ended(error_result(str(exc), decision="refused"))
     except GoogleError as exc:
-        return _preparing_failed(tool, exc)
+        return Ended(_preparing_failed(tool, exc))
     for _ in range(2):
         outcome = await guard(call, ctx, params, question)
         if not isinstance(outcome, Approved):
-            return outcome
+            return Ended(outcome, question)
         try:
             moved = await _routed_elsewhere(call)
             if moved is not None:
-                return moved
+                return Ended(moved, question)
             now = await build_question(call)  # just before acting: has Google's side changed?
         except (ToolFailure, GoogleError) as exc:
-            return _preparing_failed(tool, exc)
+            return Ended(_preparing_failed(tool, exc), question)
         if now.digest == outcome.question.digest:
-            call.approved = outcome.question
-            call.approved_by = _HOW[outcome.by] or call.approved_by or Approval.APP
-            return await run_tool(call, note=NOBODY_ASKED if outcome.by is How.TOKEN else "")
+            return Ended(await _act(call, outcome), question, acted=True)
         log.info("the question changed at Google between the yes and the action: asking again")
         if outcome.by is How.TOKEN:
-            return _changed_since_token(tool)
+            return Ended(_changed_since_token(tool), question)
         question = now
-        call.asked = now
-    return error_result(
+    failed = error_result(
         f"{tool} did nothing: what it would change kept changing at Google while a person was being asked. "
         "Try again in a few minutes.",
         decision="refused",
     )
+    return Ended(failed, question)
+
+
+async def _act(call: Call, approved: Approved) -> types.CallToolResult:
+    """Run the tool on exactly what was approved: a call made with that consent (`dataclasses.replace`),
+    so the handler and the journal's rows read it from the call that acts, written onto nothing."""
+    question = approved.question
+    consent = Consent(
+        targets=question.targets,
+        site=question.site,
+        values=question.values,
+        by=approved.recorded,
+        feedpath=question.feedpath,
+        owners=question.owners,
+    )
+    return await run_tool(replace(call, consent=consent), note=NOBODY_ASKED if approved.by is How.TOKEN else "")
 
 
 async def _routed_elsewhere(call: Call) -> types.CallToolResult | None:
@@ -271,10 +226,10 @@ async def guard(call: Call, ctx: Context, params: types.CallToolRequestParams, q
                 decision="refused",
             )
         # The token stands in for the person only while nobody can be reached: ask the app if it is there now.
-        answer = await _ask_desktop(call, ctx, question, requester)
+        answer = await ask_app(call, ctx, question, requester)
         if isinstance(answer, NotAsked):
-            return Approved(question, How.TOKEN) if rt.token_possible else _nobody_to_ask(call)
-        return _app_answer(tool, question, answer)
+            return Approved(question, How.TOKEN, RECORDED[How.TOKEN]) if rt.token_possible else _nobody_to_ask(call)
+        return _app_answer(tool, answer)
 
     not_asked: list[NotAsked] = []
     client = client_info(ctx)[0]
@@ -285,24 +240,24 @@ async def guard(call: Call, ctx: Context, params: types.CallToolRequestParams, q
         not_asked.append(NotAsked(Why.TOO_LONG_FOR_CLIENT))
     elif not declared_form(ctx):
         not_asked.append(NotAsked(Why.NO_CLIENT_DIALOG))
-        _once(client, "no elicitation capability")
+        once(client, "no elicitation capability")
     else:
-        outcome = await _elicit(call, ctx, params, question)
+        outcome = await elicit(call, ctx, params, question)
         if isinstance(outcome, types.InputRequiredResult):
             return outcome
         if outcome is Answer.APPROVE:
-            return Approved(question, How.CLIENT)
+            return Approved(question, How.CLIENT, RECORDED[How.CLIENT])
         if outcome is Answer.DECLINE:
             return declined(tool)
         if outcome is Answer.UNCLEAR:
             return not_a_clear_yes(tool)
         not_asked.append(outcome)
-        _once(client, "elicitation cancelled or failed")
+        once(client, "elicitation cancelled or failed")
 
     # 2. The desktop app's dialog.
-    answer = await _ask_desktop(call, ctx, question, requester)
+    answer = await ask_app(call, ctx, question, requester)
     if not isinstance(answer, NotAsked):
-        return _app_answer(tool, question, answer)
+        return _app_answer(tool, answer)
     not_asked.append(answer)
 
     # 3. The two-call token: nobody can be reached, and the token is this server's to give.
@@ -317,11 +272,7 @@ def _nobody_to_ask(call: Call) -> types.CallToolResult:
     return error_result(APP_GONE_FOR_NOW if call.runtime.app_reached else APP_CLOSED, decision="refused")
 
 
-def _app_answer(
-    tool: str, question: Question, answer: Answer | types.CallToolResult
-) -> Approved | types.CallToolResult:
-    if answer is Answer.APPROVE:
-        return Approved(question, How.APP)
+def _app_answer(tool: str, answer: Approved | Answer | types.CallToolResult) -> Approved | types.CallToolResult:
     if isinstance(answer, Answer):
         return declined(tool)
     return answer
@@ -342,14 +293,14 @@ def _token(call: Call, question: Question, not_asked: list[NotAsked]) -> types.C
     tool = call.spec.name
     sample = "sdk_" + "x" * 32  # a token's length, to size the text before issuing one
     if len(_token_text(tool, question, not_asked, sample).encode("utf-8")) > MAX_TOKEN_TEXT_BYTES:
-        most = _most_changes(
+        most = most_changes(
             question, lambda part: len(_token_text(tool, part, not_asked, sample).encode()) <= MAX_TOKEN_TEXT_BYTES
         )
         reasons = "; and ".join(n.because.value for n in not_asked)
         return error_result(
             f"{tool} did nothing: the change is too long to show here, and nobody could be asked in the "
             f"SearchDesk app ({reasons}). Open the SearchDesk app and call again"
-            + (f". Without it: {_owner_steps(call, question, most)}" if question.counted_lines else "."),
+            + (f". Without it: {owner_steps(call, question, most)}" if question.counted_lines else "."),
             decision="refused",
         )
     issued = call.runtime.tokens.issue(question.fingerprint, question.digest)
@@ -359,307 +310,3 @@ def _token(call: Call, question: Question, not_asked: list[NotAsked]) -> types.C
         confirm_token=issued,
         fingerprint=question.fingerprint,
     )
-
-
-def _most_changes(question: Question, fits: Callable[[Question], bool]) -> int:
-    """The largest number of change lines (from the start) with which the question still fits."""
-    low, high = 0, question.counted_lines
-    while low < high:
-        mid = (low + high + 1) // 2
-        if fits(question.first_changes(mid)):
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-def _owner_step(question: Question, most: int, ceiling: int) -> tuple[int, int] | None:
-    """The largest change one call can make toward an owner change too large for one question, as
-    (owners removed, owners added): at most `most` change lines (the most that fit), removals first
-    (they shorten the list), and leaving a list the owners argument takes (1 to `ceiling` addresses).
-    None when there is no such list: Google lists more owners than one list can hold even after every
-    removal that fits, or not one change fits."""
-    now, removed, added = _owner_counts(question)
-    take_out = min(most, removed)
-    if now - take_out > ceiling:
-        return None
-    put_in = min(most - take_out, added, ceiling - (now - take_out))
-    if now - take_out + put_in == 0:  # a list is never empty: one removal fewer, one addition instead
-        take_out, put_in = take_out - 1, 1
-    return (take_out, put_in) if take_out + put_in else None
-
-
-def _owner_counts(question: Question) -> tuple[int, int, int]:
-    """How many owners Google lists now, and how many the question removes and adds (its change lines)."""
-    removed = sum(1 for label, _ in question.values if label.startswith("Removed"))
-    added = sum(1 for label, _ in question.values if label.startswith("Added"))
-    return len(question.owners) - added + removed, removed, added
-
-
-def _owner_steps(call: Call, question: Question, most: int) -> str:
-    """What to do about an owner change too large for one question, for the program that asked: the
-    largest change one call can make and the list that makes it, or, when no list the argument takes
-    can, Search Console's own page (support.google.com/webmasters/answer/7687615: "Settings > Users and
-    permissions") — never a number nobody can follow."""
-    tool = call.spec.name
-    ceiling = int(call.spec.params["owners"]["maxItems"])
-    step = _owner_step(question, most, ceiling)
-    if step is None:
-        why = (
-            "not even one owner's change fits in one question"
-            if most == 0
-            else "Google lists more owners here than one owners list can hold, even after the largest change one "
-            "question can show"
-        )
-        return (
-            f"no list the owners argument takes can make this change in smaller steps: {why}. Change the owners in "
-            "Search Console instead: Settings › Users and permissions."
-        )
-    take_out, put_in = step
-    now, removed, added = _owner_counts(question)
-    how = []
-    if take_out:
-        part = f"all {removed:,}" if take_out == removed else f"the first {take_out:,} of the {removed:,}"
-        how.append(f"without {part} owners you are removing")
-    if put_in:
-        part = f"all {added:,}" if put_in == added else f"the first {put_in:,} of the {added:,}"
-        how.append(f"with {part} owners you are adding")
-    return (
-        f"the largest change one call can make here is {take_out + put_in:,} owners. Call {tool} with owners set "
-        f"to the {now:,} owners Google lists now (get_verified_site shows them) {' and '.join(how)}, in "
-        f"alphabetical order: a list of {now - take_out + put_in:,} (owners takes at most {ceiling:,}). Then call "
-        f"{tool} again with the whole new list, as many times as it takes."
-    )
-
-
-# --- step 1: the client's dialog ------------------------------------------------------------------
-
-
-def _once(client: str, reason: str) -> None:
-    if (client, reason) not in _warned:
-        _warned.add((client, reason))
-        log.warning("the approval question did not go through %s: %s", client or "an unnamed client", reason)
-
-
-def declined(tool: str) -> types.CallToolResult:
-    return error_result(f"The user declined; {tool} did nothing.", decision="declined")
-
-
-def not_a_clear_yes(tool: str) -> types.CallToolResult:
-    return error_result(f"The answer was not a clear yes; {tool} did nothing.", decision="declined")
-
-
-async def _elicit(
-    call: Call, ctx: Context, params: types.CallToolRequestParams, question: Question
-) -> Answer | NotAsked | types.InputRequiredResult:
-    """The person's answer in the client's dialog, NotAsked when it was not shown, or an
-    InputRequiredResult to send (2026-07-28)."""
-    if ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
-        states = call.runtime.states
-        response = (params.input_responses or {}).get(INPUT_KEY)
-        if response is None or not states.open(
-            params.request_state, call.spec.name, question.fingerprint, question.digest
-        ):
-            # No answer yet, or a state that does not open (expired, forged, from before a restart,
-            # minted for another target or for a question that read differently): ask, never act.
-            request = types.ElicitRequest(
-                params=types.ElicitRequestFormParams(message=question.text, requested_schema=CONFIRM_SCHEMA)
-            )
-            return types.InputRequiredResult(
-                input_requests={INPUT_KEY: request},
-                request_state=states.seal(call.spec.name, question.fingerprint, question.digest),
-            )
-        return _interpret(response)
-    try:
-        result = await ctx.session.elicit_form(question.text, CONFIRM_SCHEMA, related_request_id=ctx.request_id)
-    except anyio.get_cancelled_exc_class():
-        raise
-    except Exception as exc:
-        log.info("elicitation failed: %s", type(exc).__name__)
-        return NotAsked(Why.CLIENT_DID_NOT_SHOW)
-    return _interpret(result)
-
-
-def _interpret(result: object) -> Answer | NotAsked:
-    if not isinstance(result, types.ElicitResult):
-        return NotAsked(Why.CLIENT_DID_NOT_SHOW)
-    if result.action == "accept":
-        return Answer.APPROVE if (result.content or {}).get("confirm") is True else Answer.UNCLEAR
-    if result.action == "decline":
-        return Answer.DECLINE
-    return NotAsked(Why.CLIENT_DID_NOT_SHOW)
-
-
-# --- step 2: the app's dialog ---------------------------------------------------------------------
-
-
-def _refused(tool: str, why: str) -> types.CallToolResult:
-    return error_result(f"{tool} did nothing: {why}", decision="refused")
-
-
-async def _ask_desktop(
-    call: Call, ctx: Context, question: Question, requester: Requester
-) -> Answer | types.CallToolResult | NotAsked:
-    """The person's answer in the app, a result to return, or NotAsked (only when nobody is there)."""
-    from ..agent.client import (
-        AgentConnectionLost,
-        AgentNotAnswering,
-        AgentTimeout,
-        AgentUnavailable,
-        AppBusy,
-        AppQueueFull,
-        AppRunsDemo,
-    )
-    from ..agent.protocol import AgentError
-
-    tool = call.spec.name
-    rt = call.runtime
-    try:
-        agent = rt.approval_agent()
-        hello = await agent.app_hello()
-        if not hello.binds_requester:
-            return _refused(
-                tool,
-                "the SearchDesk app is too old to tie an answer to the program that asked. Update the SearchDesk "
-                "app, then ask again.",
-            )
-        # With the words' digest the app answers only from a question that reads as this one; the
-        # shown check below is for an app that ignores it (a server never requires the app to echo it).
-        status = await agent.status(question.fingerprint, requester, question.digest)
-        if status.decision == "deny":
-            return Answer.DECLINE
-        if status.decision == "pending":
-            return _waiting(tool)
-        if status.decision == "approve" and rt.shown.matches(_shown_key(question, requester), question.digest):
-            call.approved_by = _where(status.answered_in)
-            return Answer.APPROVE
-        # No answer yet, or a yes to words that read differently now (it is spent): ask.
-        request = _approval_request(call, ctx, question, requester)
-        if isinstance(request, types.CallToolResult):
-            return request
-        rt.shown.remember(_shown_key(question, requester), question.digest)
-        return await _wait_for_answer(call, agent, request)
-    except AgentConnectionLost as exc:
-        if exc.sent:
-            return error_result(
-                f"The SearchDesk app closed before anyone answered; {tool} did nothing. Open SearchDesk and "
-                "call again with the same arguments.",
-                decision="unanswered",
-            )
-        return NotAsked(Why.APP_CLOSED_EARLY)
-    except AgentUnavailable:
-        return NotAsked(Why.APP_NOT_RUNNING)
-    except AppRunsDemo:
-        return _refused(
-            tool,
-            "the SearchDesk app is running the demo; start SearchDesk normally to approve changes to your "
-            "Google account.",
-        )
-    except AppQueueFull as exc:
-        waiting = exc.data.get("waiting") if isinstance(exc.data, dict) else None
-        many = f"{waiting}" if isinstance(waiting, int) and not isinstance(waiting, bool) else "many"
-        return _refused(tool, f"SearchDesk already has {many} questions waiting; answer them there, then ask again.")
-    except (AppBusy, AgentNotAnswering):
-        return _refused(tool, "SearchDesk is busy with other requests; try again in a moment.")
-    except AgentTimeout:
-        return _refused(tool, "SearchDesk did not answer in time; nothing was done. Try again in a moment.")
-    except AgentError as exc:
-        log.warning("the SearchDesk app could not be asked: %s", type(exc).__name__)
-        return _refused(tool, "SearchDesk could not show the question; nothing was done.")
-
-
-def _approval_request(
-    call: Call, ctx: Context, question: Question, requester: Requester
-) -> ApprovalRequest | types.CallToolResult:
-    """The approval/request to send, or the refusal when the question cannot be shown whole."""
-    name, version = client_info(ctx)
-    wait = float(call.config.approval_wait)
-
-    def make(part: Question) -> protocol.ApprovalRequest:
-        client = protocol.ClientInfo(name=name, version=version)
-        return part.to_request(uuid.uuid4().hex, client=client, requester=requester, wait_s=wait)
-
-    def fits(part: Question) -> bool:
-        try:
-            protocol.encode_request(0, protocol.APPROVAL_REQUEST, make(part).to_json())
-        except protocol.ProtocolError:
-            return False
-        return True
-
-    if fits(question):
-        return make(question)
-    if question.counted_lines:
-        return _refused(
-            call.spec.name,
-            "too many owners change at once to show them in one question, so "
-            + _owner_steps(call, question, _most_changes(question, fits)),
-        )
-    log.warning("a question could not be put on the agent socket")
-    return _refused(call.spec.name, "SearchDesk could not show the question; nothing was done.")
-
-
-async def _wait_for_answer(call: Call, agent: AgentClient, request: ApprovalRequest) -> Answer | types.CallToolResult:
-    tool = call.spec.name
-    decision, answered_in = "pending", None
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_progress, call, request.wait_s)
-            answer = await agent.answer(request)
-            decision, answered_in = answer.decision, answer.answered_in
-            tg.cancel_scope.cancel()
-    except BaseExceptionGroup as group:
-        # anyio's task group wraps what ask raised; the caller's handlers want it bare.
-        if len(group.exceptions) == 1 and isinstance(group.exceptions[0], Exception):
-            raise group.exceptions[0] from None
-        raise
-    except anyio.get_cancelled_exc_class():
-        # The caller gave up: close the dialog; nothing is acted on in this call.
-        with anyio.CancelScope(shield=True), anyio.move_on_after(3):
-            await agent.approval_cancel(request.request_id)
-        raise
-    if decision == "approve":
-        call.approved_by = _where(answered_in)
-        return Answer.APPROVE
-    if decision == "deny":
-        return Answer.DECLINE
-    if not call.runtime.shown.matches(protocol.answer_key(request.fingerprint, request.requester), request.digest):
-        # Another call of this server asked the same question with other words while this one waited:
-        # the app shows only the newer words, and answered this call "pending" (never the yes).
-        return _asked_again(tool)
-    return _waiting(tool)
-
-
-def _where(answered_in: str | None) -> Approval:
-    """How the app's yes was given, as it says (an older app does not: then only "in the app")."""
-    return {"dialog": Approval.DIALOG, "notification": Approval.NOTIFICATION}.get(answered_in or "", Approval.APP)
-
-
-def _shown_key(question: Question, requester: Requester) -> str:
-    """What the server's ShownBook files a question under: its fingerprint and who asks."""
-    return protocol.answer_key(question.fingerprint, requester)
-
-
-def _asked_again(tool: str) -> types.CallToolResult:
-    return error_result(
-        f"{tool} did nothing: while this call waited, the same {tool} was asked again in SearchDesk with other "
-        f"words (what it would change had changed at Google in between), and that question replaced this one. "
-        f"Answer it in SearchDesk, then call {tool} again with the same arguments (the question stays open for "
-        f"{minutes(QUESTION_OPEN_S)}). Nothing has been done.",
-        decision="pending",
-    )
-
-
-def _waiting(tool: str) -> types.CallToolResult:
-    return error_result(
-        f"{tool} is waiting for you in SearchDesk: approve or deny it there, then call {tool} again with the "
-        f"same arguments (the question stays open for {minutes(QUESTION_OPEN_S)}). Nothing has been done.",
-        decision="pending",
-    )
-
-
-async def _progress(call: Call, wait: float) -> None:
-    waited = 0.0
-    while waited < wait:
-        await call.progress(waited, wait, "Waiting for you to answer in the SearchDesk app")
-        await anyio.sleep(PROGRESS_EVERY)
-        waited += PROGRESS_EVERY

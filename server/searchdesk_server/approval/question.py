@@ -2,8 +2,8 @@
 
 The two opening sentences are the server's own, built only from values it derived (counts, which
 case of Google's documented consequences applies, the Google account); everything Claude or Google
-supplied is listed below a heading that says so, one value a line, each shown by `text.show_url` (an
-address: hosts in ASCII, a look-alike marked) or `text.escaped`: every character visible, nothing dropped,
+supplied is listed below a heading that says so, one value a line, each shown by `text.addresses.show_url` (an
+address: hosts in ASCII, a look-alike marked) or `text.display.escaped`: every character visible, nothing dropped,
 a long value as its start, its end and a digest (`text.shorten`), and the app given every value whole. What
 is shown is what is sent: the handler acts on this question's targets, not on the arguments again.
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 
 from ..agent import protocol
 from ..agent.protocol import fingerprint as _fingerprint
@@ -27,8 +26,35 @@ from ..labels import SITEMAP as SITEMAP
 from ..labels import action_name as action_name
 from ..mcp_client import describe_client as describe_client
 from ..properties import verification_id
-from ..text.addresses import reads_like, show_url
+from ..text.addresses import reads_like
 from ..text.display import escaped, shorten, show_value
+
+# Re-exported: the desktop app and the tests read every word of a question from this module.
+from .addresses import LOOKS_LIKE as LOOKS_LIKE
+from .addresses import LOOKS_LIKE_WARNING as LOOKS_LIKE_WARNING
+from .addresses import looks_like_warning as looks_like_warning
+from .addresses import url_line as url_line
+from .notification_form import HOLD_LOOKS_LIKE as HOLD_LOOKS_LIKE
+from .notification_form import HOLD_READS_LIKE as HOLD_READS_LIKE
+from .notification_form import HOLD_SELF as HOLD_SELF
+from .notification_form import HOLD_SEVERAL as HOLD_SEVERAL
+from .notification_form import HOLD_TOO_LONG as HOLD_TOO_LONG
+from .notification_form import NOTE_LAST_OWNER as NOTE_LAST_OWNER
+from .notification_form import NOTE_LAST_OWNER_ENDS as NOTE_LAST_OWNER_ENDS
+from .notification_form import NOTE_LINES as NOTE_LINES
+from .notification_form import NOTE_NOT_OWNER as NOTE_NOT_OWNER
+from .notification_form import NOTE_SUBMIT_AGAIN as NOTE_SUBMIT_AGAIN
+from .notification_form import NOTE_UNKNOWN as NOTE_UNKNOWN
+from .notification_form import Notification as Notification
+from .notification_form import note_account, note_rows, others_keep, value_labels, with_room
+from .notification_form import note_form as note_form
+from .notification_form import sitemap_in as sitemap_in
+from .owner_facts import NAMED_OWNERS as NAMED_OWNERS
+from .owner_facts import OTHER_OWNER as OTHER_OWNER
+from .owner_facts import OwnerFacts as OwnerFacts
+from .owner_facts import Ownership as Ownership
+from .owner_facts import other_owner_lines as other_owner_lines
+from .owner_facts import owner_facts as owner_facts
 
 #: The client's own dialog, gateways such as mcp-hub, and the token text take at most this much.
 MAX_ELICIT_BYTES = 4096
@@ -89,8 +115,8 @@ class Question:
     site: str = ""
     feedpath: str = ""
     owners: tuple[str, ...] = field(default=())  # update_site_owners: the complete list afterwards
-    #: Each value whole, in the order of `values` (`text.escaped`, `text.show_url`): what the app's dialog
-    #: shows, where `values` holds it shortened. Empty: every value is shown whole already.
+    #: Each value whole, in the order of `values` (`text.display.escaped`, `text.addresses.show_url`):
+    #: what the app's dialog shows, where `values` holds it shortened. Empty: every value is shown whole.
     wholes: tuple[str, ...] = field(default=())
     #: The notification form (`note_form`), written beside the question from the same facts; None: none.
     notification: protocol.NotificationForm | None = None
@@ -170,31 +196,6 @@ class Question:
         )
 
 
-#: The mark of an address whose host is a look-alike (`url_line`), and what the consequence then says.
-LOOKS_LIKE = "looks like"
-LOOKS_LIKE_WARNING = (
-    "An address marked “looks like” is written with letters of other alphabets that look like the ones it "
-    "resembles, so it is another address: check it letter by letter."
-)
-
-
-def url_line(label: str, url: str) -> tuple[str, str]:
-    """A property, sitemap or website line, as (label, the value whole): the address as `text.show_url`
-    shows it (hosts in ASCII), a look-alike host marked in the label as the owners' "reads like" is."""
-    shown = show_url(url)
-    if shown.looks_like is None:
-        return label, shown.text
-    marked = f"{label} ({LOOKS_LIKE} {shown.looks_like}, but is not)"
-    if not shown.looks_like or len(marked) > protocol.MAX_LABEL_CHARS:
-        marked = f"{label} ({LOOKS_LIKE} another address, but is not)"
-    return marked, shown.text
-
-
-def looks_like_warning(lines: Sequence[tuple[str, str]]) -> list[str]:
-    """The sentence a consequence carries when an address in `lines` is marked "looks like" (`url_line`)."""
-    return [LOOKS_LIKE_WARNING] if any(f"({LOOKS_LIKE} " in label for label, _ in lines) else []
-
-
 def shown_values(lines: Sequence[tuple[str, str]]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
     """A question's `values` and `wholes` from its lines (label, the value whole): each value as the words
     hold it (`text.shorten`: a long one as its start, its end and a digest), and each whole for the app."""
@@ -237,66 +238,6 @@ def _token_place(site: str) -> str:
     (support.google.com/webmasters/answer/9357768: "if you used domain verification, you must remove
     your TXT verification entry from the domain host")."""
     return "in the domain's DNS records" if is_domain(site) else "on the website or in its domain's DNS records"
-
-
-# --- what Google says about the owners ----------------------------------------------------------
-
-
-class Ownership(Enum):
-    """Which of Google's documented cases applies to this account and this site."""
-
-    OTHERS_REMAIN = "others"  # this account is a verified owner, and others are too
-    LAST_OWNER = "last"  # this account is the only verified owner
-    NOT_OWNER = "not_owner"  # Google does not list this account as a verified owner, nor of a domain it is in
-    #: Google lists this account as a verified owner of a domain the property is in, not of the property:
-    #: an indirect owner, whom a property's own list leaves out (developers.google.com/site-verification/
-    #: v1/webResource: "Indirect owners—for example verified owners of the containing domain—are not
-    #: included in this list").
-    THROUGH_DOMAIN = "domain"
-    UNKNOWN = "unknown"  # Google's owner list could not be read
-
-
-@dataclass(frozen=True)
-class OwnerFacts:
-    ownership: Ownership
-    others: int = 0
-    domain: str = ""  # THROUGH_DOMAIN: the domain (ASCII) whose verified owner this account is
-    #: OTHERS_REMAIN: the other owners' addresses as Google lists them, sorted (so the words depend only on
-    #: Google's answer, never on its order); empty when this account could not be told apart in the list.
-    names: tuple[str, ...] = ()
-
-
-def owner_facts(owners: Sequence[str] | None, *, readable: bool, account: str | None = None) -> OwnerFacts:
-    """The case from Google's verified-owner list. Google shows a site's owners only to one of them,
-    so a list that could be read means this account is an owner; the others are the rest, named when
-    `account` is found in the list."""
-    if not readable:
-        return OwnerFacts(Ownership.NOT_OWNER)
-    if not owners:
-        return OwnerFacts(Ownership.UNKNOWN)
-    others = len(owners) - 1
-    if not others:
-        return OwnerFacts(Ownership.LAST_OWNER)
-    me = account.casefold() if account else None
-    rest = sorted(a for a in owners if a.casefold() != me)
-    return OwnerFacts(Ownership.OTHERS_REMAIN, others, names=tuple(rest) if len(rest) == others else ())
-
-
-#: How many other owners the values name one a line; the rest are counted ("and N more").
-NAMED_OWNERS = 3
-OTHER_OWNER = "Other verified owner"
-
-
-def other_owner_lines(facts: OwnerFacts) -> list[tuple[str, str]]:
-    """The other verified owners, in the values below the question (never in the server's sentences: an
-    address is Google's, not the server's): the first `NAMED_OWNERS`, ASCII-escaped like every owner
-    address, then how many more."""
-    if facts.ownership is not Ownership.OTHERS_REMAIN or not facts.names:
-        return []
-    lines = [(OTHER_OWNER, escaped(a, ascii_only=True)) for a in facts.names[:NAMED_OWNERS]]
-    if (more := len(facts.names) - NAMED_OWNERS) > 0:
-        lines.append((f"{OTHER_OWNER}s", f"and {more:,} more"))
-    return lines
 
 
 def _owners_remain(n: int) -> str:
@@ -470,136 +411,41 @@ def update_site_owners(site: str, current: Sequence[str], new: Sequence[str], ac
     )
 
 
-# --- the notification form ---------------------------------------------------------------------------
-# One form of every question, written beside it from the same facts: what a notification shows while its
-# Approve button is visible. The facts a person decides on (the action, the account once in the subtitle,
-# every target whole, the consequence that matters) are laid out so that the common cases fit the smallest
-# presentation the app holds figures for: a macOS banner's one subtitle line and two body lines (issue 36);
-# a line that is only good to know (it can be submitted again, a token may make you an owner again) is
-# added only where even that banner has room, so one form serves every system. Counted at about 40
-# characters a line (a Windows toast is 364 px wide, Microsoft Learn, "App notification content"); the app
-# measures the form against each system's figures (desktop approval.notification_question.FITS). A target is never
-# shortened here: a form that cannot hold every fact, or whose question carries a warning it cannot say in
-# a line, is marked `show_question` with why.
-
-Notification = protocol.NotificationForm
-#: Lines of about this many characters (Microsoft Learn: the toast is 364 px wide).
-NOTE_LINE_CHARS = 40
-#: The subtitle and the body together, in lines of NOTE_LINE_CHARS: the Windows toast's 4.
-NOTE_LINES = 4
-#: The body's lines in the smallest presentation (a macOS banner: a subtitle line of its own, then two lines
-#: of body): a good-to-know line is added only while the body stays within it.
-NOTE_BODY_LINES = 2
-#: Why Approve is not offered, in a few words (the notification shows it beside "Show the question").
-HOLD_LOOKS_LIKE = "An address looks like another one."
-HOLD_READS_LIKE = "Two addresses look almost the same."
-HOLD_TOO_LONG = "An address is too long to show here."
-HOLD_SEVERAL = "Several owner changes."
-HOLD_SELF = "The change includes this account."
-#: The consequences the form carries: short forms of the question's, from the same case, each one line.
-NOTE_LAST_OWNER = "Last verified owner: all lose access."
-#: unverify_site's last owner: the property unusable until someone verifies ownership again.
-NOTE_LAST_OWNER_ENDS = "Last verified owner: nobody can use it."
-NOTE_UNKNOWN = "Owners unreadable: if you are the last, everyone loses access."
-NOTE_NOT_OWNER = "Only this account's list changes."
-NOTE_SUBMIT_AGAIN = "It can be submitted again."
-
-
-def _note_rows(text: str) -> int:
-    return max(1, -(-len(text) // NOTE_LINE_CHARS))
-
-
-def _note_account(account: str | None) -> str:
-    return f"as {show_value(account, ascii_only=True)}" if account else "as the account in SearchDesk's settings"
-
-
-def _others_keep(n: int) -> str:
-    return f"{n:,} other verified owner{'' if n == 1 else 's'} keep{'s' if n == 1 else ''} access."
-
-
-def note_form(tool: str, subtitle: str, lines: Sequence[str], labels: Sequence[str], hold: str = "") -> Notification:
-    """The form: the action as its title, `subtitle` and `lines` (every target whole) as its text. Marked
-    `show_question` when the question carries a warning the form cannot say (a "looks like" host, a
-    "reads like" owner: `labels` are the question's value labels), when `hold` says why, or when a line
-    would not fit the toast whole (never shortened: the question is shown instead)."""
-    if not hold and any(f"({LOOKS_LIKE} " in label for label in labels):
-        hold = HOLD_LOOKS_LIKE
-    if not hold and any("reads like" in label for label in labels):
-        hold = HOLD_READS_LIKE
-    if not hold and any(_note_rows(line) > NOTE_LINES for line in (subtitle, *lines)):
-        hold = HOLD_TOO_LONG
-    if hold:  # the lines still say what is asked, as far as the wire's bounds take them whole
-        room = protocol.MAX_NOTE_BODY_CHARS - len(hold) - 1
-        kept = [line for line in lines if len(line) <= protocol.MAX_NOTE_TITLE_CHARS]
-        while kept and len("\n".join(kept)) > room:
-            kept.pop()
-        lines = [*kept, hold][: protocol.MAX_NOTE_LINES]
-        subtitle = subtitle if len(subtitle) <= protocol.MAX_NOTE_TITLE_CHARS else ""
-    return Notification(title=action_name(tool), subtitle=subtitle, body="\n".join(lines), show_question=hold)
-
-
-def _with_room(lines: list[str], subtitle: str, *optional: str) -> list[str]:
-    """`lines`, then each optional consequence (one that is good to know, never a warning, and only ever
-    one that makes the action sound less final) while the form still fits the smallest presentation: the
-    body within NOTE_BODY_LINES (a macOS banner) and the subtitle and body within the toast's NOTE_LINES."""
-    out = list(lines)
-    for line in optional:
-        body = sum(_note_rows(x) for x in (*out, line))
-        if body <= NOTE_BODY_LINES and _note_rows(subtitle) + body <= NOTE_LINES:
-            out.append(line)
-    return out
-
-
-def _labels(lines: Sequence[tuple[str, str]]) -> list[str]:
-    return [label for label, _ in lines]
-
-
 def _delete_site_note(lines: Sequence[tuple[str, str]], account: str | None, facts: OwnerFacts) -> Notification:
-    subtitle = _note_account(account)
+    subtitle = note_account(account)
     domain = next((whole for label, whole in lines if label.startswith(OWNED_DOMAIN)), "")
     cases = {
-        Ownership.OTHERS_REMAIN: _others_keep(facts.others),
+        Ownership.OTHERS_REMAIN: others_keep(facts.others),
         Ownership.LAST_OWNER: NOTE_LAST_OWNER,
         Ownership.NOT_OWNER: NOTE_NOT_OWNER,
         Ownership.THROUGH_DOMAIN: f"Owned through {domain}",
         Ownership.UNKNOWN: NOTE_UNKNOWN,
     }
     body = [lines[0][1], cases[facts.ownership]]
-    return note_form("delete_site", subtitle, body, _labels(lines))
+    return note_form("delete_site", subtitle, body, value_labels(lines))
 
 
 def _delete_sitemap_note(lines: Sequence[tuple[str, str]], account: str | None) -> Notification:
     """The sitemap on one line and its property on the next (the title says it is a sitemap)."""
-    subtitle = _note_account(account)
+    subtitle = note_account(account)
     prop, sitemap = lines[0][1], lines[1][1]
     # "in" says which line is the property, where it takes no line more (a long domain's name: just the name).
-    where = f"in {prop}" if _note_rows(f"in {prop}") == _note_rows(prop) else prop
-    body = _with_room([sitemap_in(prop, sitemap), where], subtitle, NOTE_SUBMIT_AGAIN)
-    return note_form("delete_sitemap", subtitle, body, _labels(lines))
-
-
-def sitemap_in(prop: str, sitemap: str) -> str:
-    """The sitemap as the notification names it beside its property (both as the question shows them):
-    its path alone when it is on the URL-prefix property's own scheme and host, which the next line names,
-    so the two lines still read as the whole address; else the whole address."""
-    if prop.startswith(("http://", "https://")) and " " not in prop and " " not in sitemap:
-        origin = prop[: prop.find("/", prop.find("://") + 3) + 1 or len(prop)]
-        if origin.endswith("/") and sitemap.startswith(origin):
-            return sitemap[len(origin) - 1 :]
-    return sitemap
+    where = f"in {prop}" if note_rows(f"in {prop}") == note_rows(prop) else prop
+    body = with_room([sitemap_in(prop, sitemap), where], subtitle, NOTE_SUBMIT_AGAIN)
+    return note_form("delete_sitemap", subtitle, body, value_labels(lines))
 
 
 def _unverify_note(lines: Sequence[tuple[str, str]], account: str | None, facts: OwnerFacts) -> Notification:
-    subtitle = _note_account(account)
+    subtitle = note_account(account)
     cases = {
-        Ownership.OTHERS_REMAIN: _others_keep(facts.others),
+        Ownership.OTHERS_REMAIN: others_keep(facts.others),
         Ownership.LAST_OWNER: NOTE_LAST_OWNER_ENDS,
         Ownership.UNKNOWN: "Owners unreadable: if you are the last, nobody can use it.",
     }
     body = [lines[0][1], cases.get(facts.ownership, NOTE_UNKNOWN)]
     if facts.ownership is Ownership.OTHERS_REMAIN:
-        body = _with_room(body, subtitle, "Its token may make you an owner again.")
-    return note_form("unverify_site", subtitle, body, _labels(lines))
+        body = with_room(body, subtitle, "Its token may make you an owner again.")
+    return note_form("unverify_site", subtitle, body, value_labels(lines))
 
 
 def _owners_note(
@@ -611,7 +457,7 @@ def _owners_note(
     changes = [f"{label.split(' (')[0]}: {whole}" for label, whole in lines[1:]]
     if not removed and not added:
         changes = ["No change: the list stays the same."]
-    return note_form("update_site_owners", _note_account(account), [lines[0][1], *changes], _labels(lines), hold)
+    return note_form("update_site_owners", note_account(account), [lines[0][1], *changes], value_labels(lines), hold)
 
 
 # --- who asked ---------------------------------------------------------------------------------------

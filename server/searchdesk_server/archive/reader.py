@@ -7,7 +7,7 @@ call, so a withheld or removed account's archive is never opened), the rest from
 always asked for at least one day, so the archive answers only for a property the account sees now.
 Archived rows are Google's rows: they come back in Google's shape and go through the same cleaning
 (`rows.entries`) and marking as a live answer. What came from where is gathered on the call
-(`Call.sources`) and said by `handlers.run_tool` in a field and a sentence of the server's own.
+(`Call.gathered(Sources)`) and said by `handlers.run_tool` in a field and a sentence of the server's own.
 """
 
 from __future__ import annotations
@@ -183,8 +183,7 @@ async def fetch(call: Call, site: str, body: Mapping[str, Any], send: Send, toda
     (tools/analytics/query.py `search_analytics`), so the archive never imports the tools above it."""
     import anyio
 
-    sources = call.sources if isinstance(call.sources, Sources) else Sources()
-    call.sources = sources
+    sources = call.gathered(Sources)
     start = dt.date.fromisoformat(str(body["startDate"]))
     end = dt.date.fromisoformat(str(body["endDate"]))
     first = google_first_day(today)

@@ -53,7 +53,7 @@ class _Cached:
         self._lock = anyio.Lock()
 
     async def token(self, scopes: Sequence[str], *, force_refresh: bool = False, account: str | None = None) -> str:
-        from searchdesk_server.google.http import usable_token
+        from searchdesk_server.google.wire import usable_token
 
         key = frozenset(scopes)
         async with self._lock:
@@ -171,7 +171,7 @@ class DesktopSource:
         self.account: str | None = None
 
     async def token(self, scopes: Sequence[str], *, force_refresh: bool = False, account: str | None = None) -> str:
-        from searchdesk_server.google.http import usable_token
+        from searchdesk_server.google.wire import usable_token
 
         raw, _lifetime = await self._fetch(sorted(set(scopes)), force_refresh, account)
         return usable_token(raw)

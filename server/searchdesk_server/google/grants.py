@@ -2,8 +2,8 @@
 
 The server's credentials (a service-account key, a refresh token) and the desktop app's sign-in,
 refresh and revoke all build their forms, check Google's answers and clamp token lifetimes here, and
-all of them send through the hardened client (`google/http.py`): Google's hosts only, no redirects,
-byte ceilings, secrets redacted from anything Google echoes. "Does what the person granted cover
+all of them send through the hardened client (`google/wire.py`, `google/attempts.py`): Google's hosts
+only, no redirects, byte ceilings, secrets redacted from anything Google echoes. "Does what the person granted cover
 what this call needs" is answered here too, so it has one answer on both sides of the agent socket.
 Two facts are the catalogue's, because the server's start-up path reads them and must not import
 this package: which scope implies which, and the token address. docs/architecture.md places this
@@ -28,7 +28,7 @@ from .errors import ErrorKind, GoogleError, explain_token_error
 if TYPE_CHECKING:
     import httpx
 
-    from .http import Answer
+    from .wire import Answer
 
 __all__ = [
     "AUTH_URL",
@@ -240,7 +240,8 @@ async def _post(
 ) -> Answer:
     from dataclasses import replace
 
-    from .http import DEFAULT_POLICY, Limit, fetch, new_http_client
+    from .attempts import fetch
+    from .wire import DEFAULT_POLICY, Limit, new_http_client
 
     policy = DEFAULT_POLICY if seconds is None else replace(DEFAULT_POLICY, request_timeout=seconds)
     async with new_http_client(transport) as http:

@@ -4,15 +4,18 @@ A request that changes something at Google is a `change` row committed before th
 its access token is in hand, so a sign-in failure sends nothing and records nothing), then an `outcome`
 row once Google answered. Which requests change something is decided here, from the request itself,
 failing closed: every method but GET is a change except the three reads Google's APIs make by POST. A
-guarded call that sends nothing (declined, refused, still waiting) is one `answer` row. Appends run in a
-worker thread: a journal another process holds for up to five seconds must not stall this server's other
-calls.
+guarded call that sends nothing (declined, refused, still waiting) is one `answer` row. A call's rows are
+its `CallRecord`, the hook set on the Google client made for the call (`google.http.RequestHook`); the
+call tells it what the rows say (`Caller`), so the journal imports neither the call nor the approval
+chain above it. Appends run in a worker thread: a journal another process holds for up to five seconds
+must not stall this server's other calls.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -23,9 +26,8 @@ from ..result import ToolFailure
 from .store import Approval, Entry, Journal, JournalUnavailable, Kind, Result, Row, Target
 
 if TYPE_CHECKING:
-    from ..approval.question import Question
     from ..google.errors import GoogleError
-    from ..runtime import Call
+    from ..google.http import Outgoing
 
 log = logging.getLogger("searchdesk_server.journal")
 
@@ -93,129 +95,156 @@ def request_targets(
     return tuple(found)
 
 
-def _shown(question: Question) -> tuple[Target, ...]:
+def shown(values: Sequence[tuple[str, str]]) -> tuple[Target, ...]:
     """A question's values as the person was shown them: what its rows record."""
-    return tuple(Target(label, value) for label, value in question.values)
+    return tuple(Target(label, value) for label, value in values)
 
 
-def _site(call: Call, targets: tuple[Target, ...]) -> str:
-    if call.approved is not None and call.approved.site:
-        return call.approved.site
-    for key in ("site", "site_url"):
-        value = call.args.get(key)
-        if isinstance(value, str):
-            return value
-    return next((t.value for t in targets if t.label in (labels.PROPERTY, labels.SITE)), "")
-
-
-async def _account(call: Call) -> str:
-    try:
-        return await call.account_name() or ""
-    except Exception:  # the account is only named for the record; failing to name it must not stop the call
-        return ""
-
-
-def _asked_by(call: Call) -> str:
+def asked_by(ctx: Any) -> str:
+    """The program that asked, as a row names it ("" when the request context has no session)."""
     from ..mcp_client import client_info, describe_client
 
-    if call.ctx is None:
+    if ctx is None:
         return ""
     try:
-        return describe_client(*client_info(call.ctx))
+        return describe_client(*client_info(ctx))
     except AttributeError:  # a request context without a session (in-process use)
         return ""
 
 
-def approval_of(call: Call) -> Approval:
-    """How this call's change was approved (set by the approval chain); not asked for the other writes."""
-    return call.approved_by or Approval.NOT_ASKED
+@dataclass(frozen=True)
+class Caller:
+    """What the rows say of the tool call that wrote them, told by the call (`runtime.Call.record`): the
+    journal never reads the call itself, so it sits below everything that makes one."""
 
-
-async def _append(journal: Journal, entry: Entry) -> Row:
-    return await anyio.to_thread.run_sync(journal.append, entry)
-
-
-async def _call_entry(
-    call: Call, kind: Kind, targets: tuple[Target, ...], approval: Approval, words: str = ""
-) -> Entry:
-    """A row that speaks of this call (a change before it is sent, an answer when nothing was): its tool,
-    account, property, targets and who asked, said one way for both."""
-    return Entry(
-        kind,
-        tool=call.spec.name,
-        account=await _account(call),
-        site=_site(call, targets),
-        targets=targets,
-        asked_by=_asked_by(call),
-        approval=approval,
-        words=words,
-    )
-
-
-async def before_change(
-    call: Call,
-    path_params: Mapping[str, str] | None,
-    query: Mapping[str, Any] | None,
-    body: object | None,
-) -> Row:
-    """The `change` row, committed; raises ToolFailure (nothing may be sent) when it cannot be written."""
-    targets = _shown(call.approved) if call.approved is not None else request_targets(path_params, query, body)
-    entry = await _call_entry(call, Kind.CHANGE, targets, approval_of(call))
-    try:
-        return await _append(call.runtime.journal, entry)
-    except JournalUnavailable as exc:
-        raise refusal(exc) from exc
+    tool: str
+    args: Mapping[str, Any]
+    #: The Google account it acts as, once asked (a row names it; failing to name it never stops the call).
+    account: Callable[[], Awaitable[str | None]]
+    #: The program that asked (`asked_by`).
+    asked_by: str = ""
+    #: A guarded call that acts: the values its question showed, its property, and how the yes was given.
+    shown: tuple[Target, ...] | None = None
+    site: str = ""
+    approval: Approval = Approval.NOT_ASKED
 
 
 #: The outcome of a change whose answer never came (the network, or the call was cancelled after it left).
 NO_ANSWER = "No answer came back from Google, so it may or may not have been done."
 
 
-async def after_change(call: Call, change: Row, failure: GoogleError | None, *, lost: bool = False) -> None:
-    """The `outcome` row for `change` (`lost`: the call ended before Google answered); when it cannot be
-    written the result says the record is incomplete."""
-    if lost:
-        result, words = Result.UNKNOWN, NO_ANSWER
-    elif failure is None:
-        result, words = Result.DONE, ""
-    elif failure.status is None:
-        result, words = Result.UNKNOWN, NO_ANSWER
-    else:
-        result, words = Result.REFUSED, failure.summary
-    entry = Entry(
-        Kind.OUTCOME,
-        tool=change.tool,
-        account=change.account,
-        site=change.site,
-        asked_by=change.asked_by,
-        approval=Approval.NONE,
-        result=result,
-        words=words,
-        about=change.seq,
-    )
-    try:
-        await _append(call.runtime.journal, entry)
-    except JournalUnavailable:
-        log.warning("the outcome of row %d could not be recorded", change.seq)
-        call.record_incomplete = True
+class CallRecord:
+    """One tool call's rows in the journal. The hook its Google client runs around every request
+    (`google.http.RequestHook`): a change's `change` row before it leaves, its `outcome` row after; and the
+    `answer` row of a guarded call that sent nothing. `incomplete` says whether an outcome could not be
+    written after its change was sent: the call's result then says its record is incomplete."""
+
+    def __init__(self, journal: Journal, caller: Caller) -> None:
+        self._journal = journal
+        self._caller = caller
+        self._incomplete = False
+
+    @property
+    def incomplete(self) -> bool:
+        return self._incomplete
+
+    async def before_send(self, request: Outgoing) -> Row | None:
+        """The `change` row, committed, for a request that changes something (None for a read); raises
+        ToolFailure (nothing may be sent) when it cannot be written."""
+        if not changes(request.api.value, request.method, request.path):
+            return None
+        caller = self._caller
+        targets = (
+            caller.shown
+            if caller.shown is not None
+            else request_targets(request.path_params, request.query, request.body)
+        )
+        entry = await self._entry(Kind.CHANGE, targets, caller.approval)
+        try:
+            return await _append(self._journal, entry)
+        except JournalUnavailable as exc:
+            raise refusal(exc) from exc
+
+    async def after_answer(
+        self, request: Outgoing, note: Row | None, failure: GoogleError | None, *, lost: bool
+    ) -> None:
+        """The `outcome` row for the change `note` (`lost`: the call ended before Google answered)."""
+        if note is None:
+            return
+        if lost:
+            result, words = Result.UNKNOWN, NO_ANSWER
+        elif failure is None:
+            result, words = Result.DONE, ""
+        elif failure.status is None:
+            result, words = Result.UNKNOWN, NO_ANSWER
+        else:
+            result, words = Result.REFUSED, failure.summary
+        entry = Entry(
+            Kind.OUTCOME,
+            tool=note.tool,
+            account=note.account,
+            site=note.site,
+            asked_by=note.asked_by,
+            approval=Approval.NONE,
+            result=result,
+            words=words,
+            about=note.seq,
+        )
+        try:
+            await _append(self._journal, entry)
+        except JournalUnavailable:
+            log.warning("the outcome of row %d could not be recorded", note.seq)
+            self._incomplete = True
+
+    async def answer(self, approval: Approval, words: str, shown: tuple[Target, ...] = ()) -> None:
+        """A guarded call's outcome when it sent nothing (declined, refused, waiting): one `answer` row, with
+        the values of the question it asked (`shown`). A journal that cannot be written loses only this note;
+        the call changed nothing."""
+        entry = await self._entry(Kind.ANSWER, shown, approval, words)
+        try:
+            await _append(self._journal, entry)
+        except JournalUnavailable:
+            log.warning("a guarded call's answer could not be recorded")
+
+    async def _entry(self, kind: Kind, targets: tuple[Target, ...], approval: Approval, words: str = "") -> Entry:
+        """A row that speaks of this call (a change before it is sent, an answer when nothing was): its tool,
+        account, property, targets and who asked, said one way for both."""
+        caller = self._caller
+        return Entry(
+            kind,
+            tool=caller.tool,
+            account=await self._account(),
+            site=self._site(targets),
+            targets=targets,
+            asked_by=caller.asked_by,
+            approval=approval,
+            words=words,
+        )
+
+    def _site(self, targets: tuple[Target, ...]) -> str:
+        if self._caller.site:
+            return self._caller.site
+        for key in ("site", "site_url"):
+            value = self._caller.args.get(key)
+            if isinstance(value, str):
+                return value
+        return next((t.value for t in targets if t.label in (labels.PROPERTY, labels.SITE)), "")
+
+    async def _account(self) -> str:
+        try:
+            return await self._caller.account() or ""
+        except Exception:  # the account is only named for the record; failing to name it must not stop the call
+            return ""
 
 
-async def answer(call: Call, approval: Approval, words: str) -> None:
-    """A guarded call's outcome when it sent nothing (declined, refused, waiting): one `answer` row. A
-    journal that cannot be written loses only this note; the call changed nothing."""
-    question = call.approved or call.asked
-    targets = _shown(question) if question is not None else ()
-    entry = await _call_entry(call, Kind.ANSWER, targets, approval, words)
-    try:
-        await _append(call.runtime.journal, entry)
-    except JournalUnavailable:
-        log.warning("a guarded call's answer could not be recorded")
+async def _append(journal: Journal, entry: Entry) -> Row:
+    return await anyio.to_thread.run_sync(journal.append, entry)
 
 
-async def ready(call: Call) -> None:
+async def ready(journal: Journal) -> None:
     """Raise ToolFailure unless a change could be recorded now: checked before a write tool does anything
     (before a person is asked, before anything is sent). Read tools never call it."""
     try:
-        await anyio.to_thread.run_sync(call.runtime.journal.ready)
+        await anyio.to_thread.run_sync(journal.ready)
     except JournalUnavailable as exc:
         raise refusal(exc) from exc

@@ -46,7 +46,7 @@ async def open_watch(call: Call, site: str, *, confirm: bool) -> CoverageStore |
     if path is not None and not path.is_file():  # a stat, not an open
         return None
     if confirm:
-        await call.google(Api.SEARCHCONSOLE, "GET", SITE_GET, path_params={"siteUrl": site}, retry=True)
+        await call.google.call(Api.SEARCHCONSOLE, "GET", SITE_GET, path_params={"siteUrl": site}, retry=True)
     if path is None:
         from ..coverage.demo_watch import demo_watch
         from ..demo.clock import resolve_today

@@ -62,7 +62,7 @@ async def request_indexing(call: Call) -> Output:
             "OAuth client or service-account project."
         )
     try:
-        raw = await call.google(Api.INDEXING, "POST", PUBLISH, body={"url": url, "type": kind})
+        raw = await call.google.call(Api.INDEXING, "POST", PUBLISH, body={"url": url, "type": kind})
     except GoogleError:
         quota.refund(spends, who)
         raise
@@ -75,7 +75,7 @@ async def request_indexing(call: Call) -> Output:
 async def get_indexing_status(call: Call) -> Output:
     url = call.url(call.args["url"])
     try:
-        raw = await call.google(Api.INDEXING, "GET", METADATA, query={"url": url}, retry=True)
+        raw = await call.google.call(Api.INDEXING, "GET", METADATA, query={"url": url}, retry=True)
     except GoogleError as exc:
         if exc.kind is ErrorKind.NOT_FOUND:
             return Output(

@@ -99,7 +99,7 @@ async def _inspect(call: Call, site: str, url: str, lang: str | None, deadline: 
     body: dict[str, Any] = {"inspectionUrl": url, "siteUrl": site}
     if lang:
         body["languageCode"] = lang
-    raw = await call.google(
+    raw = await call.google.call(
         Api.SEARCHCONSOLE, "POST", INSPECT, body=body, limit=Limit.INSPECTION, retry=True, deadline=deadline
     )
     return summarise(raw)

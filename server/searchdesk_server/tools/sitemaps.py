@@ -72,7 +72,7 @@ async def list_sitemaps(call: Call) -> Output:
     query: dict[str, str | list[str]] = {}
     if "sitemap_index" in call.args:
         query["sitemapIndex"] = call.url(call.args["sitemap_index"], "sitemap_index")
-    raw = await call.google(Api.SEARCHCONSOLE, "GET", LIST, path_params={"siteUrl": site}, query=query, retry=True)
+    raw = await call.google.call(Api.SEARCHCONSOLE, "GET", LIST, path_params={"siteUrl": site}, query=query, retry=True)
     maps = [m for m in (sitemap(e) for e in sh.records(raw, "sitemap")) if "path" in m]
     errors = sum(m.get("errors", 0) for m in maps)
     warnings = sum(m.get("warnings", 0) for m in maps)
@@ -92,7 +92,9 @@ async def list_sitemaps(call: Call) -> Output:
 async def get_sitemap(call: Call) -> Output:
     site = call.site()
     feed = call.url(call.args["feedpath"], "feedpath")
-    raw = await call.google(Api.SEARCHCONSOLE, "GET", ONE, path_params={"siteUrl": site, "feedpath": feed}, retry=True)
+    raw = await call.google.call(
+        Api.SEARCHCONSOLE, "GET", ONE, path_params={"siteUrl": site, "feedpath": feed}, retry=True
+    )
     entry = sitemap(sh.record(raw))
     if "path" not in entry:
         raise ToolFailure("Google answered without sitemap data for that sitemap; try list_sitemaps.")
@@ -103,7 +105,7 @@ async def get_sitemap(call: Call) -> Output:
 
 
 async def _submit(call: Call, site: str, feed: str, deadline: float | None = None) -> None:
-    await call.google(
+    await call.google.call(
         Api.SEARCHCONSOLE,
         "PUT",
         ONE,
@@ -168,7 +170,9 @@ async def submit_sitemaps(call: Call) -> Output:
 
 async def delete_sitemap(call: Call) -> Output:
     site, feed = call.question.site, call.question.feedpath
-    await call.google(Api.SEARCHCONSOLE, "DELETE", ONE, path_params={"siteUrl": site, "feedpath": feed}, retry=False)
+    await call.google.call(
+        Api.SEARCHCONSOLE, "DELETE", ONE, path_params={"siteUrl": site, "feedpath": feed}, retry=False
+    )
     return Output(
         f"Removed the sitemap {feed} from the Sitemaps report of {site}. Google may still crawl it; "
         "submit_sitemap adds it back.",

@@ -21,7 +21,7 @@ PERMISSIONS = {
 
 
 async def fetch_sites(call: Call) -> list[dict[str, str]]:
-    return site_entries(await call.google(Api.SEARCHCONSOLE, "GET", SITES, retry=True))
+    return site_entries(await call.google.call(Api.SEARCHCONSOLE, "GET", SITES, retry=True))
 
 
 def _permission(code: str) -> str:
@@ -82,7 +82,7 @@ async def _every_account(call: Call) -> Output:
 
 async def get_site(call: Call) -> Output:
     site = call.site()
-    raw = sh.record(await call.google(Api.SEARCHCONSOLE, "GET", SITE, path_params={"siteUrl": site}, retry=True))
+    raw = sh.record(await call.google.call(Api.SEARCHCONSOLE, "GET", SITE, path_params={"siteUrl": site}, retry=True))
     picked = sh.pick(raw, SITE_FIELDS)
     if "site" not in picked:
         raise ToolFailure("Google answered without property data for that property; try list_sites.")
@@ -95,7 +95,7 @@ async def get_site(call: Call) -> Output:
 
 async def add_site(call: Call) -> Output:
     site = call.site()
-    await call.google(Api.SEARCHCONSOLE, "PUT", SITE, path_params={"siteUrl": site}, retry=True)
+    await call.google.call(Api.SEARCHCONSOLE, "PUT", SITE, path_params={"siteUrl": site}, retry=True)
     return Output(
         f"Added {site}. It stays unverified (no data) until verification succeeds: get_verification_token "
         "says what to place, then verify_site.",
@@ -106,7 +106,7 @@ async def add_site(call: Call) -> Output:
 
 async def delete_site(call: Call) -> Output:
     site = call.question.site
-    await call.google(Api.SEARCHCONSOLE, "DELETE", SITE, path_params={"siteUrl": site}, retry=False)
+    await call.google.call(Api.SEARCHCONSOLE, "DELETE", SITE, path_params={"siteUrl": site}, retry=False)
     return Output(
         f"Removed the property {site} from this account's Search Console list.",
         {"site": site, "deleted": True},

@@ -38,7 +38,7 @@ def method_for(prop: str, requested: str | None) -> str:
 async def list_verified_sites(call: Call) -> Output:
     if len(call.accounts) > 1:
         return await _every_account(call)
-    items = verified_entries(await call.google(Api.SITEVERIFICATION, "GET", RESOURCES, retry=True))
+    items = verified_entries(await call.google.call(Api.SITEVERIFICATION, "GET", RESOURCES, retry=True))
     return listing(
         entries=items,
         headers=["Site", "Type", "Owners"],
@@ -77,7 +77,7 @@ async def _every_account(call: Call) -> Output:
 async def fetch_owners(call: Call, prop: str) -> list[str] | None:
     """The site's verified owners as Google lists them now; None when Google's answer has no list."""
     raw = sh.record(
-        await call.google(Api.SITEVERIFICATION, "GET", RESOURCE, path_params={"id": resource_id(prop)}, retry=True)
+        await call.google.call(Api.SITEVERIFICATION, "GET", RESOURCE, path_params={"id": resource_id(prop)}, retry=True)
     )
     if not isinstance(raw.get("owners"), list):
         return None
@@ -86,7 +86,9 @@ async def fetch_owners(call: Call, prop: str) -> list[str] | None:
 
 async def get_verified_site(call: Call) -> Output:
     prop = call.site()
-    raw = await call.google(Api.SITEVERIFICATION, "GET", RESOURCE, path_params={"id": resource_id(prop)}, retry=True)
+    raw = await call.google.call(
+        Api.SITEVERIFICATION, "GET", RESOURCE, path_params={"id": resource_id(prop)}, retry=True
+    )
     r = resource(sh.record(raw))
     lines = [
         f"{prop} has {plural(len(r['owners']), 'verified owner')}:",
@@ -99,7 +101,7 @@ async def get_verified_site(call: Call) -> Output:
 async def fetch_token(call: Call, prop: str, method: str) -> dict[str, str]:
     kind, ident = verification_id(prop)
     body = {"site": {"type": kind, "identifier": ident}, "verificationMethod": method}
-    raw = sh.record(await call.google(Api.SITEVERIFICATION, "POST", TOKEN, body=body, retry=True))
+    raw = sh.record(await call.google.call(Api.SITEVERIFICATION, "POST", TOKEN, body=body, retry=True))
     token = sh.text(raw.get("token"))
     if not token:
         raise ToolFailure("Google answered without a verification token; try again later.")
@@ -138,7 +140,7 @@ async def verify_site(call: Call) -> Output:
     prop = call.site()
     method = method_for(prop, call.args.get("method"))
     kind, ident = verification_id(prop)
-    raw = await call.google(
+    raw = await call.google.call(
         Api.SITEVERIFICATION,
         "POST",
         RESOURCES,
@@ -155,7 +157,7 @@ async def verify_site(call: Call) -> Output:
 
 async def unverify_site(call: Call) -> Output:
     prop = call.question.site
-    await call.google(Api.SITEVERIFICATION, "DELETE", RESOURCE, path_params={"id": resource_id(prop)}, retry=False)
+    await call.google.call(Api.SITEVERIFICATION, "DELETE", RESOURCE, path_params={"id": resource_id(prop)}, retry=False)
     return Output(
         f"This account is no longer a verified owner of {prop}.",
         {"site": prop, "unverified": True},
@@ -177,7 +179,7 @@ async def update_site_owners(call: Call) -> Output:
     prop = call.question.site
     owners = list(call.question.owners)
     kind, ident = verification_id(prop)
-    raw = await call.google(
+    raw = await call.google.call(
         Api.SITEVERIFICATION,
         "PUT",
         RESOURCE,

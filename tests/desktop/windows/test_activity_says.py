@@ -25,7 +25,7 @@ from pytestqt.qtbot import QtBot
 
 from searchdesk_desktop import history
 from searchdesk_desktop.windows.activity import ActivityWindow
-from searchdesk_server.approval import chain
+from searchdesk_server.approval import ask_app, chain, outcomes
 from searchdesk_server.journal.paths import journal_path
 from searchdesk_server.journal.store import Entry, Journal, Kind, Target
 from searchdesk_server.result import error_result
@@ -39,8 +39,8 @@ TOOL = "delete_site"
 
 #: What the server answers Claude for each way a guarded call ends without acting (its own functions).
 OUTCOMES: dict[str, types.CallToolResult] = {
-    "waiting": chain._waiting(TOOL),
-    "asked again": chain._asked_again(TOOL),
+    "waiting": ask_app.waiting_in_app(TOOL),
+    "asked again": ask_app.asked_again(TOOL),
     "declined": error_result(f"The user declined; {TOOL} did nothing.", decision="declined"),
     "unanswered": error_result(
         f"The SearchDesk app closed before anyone answered; {TOOL} did nothing. Open SearchDesk and call again "
@@ -48,7 +48,7 @@ OUTCOMES: dict[str, types.CallToolResult] = {
         decision="unanswered",
     ),
     "code": error_result("Nobody could be asked.", decision="token"),
-    "demo": chain._refused(TOOL, "the SearchDesk app is running the demo; start SearchDesk normally to approve."),
+    "demo": outcomes.refused(TOOL, "the SearchDesk app is running the demo; start SearchDesk normally to approve."),
 }
 #: Words written for a program, never for the person, on screen.
 FOR_CLAUDE = re.compile(r"same arguments|call .* again|\bcall again\b|did nothing", re.IGNORECASE)

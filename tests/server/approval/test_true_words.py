@@ -257,17 +257,17 @@ async def test_a_change_too_large_for_one_question_says_the_largest_step_and_fol
 
 
 def test_the_largest_step_never_leaves_an_empty_or_too_long_list() -> None:
-    from searchdesk_server.approval import chain
+    from searchdesk_server.approval.owner_steps import owner_step
 
     def question(now: int, wanted: int, keep: int) -> q.Question:
         current = [f"c{i:03d}@a.example" for i in range(now)]
         new = current[:keep] + [f"n{i:03d}@a.example" for i in range(wanted - keep)]
         return q.update_site_owners("https://a.example/", current, new, None)
 
-    assert chain._owner_step(question(150, 100, 0), most=120, ceiling=100) == (120, 0)  # removals first
-    assert chain._owner_step(question(300, 100, 0), most=150, ceiling=100) is None  # 150 would be left
-    assert chain._owner_step(question(150, 100, 0), most=200, ceiling=100) == (150, 50)
-    assert chain._owner_step(question(60, 60, 0), most=60, ceiling=100) == (59, 1)  # never an empty list
-    assert chain._owner_step(question(2_100, 1, 0), most=1_244, ceiling=100) is None
-    assert chain._owner_step(question(10, 10, 0), most=0, ceiling=100) is None
-    assert chain._owner_step(question(1, 100, 1), most=40, ceiling=100) == (0, 40)
+    assert owner_step(question(150, 100, 0), most=120, ceiling=100) == (120, 0)  # removals first
+    assert owner_step(question(300, 100, 0), most=150, ceiling=100) is None  # 150 would be left
+    assert owner_step(question(150, 100, 0), most=200, ceiling=100) == (150, 50)
+    assert owner_step(question(60, 60, 0), most=60, ceiling=100) == (59, 1)  # never an empty list
+    assert owner_step(question(2_100, 1, 0), most=1_244, ceiling=100) is None
+    assert owner_step(question(10, 10, 0), most=0, ceiling=100) is None
+    assert owner_step(question(1, 100, 1), most=40, ceiling=100) == (0, 40)

@@ -1,10 +1,11 @@
 """No import circles in server/ or desktop/.
 
 A circle makes the order modules load in matter and hides which part a change belongs to. Imports
-inside functions count (they are circles that merely run late); `if TYPE_CHECKING:` imports do not
-(they never run). Checked at every level: among the modules of each package and among the packages
-themselves (a package's modules taken together), so `approval` → `tools` → `approval` is a circle
-even when no single module imports its importer back.
+inside functions count (they are circles that merely run late), and so do `if TYPE_CHECKING:` imports:
+they never run, but a reader still has to know both sides to understand either, and a type named
+across a circle is one whose home is in the wrong place (issue 39). Checked at every level: among the
+modules of each package and among the packages themselves (a package's modules taken together), so
+`approval` → `tools` → `approval` is a circle even when no single module imports its importer back.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ PACKAGES = ("searchdesk_server", "searchdesk_desktop")
 
 @pytest.fixture(scope="module")
 def graph() -> grimp.ImportGraph:
-    return grimp.build_graph(*PACKAGES, exclude_type_checking_imports=True, cache_dir=None)
+    return grimp.build_graph(*PACKAGES, exclude_type_checking_imports=False, cache_dir=None)
 
 
 def circles(graph: grimp.ImportGraph, top: str) -> list[str]:
@@ -57,3 +58,20 @@ def test_a_function_level_circle_is_found(graph: grimp.ImportGraph) -> None:
         )
     finally:
         graph.remove_import(importer="searchdesk_server.approval.chain", imported="searchdesk_server.server")
+
+
+def test_a_type_only_circle_is_found(graph: grimp.ImportGraph) -> None:
+    """Type-only imports count: the circle `Call.approved` once made (runtime naming the approval
+    question's type under `if TYPE_CHECKING:` while the approval chain imports runtime), added back."""
+    graph.add_import(
+        importer="searchdesk_server.runtime",
+        imported="searchdesk_server.approval.question",
+        line_number=1,
+        line_contents="from .approval.question import Question",
+    )
+    try:
+        assert any(
+            "searchdesk_server.runtime" in c and "searchdesk_server.approval" in c for c in circles(graph, PACKAGES[0])
+        )
+    finally:
+        graph.remove_import(importer="searchdesk_server.runtime", imported="searchdesk_server.approval.question")

@@ -35,11 +35,13 @@ def test_everything_but_get_and_those_reads_is_a_change() -> None:
 
 
 def _google_calls() -> list[tuple[str, str]]:
-    """(file, method) of every `call.google(…)` in the tools whose method is a literal."""
+    """(file, method) of every `call.google.call(…)` in the tools whose method is a literal."""
     found = []
     for path in TOOLS.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "google":
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            if isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "google":
                 method = node.args[1] if len(node.args) > 1 else None
                 assert isinstance(method, ast.Constant), f"{path.name}: a request's method must be a literal"
                 found.append((path.name, str(method.value)))

@@ -124,7 +124,7 @@ async def search_analytics(
         decode = None
 
     async def send(request: dict[str, Any]) -> Any:
-        return await call.google(
+        return await call.google.call(
             Api.SEARCHCONSOLE,
             "POST",
             QUERY,
