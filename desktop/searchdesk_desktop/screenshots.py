@@ -36,6 +36,7 @@ from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from searchdesk_server.config import Var
+from searchdesk_server.deadlines import APPROVAL_WAIT_DEFAULT
 
 from . import claude_config, claude_found, keystore
 
@@ -284,7 +285,7 @@ def as_sent(
         request_id,
         client=ClientInfo(*client),
         requester=Requester(server=server, account=account, demo=demo),
-        wait_s=40,
+        wait_s=APPROVAL_WAIT_DEFAULT,
     )
 
 

@@ -34,6 +34,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from searchdesk_server.agent.protocol import ErrorCode
 from searchdesk_server.config import Var
+from searchdesk_server.deadlines import SIGN_IN_SECONDS
 from searchdesk_server.google import grants
 from searchdesk_server.google.errors import ErrorKind, GoogleError
 
@@ -46,7 +47,7 @@ log = logging.getLogger(__name__)
 IDENTITY_SCOPES = ("openid", "email")
 CLIENT_FILE_VAR = Var.SEARCHDESK_OAUTH_CLIENT_FILE
 BUNDLED_CLIENT = Path(__file__).with_name("oauth_client.json")
-SIGN_IN_TIMEOUT = 300.0
+SIGN_IN_TIMEOUT = SIGN_IN_SECONDS
 MAX_KEY_FILE = 64 * 1024
 
 

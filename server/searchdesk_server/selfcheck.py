@@ -13,10 +13,11 @@ from typing import Any
 
 import anyio
 
-from .text import flatten
+from .deadlines import CHECK_CALL_SECONDS, CHECK_START_SECONDS
+from .text import flatten, plural
 
-START_TIMEOUT = 30.0
-CALL_TIMEOUT = 60.0
+START_TIMEOUT = CHECK_START_SECONDS
+CALL_TIMEOUT = CHECK_CALL_SECONDS
 CELL_CHARS = 80
 TABLE_ROWS = 10
 
@@ -371,4 +372,4 @@ def accounts_table(accounts: list[CheckedAccount]) -> CheckTable:
 
 
 def _count(properties: int) -> str:
-    return f"{properties} {'property' if properties == 1 else 'properties'}"
+    return plural(properties, "property", "properties")

@@ -32,6 +32,7 @@ __all__ = [
     "flatten",
     "is_plain_text",
     "md_cell",
+    "plural",
     "reads_like",
     "redact",
     "shorten",
@@ -695,8 +696,10 @@ def minutes(seconds: float) -> str:
     return f"{whole} minute" if whole == 1 else f"{whole} minutes"
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n:,} {one if n == 1 else many}"
+def plural(n: int, one: str, many: str = "") -> str:
+    """A count as a person reads it ("1 page", "2,000 pages"), never "page(s)": the one definition both
+    programs use; ``many`` where adding an "s" is wrong ("property", "properties")."""
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
 def describe(value: object) -> str:
@@ -717,9 +720,9 @@ def describe(value: object) -> str:
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else "a number that is not finite"
     if isinstance(value, list | tuple):
-        return f"a list of {_plural(len(value), 'entry', 'entries')}"
+        return f"a list of {plural(len(value), 'entry', 'entries')}"
     if isinstance(value, dict):
-        return f"an object with {_plural(len(value), 'field', 'fields')}"
+        return f"an object with {plural(len(value), 'field')}"
     if not isinstance(value, str):
         return "a value of an unexpected type"
     if _PLAIN.fullmatch(value):

@@ -27,7 +27,7 @@ from ..labels import SITEMAP as SITEMAP
 from ..labels import action_name as action_name
 from ..mcp_client import describe_client as describe_client
 from ..properties import verification_id
-from ..text import escaped, reads_like, shorten, show_url, show_value
+from ..text import escaped, plural, reads_like, shorten, show_url, show_value
 
 #: The client's own dialog, gateways such as mcp-hub, and the token text take at most this much.
 MAX_ELICIT_BYTES = 4096
@@ -513,7 +513,7 @@ def _note_account(account: str | None) -> str:
 
 
 def _others_keep(n: int) -> str:
-    return f"{n:,} other verified owner{'' if n == 1 else 's'} keep{'s' if n == 1 else ''} access."
+    return f"{plural(n, 'other verified owner')} keep{'s' if n == 1 else ''} access."
 
 
 def note_form(tool: str, subtitle: str, lines: Sequence[str], labels: Sequence[str], hold: str = "") -> Notification:
