@@ -378,3 +378,11 @@ def test_the_plural_scan_can_fail() -> None:
     assert counted_by_hand("x = f\"{n:,} other owner{'' if n == 1 else 's'} keep\"\n")
     assert not counted_by_hand("x = f\"{plural(n, 'owner')} keep{'s' if n == 1 else ''}\"\n")  # a verb agrees
     assert not counted_by_hand("x = f\"{t:g} second{'' if t == 1 else 's'}\"\n")  # a float, not a count
+
+
+def test_the_path_of_one_call_is_in_architecture_alone() -> None:
+    """The step-by-step path of a call is a table in docs/architecture.md; another page that restates it
+    drifts (contributing.md's copy once named other functions), so it links there instead."""
+    tables = [p.name for p in pages() if re.search(r"^\| Step \| Where \|", p.read_text(), re.MULTILINE)]
+    assert tables == ["architecture.md"], tables
+    assert "architecture.md#the-path-of-one-guarded-call" in (REPO / "docs" / "contributing.md").read_text()
