@@ -38,6 +38,7 @@ __all__ = [
     "shorten",
     "show_url",
     "show_value",
+    "too_long",
 ]
 
 #: Containers nested deeper than this are replaced by :data:`TOO_DEEP`. Google's deepest documented
@@ -700,6 +701,11 @@ def plural(n: int, one: str, many: str = "") -> str:
     """A count as a person reads it ("1 page", "2,000 pages"), never "page(s)": the one definition both
     programs use; ``many`` where adding an "s" is wrong ("property", "properties")."""
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def too_long(what: str, length: int, limit: int) -> str:
+    """A refusal of a value longer than its limit, worded one way for every argument and address."""
+    return f"{what} is {length:,} characters long; the limit is {limit:,}."
 
 
 def describe(value: object) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .catalogue import MAX_ID, ToolSpec
-from .text import describe
+from .text import describe, too_long
 
 
 class ArgumentError(ValueError):
@@ -71,7 +71,7 @@ def check_value(path: str, schema: Mapping[str, Any], value: object) -> object:
     if isinstance(value, str):
         limit = int(schema.get("maxLength", MAX_ID))
         if len(value) > limit:
-            raise ArgumentError(f"{path} is {len(value):,} characters long; the limit is {limit:,}.")
+            raise ArgumentError(too_long(path, len(value), limit))
         low = int(schema.get("minLength", 0))
         if len(value) < low:
             raise ArgumentError(f"{path} is {describe(value)}; it needs at least {low} characters.")

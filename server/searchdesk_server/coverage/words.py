@@ -7,6 +7,8 @@ from typing import Final
 
 from ..text import plural
 
+#: What the watch, and its tools' group in Settings, are called in the app.
+TITLE: Final = "Which of your pages are in Google"
 #: The question the app asks after sign-in and shows in Settings (the watch's one switch).
 QUESTION: Final = "Keep track of which of your pages are in Google?"
 #: How a person switches the watch on (a clause: it follows a colon).

@@ -386,3 +386,55 @@ def test_the_path_of_one_call_is_in_architecture_alone() -> None:
     tables = [p.name for p in pages() if re.search(r"^\| Step \| Where \|", p.read_text(), re.MULTILINE)]
     assert tables == ["architecture.md"], tables
     assert "architecture.md#the-path-of-one-guarded-call" in (REPO / "docs" / "contributing.md").read_text()
+
+
+#: Long enough to be a sentence or a title a person reads, not a format or a key.
+SAID_CHARS = 30
+
+
+def said(source: str) -> set[str]:
+    """The sentences and titles `source` says (string constants of some length, with a space, one line;
+    docstrings left out: they are for whoever reads the code)."""
+    tree = ast.parse(source)
+    docs = _docstrings(tree)
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docs
+        and len(node.value) >= SAID_CHARS
+        and " " in node.value.strip()
+        and "\n" not in node.value
+    }
+
+
+def said_twice(sources: dict[str, str]) -> dict[str, list[str]]:
+    """Each sentence said in more than one of `sources` (name -> text) -> where."""
+    where: dict[str, list[str]] = {}
+    for name, source in sources.items():
+        for text in said(source):
+            where.setdefault(text, []).append(name)
+    return {text: names for text, names in where.items() if len(names) > 1}
+
+
+def test_every_sentence_is_written_once() -> None:
+    """A sentence or title said in two modules drifts when one is reworded: one module keeps it and the
+    other imports it (the coverage watch's question and title, a date range the wrong way round, …)."""
+    sources = {
+        str(path.relative_to(REPO)): path.read_text()
+        for package in PACKAGES
+        for path in sorted(package.rglob("*.py"))
+        if "demo" not in path.relative_to(package).parts  # the demo's made-up data repeats by design
+    }
+    twice = said_twice(sources)
+    assert not twice, "said in two places; keep it in one module and import it:\n" + "\n".join(
+        f"{text!r}: {', '.join(names)}" for text, names in sorted(twice.items())
+    )
+
+
+def test_the_sentence_scan_can_fail() -> None:
+    question = 'QUESTION = "Keep track of which of your pages are in Google?"\n'
+    assert said_twice({"a.py": question, "b.py": question})
+    assert not said_twice({"a.py": question, "b.py": "from a import QUESTION\n"})
+    assert not said_twice({"a.py": '"""Keep track of which of your pages are in Google?"""\n', "b.py": question})
