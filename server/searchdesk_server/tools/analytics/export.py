@@ -193,8 +193,7 @@ async def export_rows(call: Call, q: Query) -> Output:
     elif found.cap_reached:
         lines.append(f"Exactly {ROW_CAP:,} rows: nothing beyond the cap.")
     if found.first_incomplete:
-        clause = incomplete_from(found.first_incomplete)
-        lines.append(f"{clause[0].upper()}{clause[1:]}.")
+        lines.append(f"{incomplete_from(found.first_incomplete).capitalize()}.")  # an ISO date: nothing to lower
     lines.append(
         f"The file is deleted after {KEEP_DAYS} days. Text cells that start with = + - or @ begin with an "
         "apostrophe so a spreadsheet shows them rather than running them."
