@@ -32,8 +32,8 @@ from tests.desktop.ui_walk import DEFAULT_SITE
 from tests.desktop.xdisplay import Xvfb, require
 
 WALK_TIMEOUT = 240
-#: One worker runs these (`make test` uses --dist loadgroup), so the self-check below runs once.
-pytestmark = pytest.mark.xdist_group("readable")
+# No xdist group: the ten walks (about half a minute each) are dealt to both workers, and each worker
+# that runs one makes the self-checks below once (a few seconds, the three at once).
 
 
 @pytest.fixture(scope="module")
