@@ -76,6 +76,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             pytest.skip(f"Linux only: {reason}")
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Freeze what collection made, so each test's full collection below scans only what tests made.
+
+    Collecting imports both packages, Qt and every test module: some 200,000 objects that live until the
+    process ends. A full collection walked them all after every test (0.1-0.5 s each, about 2,400 times a
+    run); frozen (`gc.freeze`, as the UI walk does), they are never scanned and never freed, which they
+    would not be anyway, and a collection after a test costs what that test left behind.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.fixture(autouse=True)
 def _qt_garbage_on_the_main_thread() -> Iterator[None]:
     """Collect cyclic garbage on the main thread only, once Qt is loaded (the app's MainThreadGC rule).

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from searchdesk_server.deadlines import APPROVAL_WAIT_DEFAULT
 from searchdesk_server.variables import Var
 
 from .accounts import keystore
@@ -286,7 +287,7 @@ def as_sent(
         request_id,
         client=ClientInfo(*client),
         requester=Requester(server=server, account=account, demo=demo),
-        wait_s=40,
+        wait_s=APPROVAL_WAIT_DEFAULT,
     )
 
 

@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from searchdesk_server.text.phrases import plural as plural  # one definition for both programs
+
 #: Dark red on pale red: an error that reads the same in a light and a dark theme.
 ERROR_STYLE = "background:#fdecea;color:#8a1c1c;padding:4px;border-radius:3px;"
 BANNER_STYLE = "background:#fff3c4;color:#5c4400;padding:6px;border-radius:4px;font-weight:bold;"
@@ -233,11 +235,6 @@ def breakable_path(path: str) -> str:
     Windows (inside its MSIX package, ~120 characters with no space) is wider than the window. The
     same rule as `breakable`: only for text that is shown and not selectable."""
     return path.replace("\\", f"\\{ZWSP}").replace("/", f"/{ZWSP}")
-
-
-def plural(n: int, one: str, many: str = "") -> str:
-    """Say "1 question" and "2 questions", never "question(s)"."""
-    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def scrolling(content: QWidget) -> QScrollArea:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from urllib.parse import SplitResult, urlsplit
 
-from .text.phrases import describe
+from .text.phrases import describe, too_long
 
 MAX_LENGTH = 2048
 # The percent-encodings of ".", "/" and "\\" (any case): decoded before looking for dot segments.
@@ -64,7 +64,7 @@ def normalise_property(value: str) -> str:
     if not text:
         raise PropertyError("the property is empty; use https://example.com/ or sc-domain:example.com.")
     if len(text) > MAX_LENGTH:
-        raise PropertyError(f"the property is {len(text):,} characters long; the limit is {MAX_LENGTH:,}.")
+        raise PropertyError(too_long("the property", len(text), MAX_LENGTH))
     if any(not c.isprintable() or c.isspace() for c in text):
         raise PropertyError("the property contains spaces or control characters; copy it again.")
     lower = text.lower()
@@ -111,7 +111,7 @@ def check_url(value: str) -> str:
     """A page URL for inspection or the Indexing API: absolute http(s), no fragment, no user name."""
     text = value.strip()
     if len(text) > MAX_LENGTH:
-        raise PropertyError(f"the URL is {len(text):,} characters long; the limit is {MAX_LENGTH:,}.")
+        raise PropertyError(too_long("the URL", len(text), MAX_LENGTH))
     if any(not c.isprintable() or c.isspace() for c in text):
         raise PropertyError("the URL contains spaces or control characters; percent-encode them.")
     parts = _split(text)

@@ -1,5 +1,6 @@
 """Sealing the 2026-07-28 `requestState`: integrity-protected, bound to the tool, the fingerprint
-and the words of the question shown, 15 minutes, with a one-shot nonce. Also `ShownBook`: which
+and the words of the question shown, for `deadlines.QUESTION_STATE_SECONDS` (three times a question's
+lifetime: 15 minutes), with a one-shot nonce. Also `ShownBook`: which
 question this server put in front of the app's dialog, so a later yes counts only for those words.
 
 The key lives only in this process, so a state from before a restart does not open. A state
@@ -16,7 +17,9 @@ import secrets
 import time
 from collections.abc import Callable
 
-TTL_SECONDS = 15 * 60
+from .deadlines import QUESTION_STATE_SECONDS
+
+TTL_SECONDS = QUESTION_STATE_SECONDS
 PREFIX = "sd1."
 
 
@@ -65,7 +68,7 @@ class StateBook:
         return True
 
 
-SHOWN_SECONDS = 15 * 60  # longer than the app keeps a question (5 minutes) plus its answer (5 minutes)
+SHOWN_SECONDS = QUESTION_STATE_SECONDS  # longer than the app keeps a question plus its answer
 
 
 class ShownBook:

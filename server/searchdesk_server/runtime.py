@@ -18,6 +18,7 @@ from .config import Config
 from .deadlines import BATCH_SECONDS
 from .properties import PropertyError, check_allowed, check_allowed_url, check_url, normalise_property
 from .result import ToolFailure
+from .text.phrases import plural as plural  # the tools' one way to count, defined with the other words
 from .tool_spec import QuotaKind, ToolSpec
 
 if TYPE_CHECKING:
@@ -382,7 +383,3 @@ class Call:
     async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         if self.progress_fn is not None:
             await self.progress_fn(done, total, message)
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else (many or word + 's')}"

@@ -13,10 +13,12 @@ from typing import Any
 
 import anyio
 
+from .deadlines import CHECK_CALL_SECONDS, CHECK_START_SECONDS
 from .text.cleaning import flatten
+from .text.phrases import plural
 
-START_TIMEOUT = 30.0
-CALL_TIMEOUT = 60.0
+START_TIMEOUT = CHECK_START_SECONDS
+CALL_TIMEOUT = CHECK_CALL_SECONDS
 CELL_CHARS = 80
 TABLE_ROWS = 10
 
@@ -372,4 +374,4 @@ def accounts_table(accounts: list[CheckedAccount]) -> CheckTable:
 
 
 def _count(properties: int) -> str:
-    return f"{properties} {'property' if properties == 1 else 'properties'}"
+    return plural(properties, "property", "properties")

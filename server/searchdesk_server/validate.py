@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .text.phrases import describe
+from .text.phrases import describe, too_long
 from .tool_spec import MAX_ID, ToolSpec
 
 
@@ -71,7 +71,7 @@ def check_value(path: str, schema: Mapping[str, Any], value: object) -> object:
     if isinstance(value, str):
         limit = int(schema.get("maxLength", MAX_ID))
         if len(value) > limit:
-            raise ArgumentError(f"{path} is {len(value):,} characters long; the limit is {limit:,}.")
+            raise ArgumentError(too_long(path, len(value), limit))
         low = int(schema.get("minLength", 0))
         if len(value) < low:
             raise ArgumentError(f"{path} is {describe(value)}; it needs at least {low} characters.")

@@ -18,7 +18,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Final
 
-from .text.phrases import describe
+from . import deadlines
+from .text.phrases import describe, minutes
 
 
 class Var(StrEnum):
@@ -71,8 +72,8 @@ OAUTH_VARS = (Var.GSC_CLIENT_ID, Var.GSC_CLIENT_SECRET, Var.GSC_REFRESH_TOKEN)
 CREDENTIAL_VARS = (Var.GSC_SERVICE_ACCOUNT_KEY, Var.GSC_SERVICE_ACCOUNT_KEY_FILE, *OAUTH_VARS)
 TRUE_WORDS = ("true", "1", "yes")
 FALSE_WORDS = ("false", "0", "no")
-WAIT_RANGE = (1, 55)
-DEFAULT_APPROVAL_WAIT = 40
+WAIT_RANGE = (1, deadlines.APPROVAL_WAIT_MOST)
+DEFAULT_APPROVAL_WAIT = deadlines.APPROVAL_WAIT_DEFAULT
 
 
 class ConfigError(Exception):
@@ -115,7 +116,8 @@ def parse_wait(env: Mapping[str, str]) -> int:
         return int(raw)
     raise ConfigError(
         f"{name} is {describe(env[name])}; "
-        f"use whole seconds from {lo} to {hi} (clients give up on a call after about 60 s)."
+        f"use whole seconds from {lo} to {hi} "
+        f"(clients give up on a call after about {minutes(deadlines.CLIENT_WAIT_SECONDS)})."
     )
 
 

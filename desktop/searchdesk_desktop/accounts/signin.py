@@ -33,6 +33,7 @@ from typing import Any, ParamSpec, TypeVar
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from searchdesk_server.agent.protocol import ErrorCode
+from searchdesk_server.deadlines import SIGN_IN_SECONDS
 from searchdesk_server.google import grants
 from searchdesk_server.google.errors import ErrorKind, GoogleError
 from searchdesk_server.variables import Var
@@ -47,7 +48,7 @@ IDENTITY_SCOPES = ("openid", "email")
 CLIENT_FILE_VAR = Var.SEARCHDESK_OAUTH_CLIENT_FILE
 #: At the package's top (packaging/spec_common.py OAUTH_CLIENT_DEST), not beside this module.
 BUNDLED_CLIENT = Path(__file__).parents[1] / "oauth_client.json"
-SIGN_IN_TIMEOUT = 300.0
+SIGN_IN_TIMEOUT = SIGN_IN_SECONDS
 MAX_KEY_FILE = 64 * 1024
 
 

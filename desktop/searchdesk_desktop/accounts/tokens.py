@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from searchdesk_server.agent.protocol import ErrorCode
+from searchdesk_server.deadlines import TOKEN_HANDED_OUT_SECONDS
 from searchdesk_server.google import grants
 from searchdesk_server.google.errors import GoogleError
 
@@ -24,7 +25,7 @@ from .keystore import SignInRecord
 from .signin import OAuthClient, ServiceAccountKey, SignInRevoked, TokenRequestFailed, blocking, google_failure
 
 #: Refresh when less than this is left, so a token handed out lives long enough to be used.
-MIN_LIFETIME = 300
+MIN_LIFETIME = TOKEN_HANDED_OUT_SECONDS
 
 TokenKind = Literal["oauth", "service_account", "demo"]
 

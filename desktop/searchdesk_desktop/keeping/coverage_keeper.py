@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from searchdesk_server.coverage.records import WatchState
 from searchdesk_server.coverage.store import CoverageStore
+from searchdesk_server.coverage.words import QUESTION as QUESTION  # the app asks what the server names
 
 from .archive_copier import Scope
 from .archive_sync import AccessTokenFor
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-QUESTION = "Keep track of which of your pages are in Google?"
 EXPLAINED = (
     "SearchDesk reads your sitemaps from your own website and, in the background, asks Google about each "
     "page, a little each day, so Claude can tell you at once which pages are in Google and which are not. "

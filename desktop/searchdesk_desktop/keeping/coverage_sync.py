@@ -23,6 +23,7 @@ from typing import Any
 
 from searchdesk_server.coverage.records import WatchState, Why
 from searchdesk_server.coverage.store import MAX_PAGES, CoverageStore
+from searchdesk_server.deadlines import IDLE_WAKE_SECONDS
 from searchdesk_server.google.errors import GoogleError
 from searchdesk_server.quota import QuotaBook
 
@@ -33,7 +34,7 @@ from .sync_thread import SyncThread
 log = logging.getLogger(__name__)
 
 #: The longest the thread sleeps when idle, and so the most often it wakes: once a minute.
-IDLE_SECONDS = 60.0
+IDLE_SECONDS = IDLE_WAKE_SECONDS
 READ_SCOPE = "https://www.googleapis.com/auth/webmasters.readonly"
 
 

@@ -14,10 +14,12 @@ import logging
 import threading
 import time
 
+from searchdesk_server.deadlines import IDLE_WAKE_SECONDS
+
 from .archive_copier import Scope
 
 #: The longest one blocking wait between rounds (seconds): how late a woken computer looks again.
-MAX_WAIT = 60.0
+MAX_WAIT = IDLE_WAKE_SECONDS
 
 
 class SyncThread:

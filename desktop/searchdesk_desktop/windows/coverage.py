@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from searchdesk_server.coverage.words import TITLE
+
 from ..keeping.coverage_keeper import EXPLAINED, QUESTION, SWITCH, WatchLine
 from ..titles import title
 from ..widgets import OnceQuestion
@@ -63,7 +65,7 @@ class CoverageBox(KeptBox[WatchLine]):
         super().__init__(
             core,
             core.coverage,
-            heading="Which of your pages are in Google",
+            heading=TITLE,
             name="coverage",
             switch=SWITCH,
             explained="SearchDesk reads your sitemaps from your own website and asks Google about each page, a "

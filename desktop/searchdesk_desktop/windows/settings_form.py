@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from searchdesk_server.approval.question import action_name
 from searchdesk_server.catalogue import TOOLS
+from searchdesk_server.coverage import words as coverage_words
 from searchdesk_server.properties import PropertyError, covers, normalise_property
 
 from ..claude import config_file as cc
@@ -40,7 +41,7 @@ GROUP_TITLES = {
     "verification": "Site verification and owners",
     "reports": "Reports",
     "changes": "What SearchDesk changed (the record)",
-    "coverage": "Which of your pages are in Google",
+    "coverage": coverage_words.TITLE,
 }
 
 

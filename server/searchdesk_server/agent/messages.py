@@ -26,6 +26,7 @@ from typing import Annotated, Any, Final, Literal, Self, TypeAlias
 
 from pydantic import AfterValidator, BeforeValidator, Field, Strict, StringConstraints, model_validator
 
+from .. import deadlines
 from ..text.display import SHOWN_LIMIT, is_plain_text
 from .framing import MAX_MESSAGE_BYTES
 from .wire import Message as Message
@@ -47,7 +48,7 @@ PROTOCOL_VERSION: Final = 1
 
 MAX_SCOPES: Final = 10
 SCOPE_PREFIX: Final = "https://www.googleapis.com/auth/"
-MAX_WAIT_S: Final = 55  # clients cancel a tool call after about 60 s
+MAX_WAIT_S: Final = deadlines.APPROVAL_WAIT_MOST  # clients cancel a tool call after about a minute
 #: A question's values and size are bounded by the message limit below, not by a count: the dialog
 #: shows long lists whole (an owner change of hundreds of addresses). Elicitation and gateways keep
 #: their own 4 KiB limit on the question (``approval.question.MAX_ELICIT_BYTES``).
@@ -65,9 +66,9 @@ MAX_NOTE_BODY_CHARS: Final = 1000
 # states them (``text.minutes``); a test fails when a sentence names a number of minutes not derived from here.
 #: How long the app keeps a question open when nobody answers (the dialog, the notification), and then
 #: keeps the answer for a later identical call to collect.
-QUESTION_OPEN_S: Final = 300.0
+QUESTION_OPEN_S: Final = deadlines.QUESTION_OPEN_SECONDS
 #: How long a two-call confirm_token lives (only where nobody can be asked: docs/security.md).
-TOKEN_LIFETIME_S: Final = 300.0
+TOKEN_LIFETIME_S: Final = deadlines.CONFIRM_TOKEN_SECONDS
 MAX_QUESTION_BYTES: Final = 60 * 1024  # what, consequence and the values as a dialog lays them out
 MAX_SERVER_ID_CHARS: Final = 64
 MAX_NAME_CHARS: Final = 100  # the app's and server's name and version in hello

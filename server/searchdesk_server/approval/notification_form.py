@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from ..agent import protocol
 from ..labels import action_name
 from ..text.display import show_value
+from ..text.phrases import plural
 from .addresses import LOOKS_LIKE
 
 # One form of every question, written beside it from the same facts: what a notification shows while its
@@ -55,7 +56,7 @@ def note_account(account: str | None) -> str:
 
 
 def others_keep(n: int) -> str:
-    return f"{n:,} other verified owner{'' if n == 1 else 's'} keep{'s' if n == 1 else ''} access."
+    return f"{plural(n, 'other verified owner')} keep{'s' if n == 1 else ''} access."
 
 
 def note_form(tool: str, subtitle: str, lines: Sequence[str], labels: Sequence[str], hold: str = "") -> Notification:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
+from searchdesk_server.deadlines import TOKEN_USED_SECONDS
 from searchdesk_server.google import grants
 from searchdesk_server.google.errors import ErrorKind, GoogleError
 
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 DEMO_TOKEN = "demo-access-token"  # noqa: S105 (the demo's public stand-in)
-EARLY_REFRESH = 60.0  # seconds before expiry at which a cached token is no longer used
+EARLY_REFRESH = TOKEN_USED_SECONDS  # seconds before expiry at which a cached token is no longer used
 
 
 class TokenSource(Protocol):

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..text.phrases import plural
 from .paths import seen_path
 from .store import GENESIS, Journal, JournalError, Kind, Row
 from .undo import change_name
@@ -93,7 +94,7 @@ class Report:
             if self.first is not None and self.last is not None:
                 first, last = self.first, self.last
                 span = f", rows {first.seq} to {last.seq}, from {_local(first.at)} to {_local(last.at)}"
-            count = f"{self.rows:,} row{'s' if self.rows != 1 else ''}"
+            count = plural(self.rows, "row")
             lines.append(f"The record at {self.path} is intact: {count}{span}.")
             if not self.seen_checked:
                 lines.append(
@@ -102,7 +103,7 @@ class Report:
         if self.open_changes:
             n = len(self.open_changes)
             lines.append(
-                f"{n} change{'s' if n != 1 else ''} {'have' if n != 1 else 'has'} no outcome recorded (SearchDesk "
+                f"{plural(n, 'change')} {'have' if n != 1 else 'has'} no outcome recorded (SearchDesk "
                 "stopped, or is still waiting for Google); check them in Search Console:"
             )
             for row in self.open_changes[:LISTED]:

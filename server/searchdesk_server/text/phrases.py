@@ -8,7 +8,7 @@ import re
 
 from .cleaning import BREAKS, CONTROL, INVISIBLE, SURROGATE
 
-__all__ = ["describe", "minutes"]
+__all__ = ["describe", "minutes", "plural", "too_long"]
 
 _PLAIN = re.compile(r"[A-Za-z0-9 ._:/@+\-]{1,40}")
 
@@ -20,8 +20,15 @@ def minutes(seconds: float) -> str:
     return f"{whole} minute" if whole == 1 else f"{whole} minutes"
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n:,} {one if n == 1 else many}"
+def plural(n: int, one: str, many: str = "") -> str:
+    """A count as a person reads it ("1 page", "2,000 pages"), never "page(s)": the one definition both
+    programs use; ``many`` where adding an "s" is wrong ("property", "properties")."""
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def too_long(what: str, length: int, limit: int) -> str:
+    """A refusal of a value longer than its limit, worded one way for every argument and address."""
+    return f"{what} is {length:,} characters long; the limit is {limit:,}."
 
 
 def describe(value: object) -> str:
@@ -42,9 +49,9 @@ def describe(value: object) -> str:
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else "a number that is not finite"
     if isinstance(value, list | tuple):
-        return f"a list of {_plural(len(value), 'entry', 'entries')}"
+        return f"a list of {plural(len(value), 'entry', 'entries')}"
     if isinstance(value, dict):
-        return f"an object with {_plural(len(value), 'field', 'fields')}"
+        return f"an object with {plural(len(value), 'field')}"
     if not isinstance(value, str):
         return "a value of an unexpected type"
     if _PLAIN.fullmatch(value):

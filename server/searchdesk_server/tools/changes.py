@@ -32,6 +32,7 @@ from ..result import Output, ToolFailure
 from ..runtime import Call, plural
 from ..text.cleaning import clean
 from ._listing import listing
+from .analytics.dates import START_AFTER_END, parse_day
 
 if TYPE_CHECKING:
     from ..account_routing import Account
@@ -132,19 +133,12 @@ def _page(row: Row) -> str | None:
     return next((t.value for t in row.values if t.label == PAGE), None)
 
 
-def _day(key: str, value: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(value.strip())
-    except ValueError:
-        raise ToolFailure(f"{key} must be a real date written YYYY-MM-DD.") from None
-
-
 def _dates(args: Mapping[str, Any]) -> tuple[dt.date | None, dt.date | None]:
     """Both ends inclusive, in UTC days; either may be left out."""
-    start = _day("start_date", args["start_date"]) if "start_date" in args else None
-    end = _day("end_date", args["end_date"]) if "end_date" in args else None
+    start = parse_day("start_date", args["start_date"]) if "start_date" in args else None
+    end = parse_day("end_date", args["end_date"]) if "end_date" in args else None
     if start is not None and end is not None and start > end:
-        raise ToolFailure("start_date is after end_date; swap them.")
+        raise ToolFailure(START_AFTER_END)
     return start, end
 
 

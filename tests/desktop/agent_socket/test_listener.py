@@ -106,7 +106,7 @@ def test_hello_and_token(setup: Setup, qtbot: QtBot) -> None:
     assert setup.listener.tokens_handed_out == 2
 
 
-def test_signed_out(qtbot: QtBot, sock_dir: Path) -> None:
+def test_a_token_asked_while_signed_out_is_refused_with_sign_in(qtbot: QtBot, sock_dir: Path) -> None:
     s = Setup(qtbot, sock_dir, None)
     try:
         with pytest.raises(agent_client.AppSignedOut, match="sign in"):

@@ -28,6 +28,6 @@ def test_each_handler_takes_its_methods_params_message() -> None:
 
 def test_the_listener_does_not_load_without_a_handler_for_every_method() -> None:
     """A method added to `protocol.METHODS` and not handled here stops the app's listener on import."""
-    loaded = without_a_handler("searchdesk_desktop.listener")
+    loaded = without_a_handler("searchdesk_desktop.agent_socket.listener")
     assert loaded.returncode != 0
     assert "LookupError: The app's listener has no handler for ['test/echo']" in loaded.stderr

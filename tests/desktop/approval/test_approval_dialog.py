@@ -61,7 +61,7 @@ def test_click_approve(qtbot: QtBot) -> None:
     assert not dialog.isVisible()
 
 
-def test_click_deny(qtbot: QtBot) -> None:
+def test_a_click_on_deny_answers_no(qtbot: QtBot) -> None:
     dialog, got = make(qtbot)
     qtbot.mouseClick(dialog.deny_button, Qt.MouseButton.LeftButton)
     assert got == [(dialog.key, False)]

@@ -165,7 +165,7 @@ def test_not_executable_is_broken(cfg: Path, server: cc.ServerCommand) -> None:
     assert cc.check(cfg, server).state is cc.EntryState.BROKEN
 
 
-def test_absent(cfg: Path, server: cc.ServerCommand) -> None:
+def test_no_file_or_another_servers_entry_reads_absent_and_removes_nothing(cfg: Path, server: cc.ServerCommand) -> None:
     assert cc.check(cfg, server).state is cc.EntryState.ABSENT
     cfg.parent.mkdir()
     cfg.write_text('{"mcpServers": {"other": {}}}')

@@ -142,7 +142,7 @@ def test_settings_line_pause_and_delete(
             stop(app)
 
 
-def test_line_words() -> None:
+def test_a_watched_propertys_line_says_pages_in_google_and_the_next_pass() -> None:
     later = datetime.datetime(2026, 12, 11, 12, tzinfo=datetime.UTC)
     assert (
         line_text(10, 7, 10, later, True)

@@ -25,15 +25,15 @@ from pathlib import Path
 import pytest
 
 from searchdesk_desktop.claude import config_file as cc
-from searchdesk_server.stdio_check import run_check
+from searchdesk_server.stdio_check import CheckReport, run_check
 from tests import REPO as ROOT
 from tests.desktop.conftest import KeyringSession
 from tests.desktop.ui_walk import DEFAULT_SITE
 from tests.desktop.xdisplay import Xvfb, require
 
 WALK_TIMEOUT = 240
-#: One worker runs these (`make test` uses --dist loadgroup), so the self-check below runs once.
-pytestmark = pytest.mark.xdist_group("readable")
+# No xdist group: the ten walks (about half a minute each) are dealt to both workers, and each worker
+# that runs one makes the self-checks below once (a few seconds, the three at once).
 
 
 @pytest.fixture(scope="module")
@@ -43,10 +43,16 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("check-home")
     base = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "XDG_RUNTIME_DIR": str(home)}
     command = cc.server_command().argv()
-    passed = asyncio.run(run_check(command, {**base, "SEARCHDESK_DEMO": "true"}))
-    failed = asyncio.run(run_check(command, {**base, "SEARCHDESK_AGENT_SOCKET": str(home / "nobody-here.sock")}))
+
+    async def three() -> list[CheckReport]:  # three servers at once: each check waits on its own child
+        return await asyncio.gather(
+            run_check(command, {**base, "SEARCHDESK_DEMO": "true"}),
+            run_check(command, {**base, "SEARCHDESK_AGENT_SOCKET": str(home / "nobody-here.sock")}),
+            run_check(command, {**base, "SEARCHDESK_DEMO": "true", "GSC_SITE_URL": DEFAULT_SITE}),
+        )
+
+    passed, failed, warned = asyncio.run(three())
     assert passed.ok and not failed.ok, (passed.render(), failed.render())
-    warned = asyncio.run(run_check(command, {**base, "SEARCHDESK_DEMO": "true", "GSC_SITE_URL": DEFAULT_SITE}))
     assert warned.ok and warned.warning and not passed.warning, warned.render()
     path = home / "reports.pickle"
     path.write_bytes(pickle.dumps({"passed": passed, "failed": failed, "warned": warned}))

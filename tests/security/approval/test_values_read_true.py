@@ -78,6 +78,15 @@ async def seen_everywhere(
     """Make the call twice through the real server: once with a client dialog (which the test does not
     answer: cancel, as Claude Desktop does) and the app (the reference agent) behind it, once with nobody
     to ask, which earns the token. Nothing is approved, so Google is never asked to change anything."""
+    (seen,) = await all_seen_everywhere(fake, witness, planted, folder, tool, [args])
+    return seen
+
+
+async def all_seen_everywhere(
+    fake: FakeGoogle, witness: Witness, planted: Planted, folder: Path, tool: str, calls: list[dict[str, Any]]
+) -> list[Seen]:
+    """`seen_everywhere` for several calls, one after another through the same two servers: each call is
+    a question of its own (its own fingerprint), and the servers start once, not once a call."""
     shown: list[str] = []
 
     async def elicit(ctx: Any, params: Any) -> ElicitResult:
@@ -89,15 +98,17 @@ async def seen_everywhere(
         async with serve(
             fake, witness, folder / "asked", sa_env(planted, fake), socket=socket, elicitation_callback=elicit
         ) as served:
-            pending = await served.client.call_tool(tool, args)
+            pending = [await served.client.call_tool(tool, args) for args in calls]
         requests = asked(agent)
-    assert structured(pending).get("decision") == "pending", text_of(pending)
+    for answer in pending:
+        assert structured(answer).get("decision") == "pending", text_of(answer)
     async with serve(fake, witness, folder / "token", sa_env(planted, fake), socket=socket) as served:
-        token = await served.client.call_tool(tool, args)
-    assert "confirm_token" in structured(token), text_of(token)
-    assert len(shown) == 1 and len(requests) == 1
+        tokens = [await served.client.call_tool(tool, args) for args in calls]
+    for token in tokens:
+        assert "confirm_token" in structured(token), text_of(token)
+    assert len(shown) == len(calls) and len(requests) == len(calls)  # one question a call, each asked once
     assert destructive(fake) == []
-    return Seen(shown[0], requests[0], text_of(token))
+    return [Seen(*seen, text_of(token)) for seen, token in zip(zip(shown, requests, strict=True), tokens, strict=True)]
 
 
 def value_lines(text: str) -> list[str]:
@@ -263,10 +274,8 @@ async def test_long_sitemaps_that_share_start_and_end_read_differently_everywher
     folder: Path,
     pair: tuple[str, str],
 ) -> None:
-    seen = [
-        await seen_everywhere(fake, witness, planted, folder / str(i), "delete_sitemap", {"site": WWW, "feedpath": f})
-        for i, f in enumerate(pair)
-    ]
+    calls = [{"site": WWW, "feedpath": f} for f in pair]
+    seen = await all_seen_everywhere(fake, witness, planted, folder, "delete_sitemap", calls)
     for place in ("elicited", "token_text", "app"):
         shown = [
             s.app_values()["Sitemap"]["value"] if place == "app" else _sitemap_line(getattr(s, place)) for s in seen

@@ -59,7 +59,7 @@ def test_refuses_past_the_limit_and_spends_nothing(quota_path: Path, clock: Cloc
     assert book.try_spend("indexing", ACCOUNT, 0)  # nothing asked, nothing refused
 
 
-def test_refund(quota_path: Path, clock: Clock) -> None:
+def test_a_refund_gives_back_what_was_spent_never_more(quota_path: Path, clock: Clock) -> None:
     book = QuotaBook(quota_path, clock=clock)
     book.try_spend("indexing", ACCOUNT, 5)
     book.refund("indexing", ACCOUNT)

@@ -15,6 +15,8 @@ from ...result import ToolFailure
 GOOGLE_TZ = "America/Los_Angeles"
 MONTHS = {"last3months": 3, "last6months": 6, "last12months": 12, "last16months": 16}
 DAYS = {"last7days": 7, "last28days": 28}
+#: Said when a date range runs backwards (the analytics tools and list_changes alike).
+START_AFTER_END = "start_date is after end_date; swap them."
 
 
 def google_today(pinned: dt.date | None = None) -> dt.date:
@@ -56,7 +58,8 @@ def resolve_period(period: str, today: dt.date) -> tuple[dt.date, dt.date]:
     raise ToolFailure(f"Unknown period; use one of {', '.join(('today', 'yesterday', *DAYS, *MONTHS))}.")
 
 
-def _date(key: str, value: str) -> dt.date:
+def parse_day(key: str, value: str) -> dt.date:
+    """A date argument (`key`) Claude wrote as YYYY-MM-DD, or a failure saying so."""
     try:
         return dt.date.fromisoformat(value.strip())
     except ValueError:
@@ -70,9 +73,9 @@ def date_range(args: Mapping[str, Any], today: dt.date) -> tuple[dt.date, dt.dat
     if has_dates:
         if "start_date" not in args or "end_date" not in args:
             raise ToolFailure("Give both start_date and end_date (YYYY-MM-DD), or a period instead.")
-        start, end = _date("start_date", args["start_date"]), _date("end_date", args["end_date"])
+        start, end = parse_day("start_date", args["start_date"]), parse_day("end_date", args["end_date"])
         if start > end:
-            raise ToolFailure("start_date is after end_date; swap them.")
+            raise ToolFailure(START_AFTER_END)
         if end > today:
             raise ToolFailure(f"end_date is in the future (today is {today.isoformat()} in Google's time zone).")
         # Days before Google's 16 months are answered from SearchDesk's copy, or refused there

@@ -16,7 +16,7 @@ from typing import Any
 
 from ...result import Output, ToolFailure
 from ...runtime import Call, plural
-from .metrics import add_sums, ctr, position, totals, totals_sentence
+from .metrics import add_sums, ctr, incomplete_from, position, totals, totals_sentence
 from .paging import PAGE_ROWS, ROW_CAP, Reader
 from .query import Query
 from .rows import entries
@@ -193,7 +193,7 @@ async def export_rows(call: Call, q: Query) -> Output:
     elif found.cap_reached:
         lines.append(f"Exactly {ROW_CAP:,} rows: nothing beyond the cap.")
     if found.first_incomplete:
-        lines.append(f"Numbers from {found.first_incomplete} on are incomplete and may still change.")
+        lines.append(f"{incomplete_from(found.first_incomplete).capitalize()}.")  # an ISO date: nothing to lower
     lines.append(
         f"The file is deleted after {KEEP_DAYS} days. Text cells that start with = + - or @ begin with an "
         "apostrophe so a spreadsheet shows them rather than running them."

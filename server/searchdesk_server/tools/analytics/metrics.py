@@ -132,6 +132,11 @@ def totals(sums: Sums) -> dict[str, float]:
     return out
 
 
+def incomplete_from(day: str) -> str:
+    """Where Google's numbers stop being final, the same in the answer and in its export (a clause)."""
+    return f"numbers from {day} on are incomplete and may still change"
+
+
 def totals_sentence(total: Mapping[str, float]) -> str:
     """The totals in words, the same in every answer that states them."""
     return (

@@ -19,7 +19,7 @@ from ...runtime import Call, plural
 from .._listing import listing
 from .export import export_rows
 from .lazy_rows import LazyRows
-from .metrics import ctr, position, summed, totals, totals_sentence
+from .metrics import ctr, incomplete_from, position, summed, totals, totals_sentence
 from .paging import ROW_CAP
 from .query import build_query
 from .rows import CommonAnswer, Entry, common_answer, common_entries, entries
@@ -114,8 +114,7 @@ async def query_search_analytics(call: Call) -> Output:
     intro += "."
     notes = [
         totals_sentence(total),
-        "Data lags about 2-3 days"
-        + (f"; numbers from {sh.cell(incomplete)} on are incomplete and may still change." if incomplete else "."),
+        "Data lags about 2-3 days" + (f"; {incomplete_from(sh.cell(incomplete))}." if incomplete else "."),
     ]
     if odd:
         notes.append(

@@ -187,7 +187,7 @@ async def report_brand_split(call: Call) -> Output:
         row=_cells,
         intro="\n".join(head),
         key="rows",
-        narrow="Narrow the dates to see the rest.",
+        narrow=render.NARROW_DATES,
         noun="weeks" if weekly else "months",
         extra={
             "site": site,

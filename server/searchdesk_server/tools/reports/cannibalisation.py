@@ -95,7 +95,7 @@ async def report_cannibalisation(call: Call) -> Output:
         row=_cells,
         intro="\n".join(head),
         key="rows",
-        narrow="Narrow the dates to see the rest.",
+        narrow=render.NARROW_DATES,
         noun="rows",
         extra={
             "site": reader.site,

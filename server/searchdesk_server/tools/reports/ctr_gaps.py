@@ -155,7 +155,7 @@ async def report_ctr_gaps(call: Call) -> Output:
         row=lambda r: _cells(by, r),
         intro="\n".join(head),
         key="rows",
-        narrow="Narrow the dates to see the rest.",
+        narrow=render.NARROW_DATES,
         noun=NOUNS[by],
         extra={
             "site": reader.site,

@@ -17,6 +17,7 @@ from typing import Any, Final
 import anyio
 
 from ...archive.reader import google_first_day, kept_since
+from ...deadlines import REPORT_READ_SECONDS
 from ...google import shapes as sh
 from ...result import Output
 from ...runtime import Call, plural
@@ -39,7 +40,7 @@ MIN_MONTHS_BELOW: Final = 3  # …for at least three consecutive months up to th
 MIN_FALL: Final = 0.3  # …and the latest month is at least 30% below the peak
 #: Seconds of reading before the answer is made from the months read in full: clients stop waiting at
 #: about 50 s, and the answer must come before that with what was done.
-TIME_BUDGET_S: Final = 40
+TIME_BUDGET_S: Final = REPORT_READ_SECONDS
 
 RULE: Final = (
     f"a page is listed when its best month had at least {MIN_PEAK_CLICKS} clicks, every month since "

@@ -143,7 +143,7 @@ async def report_new_queries(call: Call) -> Output:
         row=_cells,
         intro="\n".join(head),
         key="rows",
-        narrow="Narrow the dates to see the rest.",
+        narrow=render.NARROW_DATES,
         noun="queries",
         extra={
             "site": site,

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
+#: What a report says when its table was cut to fit: fewer dates, fewer rows.
+NARROW_DATES: Final = "Narrow the dates to see the rest."
 NOUNS: Final = {"page": "pages", "query": "queries", "country": "countries", "device": "devices"}
 
 
