@@ -30,7 +30,8 @@ STATED = re.compile(r"\b(\d+|one|two|three|four|five|six|ten|fifteen|twenty|thir
 FORMATTED = re.compile(r"^\s*minutes?\b", re.IGNORECASE)
 
 
-def _docstrings(tree: ast.AST) -> set[int]:
+def docstrings(tree: ast.AST) -> set[int]:
+    """The ids of every docstring's constant: words for a reader of the code, not for a person."""
     found: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
@@ -43,7 +44,7 @@ def _docstrings(tree: ast.AST) -> set[int]:
 def stated_minutes(source: str) -> list[tuple[int, str]]:
     """(line, text) of each string in `source` that states a number of minutes not made by `minutes()`."""
     tree = ast.parse(source)
-    docs = _docstrings(tree)
+    docs = docstrings(tree)
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
