@@ -2,7 +2,7 @@
 
     python packaging/smoke_notifier.py        # in the venv; exit 0 when it was sent (or could not be, and says why)
 
-Why: the notification layer's tests (tests/desktop/approval/test_notifier_layer.py) fake the systems at their
+Why: the notification layer's tests (tests/desktop/approval/test_notifier_additions.py) fake the systems at their
 boundary, so only a run on the real system shows that desktop-notifier's backend imports there (rubicon's
 Objective-C bridge, the winrt projections), that notifier_additions.install recognises it, and that a send
 goes through. ci.yml runs this on macOS and Windows after the suites.
@@ -12,7 +12,7 @@ goes through. ci.yml runs this on macOS and Windows after the suites.
 - macOS: the Notification Center serves only an app bundle, so from the venv desktop-notifier picks its
   dummy backend; the real backend module is imported and its Objective-C classes resolved here, and the
   send happens when this runs inside a bundle (the frozen, signed app).
-- Linux: sent when a session bus is there (tests/desktop/approval/test_notify.py covers it with a fake server).
+- Linux: sent when a session bus is there (tests/desktop/approval/test_notice_channel.py covers it with a fake server).
 """
 
 from __future__ import annotations
@@ -54,7 +54,10 @@ async def send() -> int:
         check_macos_backend()
         return 0
     if system() == "linux" and not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
-        print("Linux: no session bus here; tests/desktop/approval/test_notify.py sends to a fake notification server")
+        print(
+            "Linux: no session bus here; tests/desktop/approval/test_notice_channel.py sends to a fake "
+            "notification server"
+        )
         return 0
     if backend != wanted:
         print(f"smoke_notifier: expected {wanted} on {sys.platform}, got {backend}", file=sys.stderr)

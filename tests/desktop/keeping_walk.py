@@ -1,7 +1,7 @@
 """The window walk (`ui_walk`) over what the record of changes adds: the main window with the first
 start's note, and Settings with the record's box in each of its states (as it opens, clearing, cleared,
 a removal that failed), real and demo. Run as `python -m tests.desktop.keeping_walk`, with `ui_walk`'s
-arguments and screen set-ups (test_keeping.py runs it at 1024×600, and in light and dark)."""
+arguments and screen set-ups (test_record_keeper.py runs it at 1024×600, and in light and dark)."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QMessageBox
 
+from ..check.last_check import BUSY as CHECKING
 from ..check.run import check_verdict
 from ..claude import install as install
 from ..core import Core
@@ -42,7 +43,7 @@ class CheckStep(Step):
             )
             step.set_buttons([("Check it works", self.run_check)], primary="Check it works")
             return
-        if result == BUSY:
+        if result == CHECKING:  # the check's own word for one under way; BUSY is how a step shows it
             step.show_state(BUSY, "Checking…", "Starting SearchDesk as Claude Desktop would.")
             step.set_buttons([])
             return

@@ -3,7 +3,7 @@ asks first and in which words, and what each outcome leaves under the step.
 
 The core is replaced by a small recording double of the part these rules use (`claude_install.Claude`):
 the rules decide, the double only says what was done; the writing itself is tested with the real
-settings file in test_claude_config.py and through the real window in test_app.py and test_extension.py.
+settings file in test_config_file.py and through the real window in test_app.py and test_extension.py.
 """
 
 from __future__ import annotations

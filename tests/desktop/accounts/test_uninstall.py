@@ -32,7 +32,7 @@ def claude_file(path: Path, ours: bool = True) -> Path:
     return path
 
 
-def test_cleanup_revokes_forgets_and_removes(
+def test_uninstall_revokes_forgets_and_removes(
     tmp_path: Path, real_keyring: object, qapp: object, capfd: pytest.CaptureFixture[str]
 ) -> None:
     autostart = Autostart(["/opt/searchdesk/searchdesk"], platform="linux", home=tmp_path, env={})

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from searchdesk_desktop.approval.book import ApprovalBook, State
 from searchdesk_desktop.approval.notification_question import FITS, ApprovalNotifications
 from searchdesk_desktop.approval.screen_lock import LockState, read_lock_state, windows_lock_state
-from tests.desktop.approval.test_notify import Clock, Recorder, press, show_and_wait
+from tests.desktop.approval.test_notice_channel import Clock, Recorder, press, show_and_wait
 from tests.desktop.conftest import PrivateBus
 from tests.desktop.fake_logind import FakeLock
 from tests.desktop.helpers import core_args, question
