@@ -86,8 +86,14 @@ async def test_a_call_cancelled_after_the_request_left_tells_its_hook_the_outcom
     clients.fake.fail(SITE_RE, status=200, body={"a": 1}, size=4096, chunk_size=1, delay=0.05)
     hook = Hook(clients)
     client = clients.client(scopes=[WRITE]).for_call(once=True, hooks=[hook])
-    with anyio.move_on_after(1.0):
-        await client.call(Api.SEARCHCONSOLE, "PUT", SITE, path_params={"siteUrl": "https://www.example.com/"})
+    async with anyio.create_task_group() as group:
+        group.start_soon(
+            lambda: client.call(Api.SEARCHCONSOLE, "PUT", SITE, path_params={"siteUrl": "https://www.example.com/"})
+        )
+        with anyio.fail_after(30):  # cancelled once Google has the request, however loaded the machine
+            while api_hits(clients) != ["PUT"]:
+                await anyio.sleep(0.02)
+        group.cancel_scope.cancel()
     assert hook.said[-1] == ("after", (1, None, True))
     assert api_hits(clients) == ["PUT"]
 
