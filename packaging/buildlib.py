@@ -8,6 +8,7 @@ changed anything. Secrets come only from environment variables and are never pri
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import shlex
@@ -151,6 +152,15 @@ def main_wrapper(name: str, body: Callable[[], int | None]) -> int:
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
     return int(result or 0)
+
+
+def sha256(path: Path) -> str:
+    """A file's SHA-256, read a megabyte at a time (release files are hundreds of megabytes)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def dir_size(path: Path) -> int:

@@ -16,7 +16,6 @@ itself, and attested there with actions/attest-sbom); the draft refuses a file w
 from __future__ import annotations
 
 import argparse
-import hashlib
 import re
 import shutil
 import subprocess
@@ -24,7 +23,7 @@ import sys
 from pathlib import Path
 
 import signing_status
-from buildlib import ROOT, BuildError, main_wrapper, version
+from buildlib import ROOT, BuildError, main_wrapper, sha256, version
 
 CHANGELOG = ROOT / "CHANGELOG.md"
 SUMS = "SHA256SUMS"
@@ -103,14 +102,6 @@ def published(folder: Path) -> list[Path]:
         (p for p in folder.rglob("*") if p.is_file() and p.name != SUMS and not NOT_PUBLISHED.match(p.name)),
         key=lambda p: p.name,
     )
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def checksums(folder: Path) -> Path:

@@ -15,7 +15,6 @@ CycloneDX 1.6 JSON: https://cyclonedx.org/docs/1.6/json/ ; package URLs: https:/
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.metadata as metadata
 import json
 import platform
@@ -27,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from buildlib import BuildError, main_wrapper, version
+from buildlib import BuildError, main_wrapper, sha256, version
 
 #: What a build uses and a release must never carry (names as PEP 503 spells them).
 TOOLS = frozenset(
@@ -139,14 +138,6 @@ def check_no_tools(components: Iterable[Component], what: str) -> None:
     tools = sorted({canonical(c.name) for c in components} & TOOLS)
     if tools:
         raise ShipsATool(f"{what} holds {', '.join(tools)}, which a release must not ship; see the spec's excludes.")
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def document(

@@ -13,7 +13,8 @@ a live answer is; the server's own sentence (`coverage.words.figures_sentence`) 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
 
 import anyio.to_thread
 
@@ -34,6 +35,7 @@ OWN_CREDENTIALS: Final = (
     "this server uses its own Google credentials, and the watch is kept by the SearchDesk app signed in to the "
     "same Google account"
 )
+T = TypeVar("T")
 VERDICTS: Final = ("PASS", "PARTIAL", "FAIL", "NEUTRAL")
 _LOOSE: Final = str.maketrans({"–": "-", "—": "-", "‘": "'", "’": "'", "“": '"', "”": '"'})
 
@@ -55,9 +57,10 @@ async def open_watch(call: Call, site: str, *, confirm: bool) -> CoverageStore |
     return await anyio.to_thread.run_sync(CoverageStore.open_readonly, path)
 
 
-async def older_result(call: Call, site: str, url: str) -> dict[str, str] | None:
-    """What the watch last found for `url` (for `inspect_url`: the live call already confirmed access);
-    None when the watch has nothing for it or cannot be read."""
+async def read_watch(call: Call, site: str, read: Callable[[CoverageStore], T]) -> T | None:
+    """`read(store)` in a worker thread, for a caller whose live call already confirmed access (the
+    account's own store, never a withheld one's); None when no watch is kept or its file cannot be
+    read: a note beside another answer never fails that answer."""
     try:
         store = await open_watch(call, site, confirm=False)
     except (CoverageDamaged, OSError):
@@ -65,9 +68,15 @@ async def older_result(call: Call, site: str, url: str) -> dict[str, str] | None
     if store is None:
         return None
     try:
-        page = await anyio.to_thread.run_sync(store.page, site, url)
+        return await anyio.to_thread.run_sync(read, store)
     finally:
         store.close()
+
+
+async def older_result(call: Call, site: str, url: str) -> dict[str, str] | None:
+    """What the watch last found for `url` (for `inspect_url`: the live call already confirmed access);
+    None when the watch has nothing for it or cannot be read."""
+    page = await read_watch(call, site, lambda store: store.page(site, url))
     if page is None or page.result is None or page.inspected_at is None:
         return None
     return sh.record(

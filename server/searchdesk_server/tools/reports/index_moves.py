@@ -14,12 +14,9 @@ import datetime as dt
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-import anyio
-
-from ...coverage.records import CoverageDamaged
 from ...coverage.store import CoverageStore
 from ...runtime import Call
-from ..coverage import open_watch
+from ..coverage import read_watch
 from .periods import Period
 
 #: Google's day, in which the week's dates are given.
@@ -42,16 +39,7 @@ async def index_moves(call: Call, site: str, week: Period) -> IndexMoves | None:
 
     The report has already read the property's Search Analytics through the routed account, so access
     is confirmed; the store opened is that account's own, never a withheld one's."""
-    try:
-        store = await open_watch(call, site, confirm=False)
-    except (CoverageDamaged, OSError):
-        return None
-    if store is None:
-        return None
-    try:
-        return await anyio.to_thread.run_sync(_moves, store, site, week)
-    finally:
-        store.close()
+    return await read_watch(call, site, lambda store: _moves(store, site, week))
 
 
 def _moves(store: CoverageStore, site: str, week: Period) -> IndexMoves | None:
