@@ -6,10 +6,13 @@ collection, and every tenth of those walks all the older objects too (the server
 about 90,000). Everything made in the stretch stays alive until it ends, so those collections free
 nothing: measured, they were a third of the answer's CPU. One collection afterwards does their work.
 
-Only on the main thread (the server's event loop) and only around code that does not await, so no
-other task runs with collection held off; elsewhere (an export's worker thread, the desktop app's
-threads) it does nothing, so it can never undo another thread's choice. Where collection is already
-off (the desktop app runs it on the Qt thread, app.MainThreadGC), it stays off.
+Held off process-wide (Python's collector is), for as long as any thread is inside such a stretch:
+the server's event loop checking an answer, and a worker thread reading SearchDesk's copy for it (a
+month of a report is tens of thousands of rows fetched from SQLite, all kept). A count of holders
+turns it back on when the last one leaves, only if it was on when the first came, so a thread never
+undoes another's pause; where collection is already off (the desktop app runs it on the Qt thread,
+app.MainThreadGC), it stays off. Inside a stretch on the event loop nothing awaits, so no other task
+runs with collection held off for longer than that code runs.
 """
 
 from __future__ import annotations
@@ -19,15 +22,25 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+_lock = threading.Lock()
+_holders = 0
+_was_on = False
+
 
 @contextmanager
 def collection_paused() -> Iterator[None]:
-    """Hold off automatic collection for the block; turn it back on afterwards only if it was on."""
-    if not gc.isenabled() or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    gc.disable()
+    """Hold off automatic collection for the block; turn it back on when the last holder leaves, only
+    if it was on when the first came."""
+    global _holders, _was_on
+    with _lock:
+        if _holders == 0:
+            _was_on = gc.isenabled()
+            gc.disable()
+        _holders += 1
     try:
         yield
     finally:
-        gc.enable()
+        with _lock:
+            _holders -= 1
+            if _holders == 0 and _was_on:
+                gc.enable()

@@ -71,6 +71,11 @@ class Archives:
         when = dt.datetime.fromtimestamp(copied_at, dt.UTC)
         self._writer(account).write_day(site, day, search_type, rows, copied_at=when, truncated=cut)
 
+    def roll_up(self, account: str, site: str, search_type: str, before: dt.date) -> int:
+        """Sum the whole months before `before` once (the store's ``roll_up``): the months Google no
+        longer has, which the copier never writes again, read whole by the content-decay report."""
+        return int(self._writer(account).roll_up(site, search_type, before))
+
     def kept(self, account: str, site: str) -> Any:
         """For the windows: the store's ``Kept`` for a property (None: nothing kept)."""
         from searchdesk_server.archive import store

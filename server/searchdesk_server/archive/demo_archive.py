@@ -41,8 +41,11 @@ class DemoArchive:
         filters: Sequence[Mapping[str, str]] = (),
         row_limit: int = 1000,
         start_row: int = 0,
+        *,
+        typed: bool = False,
     ) -> Answer:
-        """As `store.Archive.query`: the demo engine's rows over the kept days, summed as Google sums."""
+        """As `store.Archive.query`: the demo engine's rows over the kept days, summed as Google sums
+        (always as Google's rows: a `typed` reader takes those as it takes Google's)."""
         from .merge import merge_rows
 
         table = table_for(dimensions)

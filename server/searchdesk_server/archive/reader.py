@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..result import ToolFailure
-from .answers import Answer, gap_ranges
+from .answers import Answer, Columns, gap_ranges
 from .errors import ArchiveDamaged, CannotAnswer
 from .merge import merge_rows
 from .store import Archive, path_for
@@ -174,13 +174,17 @@ async def kept_since(call: Call, site: str, today: dt.date) -> dt.date | None:
         return None
 
 
-async def fetch(call: Call, site: str, body: Mapping[str, Any], send: Send, today: dt.date) -> Any:
+async def fetch(
+    call: Call, site: str, body: Mapping[str, Any], send: Send, today: dt.date, *, typed: bool = False
+) -> Any:
     """Google's answer to a Search Analytics request, with the days before Google's 16 months from
     the archive. The merged answer has Google's shape (`rows` with keys, clicks, impressions, ctr,
     position), so it is cleaned and marked as any answer from Google.
 
     `send` asks Google and `today` is Google's today: both come from the analytics tools
-    (tools/analytics/query.py `search_analytics`), so the archive never imports the tools above it."""
+    (tools/analytics/query.py `search_analytics`), so the archive never imports the tools above it.
+    With `typed`, a range wholly before Google's days answers with the archive's `Columns` (its rows
+    without Google's objects), which the tools check and read as they read Google's typed answer."""
     import anyio
 
     sources = call.gathered(Sources)
@@ -204,6 +208,7 @@ async def fetch(call: Call, site: str, body: Mapping[str, Any], send: Send, toda
     raw = {} if end < first and site in sources.seen else await send(recent)
     sources.seen.add(site)
     account = await call.account_name()
+    wholly_old = typed and end < first  # Google's part is merged into Google's rows: only then
     try:
         demo = call.config.demo
         search_type = str(body.get("type", "web"))
@@ -214,7 +219,9 @@ async def fetch(call: Call, site: str, body: Mapping[str, Any], send: Send, toda
             if archive is None:
                 return None
             try:
-                return archive.query(site, start, old_end, dims, search_type, _filters(body), row_limit, start_row)
+                return archive.query(
+                    site, start, old_end, dims, search_type, _filters(body), row_limit, start_row, typed=wholly_old
+                )
             finally:
                 archive.close()
 
@@ -240,9 +247,12 @@ async def fetch(call: Call, site: str, body: Mapping[str, Any], send: Send, toda
     sources.gaps.update(answer.gaps)
     sources.truncated.update(answer.truncated)
     if end < first:
+        if isinstance(answer.rows, Columns):
+            return answer.rows
         return {"rows": answer.rows, "responseAggregationType": "byPage" if "page" in dims else "byProperty"}
     sources.google.append((first, end))
-    return _merge(raw, answer.rows, dims, row_limit)
+    old = answer.rows.shaped() if isinstance(answer.rows, Columns) else answer.rows  # never asked for here
+    return _merge(raw, old, dims, row_limit)
 
 
 def _days(start: dt.date, end: dt.date) -> list[dt.date]:

@@ -1,7 +1,8 @@
 """The archive file's tables, and which of the six kept per day answers which dimensions.
 
 Why this shape — see store.py's docstring: rows of integers (`strings` interns every word once), a
-WITHOUT ROWID `rows` table keyed (part, day, k1, k2) so a range of days is one contiguous scan.
+WITHOUT ROWID `rows` table keyed (part, day, k1, k2) so a range of days is one contiguous scan;
+`months` and `rolled` hold whole months summed once Google no longer has them (months.py).
 """
 
 from __future__ import annotations
@@ -41,6 +42,12 @@ CREATE TABLE IF NOT EXISTS rows(
     part INTEGER NOT NULL, day INTEGER NOT NULL, k1 INTEGER NOT NULL, k2 INTEGER NOT NULL,
     clicks INTEGER NOT NULL, impressions INTEGER NOT NULL, position REAL NOT NULL,
     PRIMARY KEY(part, day, k1, k2)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS months(
+    part INTEGER NOT NULL, month INTEGER NOT NULL, rank INTEGER NOT NULL, k1 INTEGER NOT NULL,
+    clicks INTEGER NOT NULL, impressions INTEGER NOT NULL, position REAL NOT NULL,
+    PRIMARY KEY(part, month, rank)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rolled(
+    part INTEGER NOT NULL, month INTEGER NOT NULL, PRIMARY KEY(part, month)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS losses(
     noted_at REAL NOT NULL, set_aside TEXT NOT NULL, site TEXT NOT NULL, search_type TEXT NOT NULL,
     day INTEGER NOT NULL);

@@ -25,8 +25,8 @@ into a fresh file; the loss is recorded in the fresh file (`losses`) for the app
 The store is the archive's front door (the app and the server's reader take its names from here); it
 holds the file and the `Archive` that writes and reads it. Beside it: `schema.py` (the tables),
 `encode.py` (Google's rows as the integers written), `grouped.py` (a range's rows summed per key,
-and its pages), `answers.py` (what reading gives back), `salvage.py` (what a damaged file still
-gives back), `errors.py`.
+and its pages), `months.py` (whole months summed once, when Google no longer has them), `answers.py`
+(what reading gives back), `salvage.py` (what a damaged file still gives back), `errors.py`.
 """
 
 from __future__ import annotations
@@ -39,12 +39,13 @@ import time
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from .. import account_sqlite
 from ..gcpause import collection_paused
 from ..google.regex import searches
-from .answers import Answer, Kept, Loss, Recovery, each_day
+from . import months
+from .answers import Answer, Columns, Kept, Loss, Recovery, each_day
 from .encode import WIDTH, Rows, column, common_columns, encode_sorted, write_rows
 from .errors import ArchiveDamaged, ArchiveError, CannotAnswer, damage
 from .grouped import Request, answer_rows
@@ -239,6 +240,8 @@ class Archive:
                 assert part is not None  # create=True always gives one
                 rows = tables[name]
                 conn.execute("DELETE FROM rows WHERE part=? AND day=?", (part, number))
+                if name in months.MONTHLY:
+                    months.drop(conn, part, dt.date.fromordinal(number))
                 columns = common[name]
                 flat = columns.sorted(ids) if columns is not None and columns.found(ids) else None
                 if flat is None:
@@ -283,14 +286,31 @@ class Archive:
         try:
             parts = [r[0] for r in conn.execute("SELECT id FROM parts WHERE site=?", (site,))]
             for part in parts:
-                conn.execute("DELETE FROM rows WHERE part=?", (part,))
-                conn.execute("DELETE FROM days WHERE part=?", (part,))
+                for table in ("rows", "days", "months", "rolled"):
+                    conn.execute(f"DELETE FROM {table} WHERE part=?", (part,))  # noqa: S608 (our own names)
             conn.execute("DELETE FROM parts WHERE site=?", (site,))
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         self._parts = {k: v for k, v in self._parts.items() if k[0] != site}
+
+    def roll_up(self, site: str, search_type: str, before: dt.date) -> int:
+        """Sum the whole months before `before` once (`months.py`): the copier calls it with Google's
+        first day, before which it never writes again. The number of months summed."""
+        if self.readonly:
+            raise ArchiveError("This archive was opened to read.")
+        parts = {}
+        for table in months.MONTHLY:
+            part = self._part(site, search_type, table, create=False)
+            if part is not None:
+                parts[part] = TABLES[table]
+        try:
+            return months.roll_up(self._conn, parts, before)
+        except sqlite3.DatabaseError as exc:
+            if account_sqlite.damaged(exc):
+                raise damage(self.path)() from exc
+            raise
 
     def vacuum(self) -> None:
         """Give deleted space back to the file system (after `delete_site`; takes the write lock)."""
@@ -380,6 +400,8 @@ class Archive:
         filters: Sequence[Mapping[str, str]] = (),
         row_limit: int = 1000,
         start_row: int = 0,
+        *,
+        typed: bool = False,
     ) -> Answer:
         """Rows over [start, end] from the table that matches `dimensions` (in their order, `date`
         among them giving each day's rows), as Google would have answered: summed over days, ctr as
@@ -388,7 +410,8 @@ class Archive:
         `filters`: Google's filters (`dimension`, `operator`, `expression`, all of them applying), only
         on dimensions the table has. Raises CannotAnswer otherwise, ArchiveDamaged on a damaged file.
         A filter on a dimension not asked for reads the table that has it, summed over it, as Google
-        sums a filtered request (by-day totals of branded queries: the query table, summed per day)."""
+        sums a filtered request (by-day totals of branded queries: the query table, summed per day).
+        `typed`: rows with dimensions as `Columns` rather than Google's objects (a report's reader)."""
         table = table_for([*dimensions, *(f["dimension"] for f in filters)])
         dims = TABLES[table]
         copied = self.copied(site, search_type, start, end)
@@ -406,7 +429,26 @@ class Archive:
         request = Request(part, start, end, dims, tuple(dimensions), tuple(filters))
         lo = max(start_row, 0)
         hi = lo + row_limit if row_limit >= 0 else sys.maxsize  # SQLite's LIMIT: a negative one is none
-        return Answer(answer_rows(self._conn, self.path, request, copied, lo, hi), table, copied, gaps, truncated)
+        with collection_paused():  # tens of thousands of rows fetched, all kept (gcpause.py)
+            rows = self._summed_month(request, table, lo, hi, typed)
+            if rows is None:
+                rows = answer_rows(self._conn, self.path, request, copied, lo, hi, typed=typed)
+        return Answer(rows, table, copied, gaps, truncated)
+
+    def _summed_month(
+        self, request: Request, table: str, lo: int, hi: int, typed: bool
+    ) -> Columns | list[dict[str, Any]] | None:
+        """Rows `lo` to `hi` from a month summed once (`months.py`); None when the request is not one."""
+        conn = self._conn
+        try:
+            if not months.usable(conn, request, table):
+                return None
+            columns = months.page(conn, request, lo, hi)
+        except sqlite3.DatabaseError as exc:
+            if account_sqlite.damaged(exc):
+                raise damage(self.path)() from exc
+            raise
+        return columns if typed else columns.shaped()
 
 
 # --- damage --------------------------------------------------------------------------------------

@@ -113,7 +113,8 @@ def test_the_clients_call_is_typed_by_the_methods_entry(tmp_path: Path, pytestco
                 await client.request(protocol.TOKEN_METHOD, protocol.HelloParams())
         """)
     )
-    cache = pytestconfig.cache.mkdir("agent-method-types") if pytestconfig.cache else tmp_path / "cache"
+    cached = getattr(pytestconfig, "cache", None)  # absent under -p no:cacheprovider
+    cache = cached.mkdir("agent-method-types") if cached else tmp_path / "cache"
     # Its own interpreter: mypy raises the recursion limit of the process it runs in, for every later test.
     checked = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", "pyproject.toml", "--cache-dir", str(cache), str(caller)],

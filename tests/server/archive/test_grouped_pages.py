@@ -83,7 +83,8 @@ def old_page(
     offset: int,
 ) -> list[dict[str, Any]]:
     """One page as the archive answered it before: the whole period grouped, then LIMIT ? OFFSET ?
-    (the statement and the rows made from it, as store.py had them)."""
+    (the statement and the rows made from it, as store.py had them, ties now ordered by key as the
+    pass orders them: two reads of the same rows must agree, a month's kept sums included)."""
     column = {d: f"k{i + 1}" for i, d in enumerate(dims)}
     where = ["r.part = ?", "r.day BETWEEN ? AND ?"]
     params: list[Any] = [part, start.toordinal(), end.toordinal()]
@@ -97,7 +98,7 @@ def old_page(
     sql = (
         f"SELECT {keys}sum(r.clicks) AS c, sum(r.impressions) AS i, sum(r.position * r.impressions), "
         "sum(CASE WHEN r.impressions = 0 THEN r.position ELSE 0 END), sum(r.impressions = 0) "
-        f"FROM rows r WHERE {' AND '.join(where)} GROUP BY {grouped} ORDER BY c DESC, i DESC LIMIT ? OFFSET ?"
+        f"FROM rows r WHERE {' AND '.join(where)} GROUP BY {grouped} ORDER BY c DESC, i DESC, {grouped} LIMIT ? OFFSET ?"
     )
     out = []
     n = len(group)

@@ -11,6 +11,7 @@ import csv
 import os
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +123,7 @@ class CsvFile:
         self._writer = csv.writer(self._fh)
         self._writer.writerow(header)
 
-    def write(self, rows: list[Any], dims: int) -> None:
+    def write(self, rows: Sequence[Any], dims: int) -> None:
         for entry in entries(rows, dims):
             key, clicks, impressions, weighted, weight = entry
             words = [key] if dims == 1 else list(key)
@@ -165,7 +166,7 @@ async def export_rows(call: Call, q: Query) -> Output:
         raise _write_failure(folder, exc) from None
     try:
 
-        async def write(rows: list[Any]) -> None:
+        async def write(rows: Sequence[Any]) -> None:
             await anyio.to_thread.run_sync(out.write, rows, len(q.dimensions))
 
         found = await reader.pages(body, write)

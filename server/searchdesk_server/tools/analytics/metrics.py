@@ -9,9 +9,10 @@ shown. Per-key sums are flat lists of slots (`Sums`) so 200,000 rows add up with
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ...gcpause import collection_paused
 from .rows import Entry, entries
 
 if TYPE_CHECKING:
@@ -79,18 +80,25 @@ def add_sums(into: Sums, entry: Entry, at: int = 0) -> None:
 def tally(width: int, dims: int, at: int, sums: dict[Any, Sums]) -> Sink:
     """A sink adding each page's rows into per-key sums at slot `at` (memory grows with keys only)."""
 
-    async def add(rows: list[Any]) -> None:
+    async def add(rows: Sequence[Any]) -> None:
+        add_rows(sums, entries(rows, dims), width, at)
+
+    return add
+
+
+def add_rows(sums: dict[Any, Sums], rows: Iterable[Entry], width: int, at: int) -> None:
+    """Entries added into per-key sums at slot `at` (a new key's slots start at 0), with collection
+    held off: every new key's slots are kept, so a collection mid-way would free nothing (gcpause.py)."""
+    with collection_paused():
         # Inlined rather than add_sums: this runs once per row of up to 200,000.
-        for key, clicks, impressions, weighted, weight in entries(rows, dims):
+        for key, clicks, impressions, weighted, weight in rows:
             cell = sums.get(key)
             if cell is None:
-                cell = sums[key] = empty_sums(width)
+                cell = sums[key] = [0.0] * width
             cell[at] += clicks
             cell[at + 1] += impressions
             cell[at + 2] += weighted
             cell[at + 3] += weight
-
-    return add
 
 
 def column(sums: Mapping[Any, Sums], at: int) -> float:

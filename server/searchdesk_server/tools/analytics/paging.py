@@ -8,7 +8,7 @@ respected, and the progress a person sees only ever goes up.
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -16,13 +16,15 @@ import anyio
 
 from ...runtime import Call
 from .concurrency import Job, together
-from .rows import first_incomplete
+from .rows import CommonAnswer, common_answer, first_incomplete
 
 PAGE_ROWS: Final = 25_000  # Google's most rows per request
 ROW_CAP: Final = 200_000  # the most rows one report (or one all_rows export) reads
 WINDOW: Final = 3  # requests in flight at once for one call: well inside Google's per-site QPS
 
-Sink = Callable[[list[Any]], Awaitable[None]]  # takes one page of Google's rows, in order
+#: Takes one page of rows, in order: Google's objects, or an answer read as typed rows (`rows.CommonEntries`);
+#: a sink reads either through `rows.entries`.
+Sink = Callable[[Sequence[Any]], Awaitable[None]]
 
 
 @dataclass
@@ -50,12 +52,19 @@ class Reader:
 
     async def request(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """One Search Analytics request, counted and held to the call's window (retried: it is a read)."""
+        raw = await self._ask(body, typed=False)
+        return raw if isinstance(raw, dict) else {}
+
+    async def _ask(self, body: Mapping[str, Any], *, typed: bool) -> dict[str, Any] | CommonAnswer:
+        """A request; with `typed`, an answer of the common shape comes as typed rows (`rows.common_answer`:
+        a page is summed whole, and Google's objects were most of a long read's time)."""
         from .query import search_analytics
 
+        decode = common_answer(len(body.get("dimensions") or [])) if typed else None
         async with self._limiter:
-            raw = await search_analytics(self.call, self.site, body)
+            raw = await search_analytics(self.call, self.site, body, decode=decode)
         self.requests += 1
-        return raw if isinstance(raw, dict) else {}
+        return raw if isinstance(raw, dict | CommonAnswer) else {}
 
     async def _report(self) -> None:
         # Progress must only go up; concurrent pages could otherwise send their counts out of order.
@@ -64,9 +73,10 @@ class Reader:
                 self._reported = self.rows
                 await self.call.progress(self.rows, None, f"Read {self.rows:,} rows from Google")
 
-    def _fetch(self, body: Mapping[str, Any], at: int, into: dict[int, dict[str, Any]]) -> Job:
+    def _fetch(self, body: Mapping[str, Any], at: int, into: dict[int, dict[str, Any] | CommonAnswer]) -> Job:
         async def fetch() -> None:
-            into[at] = await self.request({**body, "startRow": at, "rowLimit": min(PAGE_ROWS, self.cap - at)})
+            page = {**body, "startRow": at, "rowLimit": min(PAGE_ROWS, self.cap - at)}
+            into[at] = await self._ask(page, typed=True)
 
         return fetch
 
@@ -75,14 +85,21 @@ class Reader:
         count = max(1, min(WINDOW, start // PAGE_ROWS, math.ceil((self.cap - start) / PAGE_ROWS)))
         return [start + k * PAGE_ROWS for k in range(count)]
 
-    async def _drain(self, starts: list[int], answers: dict[int, dict[str, Any]], found: Pages, sink: Sink) -> bool:
+    async def _drain(
+        self, starts: list[int], answers: dict[int, dict[str, Any] | CommonAnswer], found: Pages, sink: Sink
+    ) -> bool:
         """A wave's pages into `sink` in order; True once a page comes back short (the data has ended)."""
         for at in starts:
             raw = answers.pop(at)
-            if at == 0:
-                found.first_incomplete = first_incomplete(raw)
-            rows = raw.get("rows")
-            batch: list[Any] = rows if isinstance(rows, list) else []
+            if isinstance(raw, CommonAnswer):
+                if at == 0:
+                    found.first_incomplete = first_incomplete({"metadata": raw.metadata})
+                batch: Sequence[Any] = raw.entries
+            else:
+                if at == 0:
+                    found.first_incomplete = first_incomplete(raw)
+                rows = raw.get("rows")
+                batch = rows if isinstance(rows, list) else []
             got = len(batch)
             if got:
                 await sink(batch)
@@ -105,7 +122,7 @@ class Reader:
         start = 0
         while start < self.cap:
             starts = self._wave(start)
-            answers: dict[int, dict[str, Any]] = {}
+            answers: dict[int, dict[str, Any] | CommonAnswer] = {}
 
             await together(*(self._fetch(body, at, answers) for at in starts))
             short = await self._drain(starts, answers, found, sink)

@@ -113,13 +113,17 @@ async def search_analytics(
     """One Search Analytics request as every analytics tool and report sends it (retried: a read),
     with the days Google no longer keeps from the archive (`archive.reader.fetch`).
 
-    ``decode`` (the Google client's fast decoder, rows.common_answer) is used only for a range that
-    starts on or after Google's first day, whose answer the archive passes on as Google sent it: the
-    archive merges its rows into the plain JSON of any other answer."""
+    ``decode`` (the Google client's fast decoder, rows.common_answer) reads Google's answer straight
+    into typed rows for a range that starts on or after Google's first day. A range wholly before it
+    is answered by SearchDesk's copy as columns, read the same way (rows.common_columns); a range
+    with days on both sides is merged into the plain JSON of any other answer."""
+    from ...archive.answers import Columns
     from ...archive.reader import fetch, google_first_day
     from ...google.http import Api, Limit
+    from .rows import common_columns
 
     today = google_today(call.config.today)
+    typed = decode is not None
     if decode is not None and dt.date.fromisoformat(str(body["startDate"])) < google_first_day(today):
         decode = None
 
@@ -135,4 +139,7 @@ async def search_analytics(
             decode=decode,
         )
 
-    return await fetch(call, site, body, send, today)
+    raw = await fetch(call, site, body, send, today, typed=typed)
+    if isinstance(raw, Columns):
+        return common_columns(raw, len(body.get("dimensions") or [])) or {"rows": raw.shaped()}
+    return raw

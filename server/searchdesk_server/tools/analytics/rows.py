@@ -13,7 +13,7 @@ import itertools
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, overload
+from typing import TYPE_CHECKING, Annotated, Any, Final, overload
 
 import msgspec
 
@@ -21,6 +21,9 @@ from ...gcpause import collection_paused
 from ...google import jsonbody
 from ...google import shapes as sh
 from ...text.cleaning import clean
+
+if TYPE_CHECKING:
+    from ...archive.answers import Columns
 
 MAX_AMOUNT: Final = 1e15  # far above any real count; a larger one is an odd row and is dropped
 _MAX_WHOLE: Final = 10**15  # MAX_AMOUNT as an int: a whole count is compared without a float
@@ -77,6 +80,9 @@ def checked(rows: object, dims: int) -> list[Entry]:
     `_checked_row`, the general path, so an odd value is cleaned or dropped exactly as it always was
     (tests/server/tools/test_live_path.py holds the earlier code and compares).
     """
+    if isinstance(rows, CommonEntries):  # a typed answer (Google's or SearchDesk's copy): checked already
+        with collection_paused():
+            return rows.every()
     if not isinstance(rows, list):
         return []
     out: list[Entry] = []
@@ -113,6 +119,7 @@ def checked(rows: object, dims: int) -> list[Entry]:
 
 
 _KEYS: Final = operator.itemgetter("keys")
+_FIRST: Final = operator.itemgetter(0)
 _CLICKS: Final = operator.itemgetter("clicks")
 _IMPRESSIONS: Final = operator.itemgetter("impressions")
 _POSITION: Final = operator.itemgetter("position")
@@ -126,11 +133,22 @@ class CommonEntries(Sequence[Entry]):
     entries made: a hostile string in a row that is not shown is never read.
     """
 
-    __slots__ = ("_clicks", "_dims", "_impressions", "_keys", "_positions")
+    __slots__ = ("_clicks", "_dims", "_flat", "_impressions", "_keys", "_positions")
 
-    def __init__(self, keys: list[Any], clicks: list[Any], impressions: list[Any], positions: list[Any], dims: int):
+    def __init__(
+        self,
+        keys: Sequence[Any],
+        clicks: Sequence[Any],
+        impressions: Sequence[Any],
+        positions: Sequence[Any],
+        dims: int,
+        *,
+        flat: bool = False,
+    ):
+        """`keys`: each row's keys as Google lists them, or (`flat`, SearchDesk's copy) as a report keys
+        them: the word itself for one dimension."""
         self._keys, self._clicks, self._impressions, self._positions = keys, clicks, impressions, positions
-        self._dims = dims
+        self._dims, self._flat = dims, flat and dims == 1
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -138,8 +156,34 @@ class CommonEntries(Sequence[Entry]):
     def _entry(self, i: int) -> Entry:
         # For text, `checked` keeps a printable value as it is and cleans any other (`_word`): clean().
         words, impressions = self._keys[i], self._impressions[i]
-        key: Any = clean(words[0]) if self._dims == 1 else tuple(map(clean, words))
+        if self._flat:
+            key: Any = clean(words)
+        else:
+            key = clean(words[0]) if self._dims == 1 else tuple(map(clean, words))
         return (key, self._clicks[i], impressions, self._positions[i] * impressions, float(impressions))
+
+    def every(self) -> list[Entry]:
+        """Every entry (`self[i]` for each i), made a column at a time: a report sums them all, and
+        250,000 calls of `_entry` were a fifth of a long report's time over SearchDesk's copy."""
+        if self._dims == 1:
+            keys: Sequence[Any] = self._keys if self._flat else list(map(_FIRST, self._keys))
+            if not all(map(str.isprintable, keys)):  # printable text is kept as it is (`clean`)
+                keys = list(map(clean, keys))
+        elif all(map(str.isprintable, itertools.chain.from_iterable(self._keys))):
+            keys = self._keys if set(map(type, self._keys)) <= {tuple} else list(map(tuple, self._keys))
+        else:
+            keys = list(map(tuple, map(functools.partial(map, clean), self._keys)))
+        impressions = self._impressions
+        return list(
+            zip(
+                keys,
+                self._clicks,
+                impressions,
+                map(operator.mul, self._positions, impressions),
+                map(float, impressions),
+                strict=True,
+            )
+        )
 
     @overload
     def __getitem__(self, index: int) -> Entry: ...
@@ -171,10 +215,31 @@ def common_entries(rows: object, dims: int) -> tuple[CommonEntries, list[float]]
         impressions, positions = list(map(_IMPRESSIONS, rows)), list(map(_POSITION, rows))
     except (KeyError, TypeError):
         return None
-    common = (
-        set(map(type, keys)) <= {list}
-        and set(map(len, keys)) <= {dims}
-        and set(map(type, itertools.chain.from_iterable(keys))) <= {str}
+    if not _is_common(keys, clicks, impressions, positions, dims, list):
+        return None
+    return _common(keys, clicks, impressions, positions, dims)
+
+
+def _is_common(
+    keys: Sequence[Any],
+    clicks: Sequence[Any],
+    impressions: Sequence[Any],
+    positions: Sequence[Any],
+    dims: int,
+    key_type: type,
+) -> bool:
+    """Whether every row has the common shape (`common_entries`), tested a column at a time. Keys of
+    `key_type` (Google's lists; the copy's tuples) hold `dims` words each; a `str` key is the word."""
+    if key_type is str:
+        words_common = dims == 1 and set(map(type, keys)) <= {str}
+    else:
+        words_common = (
+            set(map(type, keys)) <= {key_type}
+            and set(map(len, keys)) <= {dims}
+            and set(map(type, itertools.chain.from_iterable(keys))) <= {str}
+        )
+    return (
+        words_common
         and set(map(type, clicks)) <= {int}
         and set(map(type, impressions)) <= {int}
         and set(map(type, positions)) <= {float}
@@ -185,13 +250,32 @@ def common_entries(rows: object, dims: int) -> tuple[CommonEntries, list[float]]
         and all(map(MAX_AMOUNT.__gt__, positions))  # NaN fails both comparisons
         and all(map((0.0).__lt__, positions))
     )
-    if not common:
+
+
+def common_columns(columns: Columns, dims: int) -> CommonAnswer | None:
+    """SearchDesk's copy's rows as columns (`archive.answers.Columns`) read as `common_answer` reads
+    Google's: the same conditions, the same entries and sums. None for a page with an odd row (a word
+    the copy no longer has), which the caller reads as Google's rows (`Columns.shaped`) instead."""
+    keys, clicks, impressions, positions = columns.keys, columns.clicks, columns.impressions, columns.positions
+    flat = dims == 1
+    if (
+        dims < 1
+        or columns.dims != dims
+        or not _is_common(keys, clicks, impressions, positions, dims, str if flat else tuple)
+    ):
         return None
-    return _common(keys, clicks, impressions, positions, dims)
+    found = _common(keys, clicks, impressions, positions, dims, flat=flat)
+    return CommonAnswer(found[0], found[1], None)
 
 
 def _common(
-    keys: list[Any], clicks: list[Any], impressions: list[Any], positions: list[Any], dims: int
+    keys: Sequence[Any],
+    clicks: Sequence[Any],
+    impressions: Sequence[Any],
+    positions: Sequence[Any],
+    dims: int,
+    *,
+    flat: bool = False,
 ) -> tuple[CommonEntries, list[float]]:
     """The entries and sums of rows whose every column has passed `common_entries`' conditions."""
     add = operator.add
@@ -201,7 +285,7 @@ def _common(
         float(functools.reduce(add, map(operator.mul, positions, impressions), 0.0)),
         float(functools.reduce(add, map(float, impressions), 0.0)),
     ]
-    return CommonEntries(keys, clicks, impressions, positions, dims), sums
+    return CommonEntries(keys, clicks, impressions, positions, dims, flat=flat), sums
 
 
 _Count = Annotated[int, msgspec.Meta(ge=0, lt=_MAX_WHOLE)]
