@@ -14,8 +14,9 @@ new one, is another key, so a page is never cut from rows the file no longer hol
 columns of numbers (the words' ids, 44 bytes a row: 26 MB for those 588,000 pairs, against some 250 MB
 as Python rows with their words) and each page looks up only its own words. It is dropped when a page
 reaches its end, after `KEEP_S` seconds, or oldest first past `KEEP_ROWS`; an answer that fits in
-its first page is never kept. The order is SQLite's for the same statement, so a page is exactly the
-rows ``LIMIT ? OFFSET ?`` gave (tests/server/archive/test_grouped_pages.py holds that).
+its first page is never kept. The order is the statement's, ties by key, so a page is exactly the
+rows ``LIMIT ? OFFSET ?`` gives (tests/server/archive/test_grouped_pages.py holds that), and a month
+summed once (`months.py`) reads in the same order.
 """
 
 from __future__ import annotations

@@ -92,14 +92,13 @@ class Reader:
         for at in starts:
             raw = answers.pop(at)
             if isinstance(raw, CommonAnswer):
-                if at == 0:
-                    found.first_incomplete = first_incomplete({"metadata": raw.metadata})
+                meta: Mapping[str, Any] = {"metadata": raw.metadata}
                 batch: Sequence[Any] = raw.entries
             else:
-                if at == 0:
-                    found.first_incomplete = first_incomplete(raw)
                 rows = raw.get("rows")
-                batch = rows if isinstance(rows, list) else []
+                meta, batch = raw, rows if isinstance(rows, list) else []
+            if at == 0:
+                found.first_incomplete = first_incomplete(meta)
             got = len(batch)
             if got:
                 await sink(batch)

@@ -217,7 +217,7 @@ def common_entries(rows: object, dims: int) -> tuple[CommonEntries, list[float]]
         return None
     if not _is_common(keys, clicks, impressions, positions, dims, list):
         return None
-    return _common(keys, clicks, impressions, positions, dims)
+    return _common(CommonEntries(keys, clicks, impressions, positions, dims))
 
 
 def _is_common(
@@ -264,28 +264,20 @@ def common_columns(columns: Columns, dims: int) -> CommonAnswer | None:
         or not _is_common(keys, clicks, impressions, positions, dims, str if flat else tuple)
     ):
         return None
-    found = _common(keys, clicks, impressions, positions, dims, flat=flat)
+    found = _common(CommonEntries(keys, clicks, impressions, positions, dims, flat=flat))
     return CommonAnswer(found[0], found[1], None)
 
 
-def _common(
-    keys: Sequence[Any],
-    clicks: Sequence[Any],
-    impressions: Sequence[Any],
-    positions: Sequence[Any],
-    dims: int,
-    *,
-    flat: bool = False,
-) -> tuple[CommonEntries, list[float]]:
-    """The entries and sums of rows whose every column has passed `common_entries`' conditions."""
-    add = operator.add
+def _common(entries: CommonEntries) -> tuple[CommonEntries, list[float]]:
+    """Entries whose every column has passed `common_entries`' conditions, with their sums."""
+    add, clicks, impressions, positions = operator.add, entries._clicks, entries._impressions, entries._positions
     sums = [
         float(functools.reduce(add, clicks, 0.0)),
         float(functools.reduce(add, impressions, 0.0)),
         float(functools.reduce(add, map(operator.mul, positions, impressions), 0.0)),
         float(functools.reduce(add, map(float, impressions), 0.0)),
     ]
-    return CommonEntries(keys, clicks, impressions, positions, dims, flat=flat), sums
+    return entries, sums
 
 
 _Count = Annotated[int, msgspec.Meta(ge=0, lt=_MAX_WHOLE)]
@@ -342,7 +334,8 @@ def common_answer(dims: int) -> Callable[[bytes], CommonAnswer | None]:
         keys, positions = list(map(_ROW_KEYS, rows)), list(map(_ROW_POSITION, rows))
         if not (set(map(len, keys)) <= {dims} and set(map(type, positions)) <= {float}):
             return None
-        found = _common(keys, list(map(_ROW_CLICKS, rows)), list(map(_ROW_IMPRESSIONS, rows)), positions, dims)
+        clicks, impressions = list(map(_ROW_CLICKS, rows)), list(map(_ROW_IMPRESSIONS, rows))
+        found = _common(CommonEntries(keys, clicks, impressions, positions, dims))
         return CommonAnswer(found[0], found[1], answer.metadata)
 
     return decode
