@@ -95,11 +95,20 @@ def _qt_garbage_on_the_main_thread() -> Iterator[None]:
     A collection can start in any thread that allocates (a listener thread, a token pool, a test's
     writer thread) and would then delete Qt objects a previous test left behind (qasync's notifiers,
     say) from the wrong thread: the main thread crashes later, in its event loop. So while Qt is loaded,
-    automatic collection is off and each test ends with a collection here.
+    automatic collection is off and each test ends with a collection here; a worker thread's pause
+    (`searchdesk_server.gcpause`) never turns it back on.
     """
     if "PySide6.QtCore" in sys.modules:
-        gc.disable()
+        _collection_run_here()
     yield
     if "PySide6.QtCore" in sys.modules:
-        gc.disable()
+        _collection_run_here()
         gc.collect()
+
+
+def _collection_run_here() -> None:
+    """As the app's MainThreadGC: automatic collection off, and no thread's pause may turn it back on."""
+    from searchdesk_server import gcpause
+
+    gcpause.run_by_caller()
+    gc.disable()

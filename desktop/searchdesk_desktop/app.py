@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QObject, QProcess, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
+from searchdesk_server import gcpause
+
 from .approval import screen_lock
 from .approval.arming import ARM_DELAY_MS
 from .approval.notification_question import ApprovalNotifications
@@ -42,6 +44,7 @@ class MainThreadGC(QObject):
 
     def __init__(self, interval_ms: int = 500) -> None:
         super().__init__()
+        gcpause.run_by_caller()  # a worker's pause (reading an answer, writing the archive) never turns it on
         gc.disable()
         self._thresholds = gc.get_threshold()
         self._timer = QTimer(self)

@@ -10,8 +10,9 @@ Held off process-wide (Python's collector is), for as long as any thread is insi
 the server's event loop checking an answer, and a worker thread reading SearchDesk's copy for it (a
 month of a report is tens of thousands of rows fetched from SQLite, all kept). A count of holders
 turns it back on when the last one leaves, only if it was on when the first came, so a thread never
-undoes another's pause; where collection is already off (the desktop app runs it on the Qt thread,
-app.MainThreadGC), it stays off. Inside a stretch on the event loop nothing awaits, so no other task
+undoes another's pause; where collection is already off it stays off, and once a program runs
+collection itself (`run_by_caller`: the desktop app, on the Qt thread, app.MainThreadGC) no pause ever
+turns it back on, even one that began before. Inside a stretch on the event loop nothing awaits, so no other task
 runs with collection held off for longer than that code runs.
 """
 
@@ -25,6 +26,15 @@ from contextlib import contextmanager
 _lock = threading.Lock()
 _holders = 0
 _was_on = False
+_run_by_caller = False
+
+
+def run_by_caller() -> None:
+    """The program runs collection itself from now on (the desktop app: on the Qt thread only, so a
+    cycle holding a Qt object is never collected on another thread): a pause never turns it back on."""
+    global _run_by_caller
+    with _lock:
+        _run_by_caller = True
 
 
 @contextmanager
@@ -42,5 +52,5 @@ def collection_paused() -> Iterator[None]:
     finally:
         with _lock:
             _holders -= 1
-            if _holders == 0 and _was_on:
+            if _holders == 0 and _was_on and not _run_by_caller:
                 gc.enable()
