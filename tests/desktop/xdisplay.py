@@ -6,10 +6,12 @@ missing) and is skipped elsewhere.
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -17,6 +19,40 @@ from pathlib import Path
 import pytest
 
 XVFB_START_TIMEOUT = 20.0
+WALK_TIMEOUT = 240
+
+
+def gnome_on(display: str, bus_address: str) -> dict[str, str]:
+    """This process's environment as a GNOME session on `display` (Qt's xcb), with the test keyring's
+    bus, and the screen's own scale."""
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "xcb",
+        "DISPLAY": display,
+        "XDG_CURRENT_DESKTOP": "GNOME",
+        "DBUS_SESSION_BUS_ADDRESS": bus_address,
+    }
+    env.pop("QT_SCALE_FACTOR", None)
+    return env
+
+
+def walk_in_a_process(module: str, check: str, env: dict[str, str], reports: Path, *args: str) -> dict[str, object]:
+    """A walk (`tests.desktop.ui_walk`, `tests.desktop.keeping_walk`) in a process of its own, since Qt
+    fixes the screen when it starts: its last line of output, as JSON."""
+    from tests import REPO
+
+    done = subprocess.run(
+        [sys.executable, "-m", module, "--check", check, "--reports", str(reports), *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WALK_TIMEOUT,
+    )
+    lines = done.stdout.strip().splitlines()
+    assert done.returncode == 0 and lines, done.stdout[-3000:] + done.stderr[-3000:]
+    result: dict[str, object] = json.loads(lines[-1])
+    return result
 
 
 def require(program: str, package: str) -> str:

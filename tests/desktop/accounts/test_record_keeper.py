@@ -13,8 +13,6 @@ import json
 import os
 import pickle
 import sqlite3
-import subprocess
-import sys
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -32,11 +30,10 @@ from searchdesk_desktop.windows.settings import SettingsWindow
 from searchdesk_server.journal.check import Seen, check
 from searchdesk_server.journal.paths import journal_path
 from searchdesk_server.journal.store import Entry, Journal, Kind, Result, Row, Target
-from tests import REPO as ROOT
 from tests.desktop.conftest import KeyringSession
 from tests.desktop.helpers import core_args, finish, make_core
 from tests.desktop.uicheck import layout_problems, out_of_view
-from tests.desktop.xdisplay import Xvfb, require
+from tests.desktop.xdisplay import Xvfb, gnome_on, require, walk_in_a_process
 
 
 @pytest.fixture
@@ -326,22 +323,10 @@ def test_the_words_for_a_site_owner() -> None:
 
 
 def run_walk(check: str, env: dict[str, str], tmp_path: Path, *args: str) -> dict[str, object]:
-    """`keeping_walk` in a process of its own (Qt fixes the screen when it starts), as test_readable
-    runs the whole walk."""
+    """`keeping_walk` in a process of its own, as test_readable runs the whole walk."""
     reports = tmp_path / "reports.pickle"
     reports.write_bytes(pickle.dumps({}))
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.desktop.keeping_walk", "--check", check, "--reports", str(reports), *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-    lines = done.stdout.strip().splitlines()
-    assert done.returncode == 0 and lines, done.stdout[-3000:] + done.stderr[-3000:]
-    result: dict[str, object] = json.loads(lines[-1])
-    return result
+    return walk_in_a_process("tests.desktop.keeping_walk", check, env, reports, *args)
 
 
 @pytest.mark.parametrize("scale", ["1", "1.5"])
@@ -362,14 +347,7 @@ def test_the_record_fits_a_small_screen(scale: str, tmp_path: Path, real_keyring
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_record_reads_in_light_and_dark(scheme: str, tmp_path: Path, real_keyring: KeyringSession) -> None:
     server = Xvfb(require("Xvfb", "xvfb xauth"))
-    env = {
-        **os.environ,
-        "QT_QPA_PLATFORM": "xcb",
-        "DISPLAY": server.display,
-        "XDG_CURRENT_DESKTOP": "GNOME",
-        "DBUS_SESSION_BUS_ADDRESS": real_keyring.bus_address,
-    }
-    env.pop("QT_SCALE_FACTOR", None)
+    env = gnome_on(server.display, real_keyring.bus_address)
     try:
         result = run_walk("contrast", env, tmp_path, "--scheme", scheme)
     finally:

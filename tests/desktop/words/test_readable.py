@@ -18,20 +18,16 @@ import asyncio
 import json
 import os
 import pickle
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from searchdesk_desktop.claude import config_file as cc
 from searchdesk_server.stdio_check import CheckReport, run_check
-from tests import REPO as ROOT
 from tests.desktop.conftest import KeyringSession
 from tests.desktop.ui_walk import DEFAULT_SITE
-from tests.desktop.xdisplay import Xvfb, require
+from tests.desktop.xdisplay import Xvfb, gnome_on, require, walk_in_a_process
 
-WALK_TIMEOUT = 240
 # No xdist group: the ten walks (about half a minute each) are dealt to both workers, and each worker
 # that runs one makes the self-checks below once (a few seconds, the three at once).
 
@@ -60,18 +56,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def walk(check: str, env: dict[str, str], reports: Path, *args: str) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.desktop.ui_walk", "--check", check, "--reports", str(reports), *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=WALK_TIMEOUT,
-    )
-    lines = done.stdout.strip().splitlines()
-    assert done.returncode == 0 and lines, done.stdout[-3000:] + done.stderr[-3000:]
-    result: dict[str, object] = json.loads(lines[-1])
-    return result
+    return walk_in_a_process("tests.desktop.ui_walk", check, env, reports, *args)
 
 
 def _report(result: dict[str, object]) -> str:
@@ -119,14 +104,7 @@ def test_every_text_is_readable_in_light_and_dark(
     scheme: str, reports: Path, tmp_path: Path, real_keyring: KeyringSession
 ) -> None:
     server = Xvfb(require("Xvfb", "xvfb xauth"))
-    env = {
-        **os.environ,
-        "QT_QPA_PLATFORM": "xcb",
-        "DISPLAY": server.display,
-        "XDG_CURRENT_DESKTOP": "GNOME",
-        "DBUS_SESSION_BUS_ADDRESS": real_keyring.bus_address,
-    }
-    env.pop("QT_SCALE_FACTOR", None)
+    env = gnome_on(server.display, real_keyring.bus_address)
     try:
         result = walk("contrast", env, reports, "--scheme", scheme)
     finally:
