@@ -4,7 +4,6 @@ a running copy asked to quit; no output, exit status 0 even when a step fails.""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from searchdesk_desktop.lifecycle import uninstall as cleanup
 from searchdesk_desktop.lifecycle.autostart import Autostart
 from searchdesk_desktop.settings import AppSettings
 from tests.desktop.fake_oauth import CLIENT_ID, CLIENT_SECRET, EMAIL, fake_oauth_server
+from tests.desktop.helpers import app_env
 
 OTHER = {"command": "/usr/bin/other-server", "args": ["--x"], "env": {"K": "v"}}
 
@@ -87,23 +87,13 @@ def test_a_failing_step_does_not_stop_the_others(tmp_path: Path, no_dbus: None, 
     assert not autostart.is_enabled()
 
 
-def _env(home: Path) -> dict[str, str]:
-    run = home / "run"
-    run.mkdir(mode=0o700, exist_ok=True)
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "XDG_RUNTIME_DIR": str(run),
-        "XDG_CONFIG_HOME": str(home / "cfg"),
-        "XDG_STATE_HOME": str(home / "state"),
-        "QT_QPA_PLATFORM": "offscreen",
-        "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/searchdesk-test-bus",  # no keyring: sign-out fails
-    }
-
-
 def test_command_quits_the_running_app_prints_nothing_and_exits_0(tmp_path: Path) -> None:
     """As an uninstaller runs it: a real running app, the real command, no keyring to be had."""
-    env = _env(tmp_path)
+    env = app_env(
+        tmp_path,
+        QT_QPA_PLATFORM="offscreen",
+        DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent/searchdesk-test-bus",  # no keyring: sign-out fails
+    )
     log = tmp_path / "state" / "searchdesk" / "log" / "searchdesk.log"
     claude = claude_file(tmp_path / "cfg" / "Claude" / cc.CONFIG_NAME)
     autostart = tmp_path / "cfg" / "autostart" / "searchdesk.desktop"

@@ -7,15 +7,8 @@ import pytest
 
 from searchdesk_desktop.approval.book import ApprovalBook, QueueFull, RequestIdReused, State
 from searchdesk_server.agent.protocol import answer_key
+from tests.clock import Clock
 from tests.desktop.helpers import REAL_SERVER, question
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def book(max_open: int = 32) -> tuple[ApprovalBook, Clock]:

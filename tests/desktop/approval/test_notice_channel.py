@@ -24,6 +24,7 @@ from searchdesk_desktop.notices.notifier_additions import APPROVE
 from searchdesk_server.agent.protocol import ApprovalRequest, NotificationForm, Value
 from searchdesk_server.approval.question import HOLD_SEVERAL
 from tests import REPO
+from tests.clock import Clock
 from tests.desktop.conftest import PrivateBus
 from tests.desktop.fake_notifications import FakeServer, key
 from tests.desktop.helpers import DEMO_SERVER
@@ -43,14 +44,6 @@ def question(site: str = "https://example.com/", *, held: bool = False, **kw: An
         title="Remove a property", subtitle="as a@b", body=body, show_question=HOLD_SEVERAL if held else ""
     )
     return bare_question(site, notification=form, **kw)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

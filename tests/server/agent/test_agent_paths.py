@@ -16,6 +16,7 @@ import pytest
 
 from searchdesk_server.agent import paths
 from tests.agentref.testing import NOBODY, needs_root
+from tests.clock import Clock
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets and folder modes")
 
@@ -279,14 +280,6 @@ def test_an_unknown_peer_is_not_trusted_where_the_os_could_say() -> None:
 
 # --------------------------------------------------------------------------------------------------
 # Keeping the socket at its path (the listener runs Keeper.check every KEEP_EVERY_S)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

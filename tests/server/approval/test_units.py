@@ -16,19 +16,12 @@ from searchdesk_server.confirm_tokens import MAX_PENDING, Redeemed, TokenBook
 from searchdesk_server.request_state import ShownBook, StateBook
 from searchdesk_server.runtime import Runtime
 from searchdesk_server.server import build_server
+from tests.clock import Clock
 from tests.fakegoogle import FakeGoogle
 
 from .conftest import GUARDED, TARGETS, acted
 
 FP = "a" * 64
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 D1, D2 = "1" * 64, "2" * 64  # two question digests (the words shown)
@@ -40,7 +33,7 @@ def test_every_guarded_tool_has_example_arguments() -> None:
 
 
 def test_state_opens_once_for_its_own_target_only() -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     book = StateBook(ttl=60, clock=clock)
     state = book.seal("delete_sitemap", FP, D1)
     assert not book.open(state, "delete_site", FP, D1)
@@ -57,7 +50,7 @@ def test_state_opens_once_for_its_own_target_only() -> None:
 
 
 def test_tokens_are_single_use_bound_and_expire() -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     book = TokenBook(ttl=300, clock=clock)
     token = book.issue(FP, D1)
     assert len(token) >= 22 + 4  # ≥ 128 bits of randomness after the prefix
@@ -79,7 +72,7 @@ def test_tokens_are_single_use_bound_and_expire() -> None:
 
 
 def test_shown_book_binds_a_yes_to_the_words_shown() -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     shown = ShownBook(ttl=60, clock=clock)
     assert not shown.matches(FP, D1)
     shown.remember(FP, D1)
@@ -166,7 +159,7 @@ def in_process(fake: FakeGoogle, tokens: TokenBook | None = None, states: StateB
 
 @pytest.mark.anyio
 async def test_expired_state_gets_a_fresh_question_and_no_action(fake: FakeGoogle) -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     server = in_process(fake, states=StateBook(ttl=60, clock=clock))
     args = TARGETS["delete_sitemap"]
     yes = {"searchdesk_confirm": ElicitResult(action="accept", content={"confirm": True})}
@@ -196,7 +189,7 @@ async def test_expired_state_gets_a_fresh_question_and_no_action(fake: FakeGoogl
 
 @pytest.mark.anyio
 async def test_expired_token_is_refused(fake: FakeGoogle) -> None:
-    clock = Clock()
+    clock = Clock(1_000_000.0)
     server = in_process(fake, tokens=TokenBook(ttl=300, clock=clock))
     args = TARGETS["delete_sitemap"]
     async with Client(server, mode="legacy") as client:
