@@ -7,7 +7,7 @@ just before it, of the same length; the thresholds that make a query "new" or "r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from ...google import shapes as sh
@@ -16,8 +16,9 @@ from ...runtime import Call, plural
 from .._listing import listing
 from ..analytics.concurrency import Job, together
 from ..analytics.lazy_rows import LazyRows
-from ..analytics.metrics import Sums, as_count, change_pct, column, position, rounded, tally
+from ..analytics.metrics import Sums, add_rows, as_count, change_pct, column, position, rounded, tally
 from ..analytics.paging import Pages, Reader
+from ..analytics.rows import CommonEntries, Entry, checked
 from . import render
 from .collect import PeriodRead, read_period
 from .periods import current_period, timeline
@@ -62,6 +63,49 @@ def top_pages(pairs: Mapping[Any, Sums]) -> dict[Any, tuple[Any, float]]:
     return {q: (p, s[1] / over[q] if over[q] else 0.0) for q, (p, s) in best.items()}
 
 
+class ListedPages:
+    """The (query, page) rows summed for the listed queries only: a sink for the read by page.
+
+    Why: a page is shown only beside a listed query, and the read by page is up to 200,000 rows, one
+    per pair. Summing every pair and then picking each query's page was 0.29 s of the report's 1.37 s
+    over SearchDesk's copy (`make bench`); the pairs of queries never listed were summed for nothing.
+    Which queries are listed is known once both reads by query have ended (`want`). Pages that come
+    before are held, checked, as they came, so the read by page never waits for the reads by query.
+    Each listed query keeps every one of its pairs, so `top_pages` gives exactly what it gives over
+    all of them."""
+
+    def __init__(self) -> None:
+        self.pairs: dict[Any, Sums] = {}
+        self._wanted: set[Any] | None = None
+        self._held: list[CommonEntries | list[Entry]] = []
+
+    def add(self, rows: Sequence[Any]) -> None:
+        """A page of the read by page: its listed queries' pairs summed, or the page held until
+        `want` says which are listed."""
+        found = rows if isinstance(rows, CommonEntries) else checked(rows, 2)
+        if self._wanted is None:
+            self._held.append(found)
+        else:
+            self._sum(found)
+
+    async def sink(self, rows: Sequence[Any]) -> None:
+        """`add`, as the reader calls a sink."""
+        self.add(rows)
+
+    def want(self, queries: Iterable[Any]) -> None:
+        """The listed queries: the pages held so far are summed for them, and every page after."""
+        self._wanted = set(queries)
+        for found in self._held:
+            self._sum(found)
+        self._held.clear()
+
+    def _sum(self, found: CommonEntries | list[Entry]) -> None:
+        wanted = self._wanted or set()
+        # A typed page makes only the listed queries' entries.
+        kept = found.every(wanted) if isinstance(found, CommonEntries) else [e for e in found if e[0][0] in wanted]
+        add_rows(self.pairs, kept, 4, 0)
+
+
 def _builder(sums: Mapping[Any, Sums], pages: Mapping[Any, tuple[Any, float]]) -> Any:
     def build(item: tuple[str, Any]) -> dict[str, Any]:
         kind, query = item
@@ -104,9 +148,10 @@ async def report_new_queries(call: Call) -> Output:
     now = current_period(call.args, tl)
     before = now.shifted(now.days)
     sums: dict[Any, Sums] = {}
-    pairs: dict[Any, Sums] = {}
     found: dict[int, PeriodRead] = {}
     paged: list[Pages] = []
+    listed: list[tuple[str, Any]] = []
+    by_pair = ListedPages()
 
     def job(at: int, period: Any) -> Job:
         async def run() -> None:
@@ -114,12 +159,16 @@ async def report_new_queries(call: Call) -> Output:
 
         return run
 
-    async def by_page() -> None:
-        paged.append(await reader.pages(now.body(["query", "page"]), tally(4, 2, 0, pairs)))
+    async def by_query() -> None:
+        await together(job(0, now), job(4, before))
+        listed.extend(order(sums))
+        by_pair.want(q for _, q in listed)
 
-    await together(job(0, now), job(4, before), by_page)
-    listed = order(sums)
-    pages = top_pages(pairs)
+    async def by_page() -> None:
+        paged.append(await reader.pages(now.body(["query", "page"]), by_pair.sink))
+
+    await together(by_query, by_page)
+    pages = top_pages(by_pair.pairs)
     reads = (found[0].read("period", "this period", sums, 0), found[4].read("previous", "the period before", sums, 4))
     lines, data = provenance(reader, tl, "query", reads)
     data["rows_read"]["period_by_page"] = paged[0].rows
