@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 
-from . import __version__
+from . import __version__, sqlite_memory
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,6 +37,7 @@ def server_command(demo: bool) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    sqlite_memory.statistics_off()  # before any file is opened (sqlite_memory.py)
     args = _parser().parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="searchdesk-server: %(message)s")
     if args.check_journal:
