@@ -308,7 +308,9 @@ def markdown(result: dict[str, Any]) -> str:
             "~/.cache/searchdesk-bench, with its whole months summed as the copier sums them once they have left "
             "Google's 16 months (`Archive.roll_up`): the reports read months from the archive only then. Each "
             "report makes its reads as its reader does (`tests/bench/report_reads.py`): pages asked three at a "
-            "time in worker threads, typed, and summed on the calling thread. Load average after the run: "
+            "time in worker threads, typed, and summed on the calling thread. SQLite keeps no memory "
+            "statistics in the bench's process, as in the server's (`sqlite_memory.py`). Load average after "
+            "the run: "
             + " / ".join(str(x) for x in result.get("load_average", []))
             + " (this 2-core machine was shared with other work).",
             "",
@@ -322,6 +324,9 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--copy-only", action="store_true", help="only the daily copy's CPU (both files)")
     args = parser.parse_args()
+    from searchdesk_server import sqlite_memory
+
+    sqlite_memory.statistics_off()  # as the server's main does (run.py too)
     if args.copy_only:
         print(json.dumps(measure_copy(args.rounds, log=lambda m: print(m, file=sys.stderr, flush=True)), indent=2))
         return 0

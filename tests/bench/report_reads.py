@@ -46,6 +46,10 @@ class Read:
     at: int
     width: int
     filters: Sequence[Mapping[str, str]] = ()
+    #: Each page's rows, when the report's sink is its own rather than per-key sums into `into`.
+    keep: Callable[[Sequence[Any]], None] | None = None
+    #: Called once the read has ended.
+    done: Callable[[], None] | None = None
 
 
 def _asked(path: Path, site: str, read: Read, start: int, limit: int) -> Columns | list[dict[str, Any]]:
@@ -98,9 +102,15 @@ def together(path: Path, site: str, *reads: Read) -> int:
             read, got = arrived.get()
             if got is None:
                 left -= 1
+                if read.done:
+                    read.done()
                 continue
             rows += len(got)
-            add_rows(read.into, entries(_page(got, len(read.dims)), len(read.dims)), read.width, read.at)
+            page = _page(got, len(read.dims))
+            if read.keep:
+                read.keep(page)
+            else:
+                add_rows(read.into, entries(page, len(read.dims)), read.width, read.at)
         for job in asked:
             job.result()
     return rows
@@ -147,16 +157,22 @@ def ctr_gap(path: Path, site: str, last: dt.date) -> int:
 def new_query(path: Path, site: str, last: dt.date) -> int:
     now = Period(last - dt.timedelta(days=27), last)
     sums: dict[Any, Sums] = {}
-    pairs: dict[Any, Sums] = {}
+    by_pair = new_queries.ListedPages()
+    running = [2]
+
+    def by_query_ended() -> None:  # `report_new_queries`' by_query: both reads by query, then `want`
+        running[0] -= 1
+        if not running[0]:
+            by_pair.want(q for _, q in new_queries.order(sums))
+
     rows = together(
         path,
         site,
-        Read(now, ["query"], sums, 0, 8),
-        Read(now.shifted(28), ["query"], sums, 4, 8),
-        Read(now, ["query", "page"], pairs, 0, 4),
+        Read(now, ["query"], sums, 0, 8, done=by_query_ended),
+        Read(now.shifted(28), ["query"], sums, 4, 8, done=by_query_ended),
+        Read(now, ["query", "page"], by_pair.pairs, 0, 4, keep=by_pair.add),
     )
-    new_queries.order(sums)
-    new_queries.top_pages(pairs)
+    new_queries.top_pages(by_pair.pairs)
     return rows
 
 

@@ -536,6 +536,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", type=Path, help="write the Markdown report here")
     ap.add_argument("--before", metavar="REF", help="also start this earlier commit's server and app, side by side")
     args = ap.parse_args(argv)
+    from searchdesk_server import sqlite_memory
+
+    # As the server's main does, before any file is opened: the archive's reads are measured in this process.
+    sqlite_memory.statistics_off()
     if args.smoke and args.write:
         ap.error("--smoke never writes the report")
     result = run(args)
