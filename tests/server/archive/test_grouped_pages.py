@@ -137,6 +137,7 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("words_kept", [grouped.WORDS_KEPT, 3])
 @pytest.mark.parametrize(("pass_rows", "paged"), [(grouped.PASS_ROWS, grouped.PAGED), (8, 1)])
 @pytest.mark.parametrize(("dimensions", "filters", "table"), CASES)
 def test_every_page_is_the_page_limit_and_offset_gave(
@@ -146,12 +147,15 @@ def test_every_page_is_the_page_limit_and_offset_gave(
     table: str,
     pass_rows: int,
     paged: int,
+    words_kept: int,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Also when every first page is a paged read's (`PAGED`) and pages go past what one pass keeps
-    (`PASS_ROWS`), both made small here: such a page is a pass of its own."""
+    (`PASS_ROWS`), both made small here: such a page is a pass of its own. And when a kept pass
+    remembers so few words (`WORDS_KEPT`) that it forgets them page after page."""
     monkeypatch.setattr(grouped, "PASS_ROWS", pass_rows)
     monkeypatch.setattr(grouped, "PAGED", paged)
+    monkeypatch.setattr(grouped, "WORDS_KEPT", words_kept)
     start, end = FIRST, FIRST + dt.timedelta(days=DAYS - 1)
     part = part_of(archive, table)
     whole = old_page(archive._conn, part, start, end, TABLES[table], dimensions, filters, -1, 0)

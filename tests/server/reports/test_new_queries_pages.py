@@ -1,9 +1,10 @@
 """New queries sums the read by page only for the queries it lists (`new_queries.ListedPages`), and
 each listed query's page is exactly what summing every pair gave (issue 38's speed target).
 
-Held here, on random pages: Google's rows and the typed rows of SearchDesk's copy, words a person
-cannot see among them (cleaned before they are compared), pages that come before the reads by query
-have ended and pages after. Each test fails on the broken code its docstring names.
+Held here, on random pages: Google's rows, as objects and as typed rows, and the typed rows of
+SearchDesk's copy; words a person cannot see among them (cleaned before they are compared); pages
+that come before the reads by query have ended and pages after. Each test fails on the broken code
+its docstring names.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 from searchdesk_server.archive.answers import Columns
 from searchdesk_server.tools.analytics.metrics import Sums, tally
-from searchdesk_server.tools.analytics.rows import checked, common_columns
+from searchdesk_server.tools.analytics.rows import checked, common_columns, common_entries
 from searchdesk_server.tools.reports.new_queries import ListedPages, top_pages
 
 # A bell and a right-to-left override: cleaned, so "a\x07" is listed as "a".
@@ -41,6 +42,13 @@ def a_page(draw: st.DrawFn) -> list[dict[str, Any]]:
     return rows
 
 
+def as_google_typed(rows: list[dict[str, Any]]) -> Any:
+    """The page as the reader hands on Google's answer read as typed rows (keys as Google's lists)."""
+    found = common_entries(rows, 2)
+    assert found is not None
+    return found[0]
+
+
 def typed(rows: list[dict[str, Any]]) -> Any:
     """The page as the reader hands on SearchDesk's copy's columns (`common_columns`)."""
     columns = Columns(
@@ -58,12 +66,12 @@ def typed(rows: list[dict[str, Any]]) -> Any:
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(a_page(), min_size=1, max_size=5),
-    st.lists(st.booleans(), min_size=5, max_size=5),
+    st.lists(st.sampled_from(["google", "google typed", "copy"]), min_size=5, max_size=5),
     st.sets(st.sampled_from(["a", "b", "c d", "é", "none of them"])),
     st.integers(min_value=0, max_value=5),
 )
 def test_each_listed_query_keeps_the_page_summing_every_pair_gave(
-    read: list[list[dict[str, Any]]], as_typed: list[bool], listed: set[str], known_after: int
+    read: list[list[dict[str, Any]]], forms: list[str], listed: set[str], known_after: int
 ) -> None:
     """Against `tally` and `top_pages` over every pair, as the report summed them before. Fails when
     the pages held before `want` are dropped, or when a word is compared before it is cleaned."""
@@ -74,7 +82,7 @@ def test_each_listed_query_keeps_the_page_summing_every_pair_gave(
         if n == known_after:
             by_pair.want(listed)
         asyncio.run(everything(rows))
-        by_pair.add(typed(rows) if as_typed[n] else rows)
+        by_pair.add({"google": lambda r: r, "google typed": as_google_typed, "copy": typed}[forms[n]](rows))
     if known_after >= len(read):
         by_pair.want(listed)
 
@@ -89,6 +97,6 @@ def test_typed_entries_of_listed_first_words_are_those_of_every_entry(
 ) -> None:
     """`CommonEntries.every(first_in)` is `every()` with the others left out, in order. Fails when the
     first word is compared as Google wrote it rather than cleaned."""
-    entries = typed(rows)
-    assert entries.every(first_in) == [e for e in entries.every() if e[0][0] in first_in]
-    assert entries.every() == checked(rows, 2)
+    for entries in (typed(rows), as_google_typed(rows)):
+        assert entries.every(first_in) == [e for e in entries.every() if e[0][0] in first_in]
+        assert entries.every() == checked(rows, 2)
