@@ -22,9 +22,8 @@ memory, and were not measured), and there a variadic C call takes an int as a pl
 
 from __future__ import annotations
 
-import ctypes
 import os
-import sqlite3
+import sqlite3  # maps the library this turns the statistics off in
 import sys
 from pathlib import Path
 from typing import Final
@@ -49,6 +48,8 @@ def statistics_off(maps: Path = Path("/proc/self/maps"), platform: str = sys.pla
     memory already held, a call refused) leaves SQLite exactly as it was and gives False."""
     if not platform.startswith("linux"):
         return False
+    import ctypes  # only where it is used: no other server start pays for it
+
     try:
         path = mapped_library(maps.read_text())
         lib = ctypes.CDLL(path) if path else None

@@ -149,8 +149,8 @@ class Pass:
     made: float = field(default_factory=time.monotonic)
     #: The words of the pages cut so far, by id: pages of one answer share most of theirs (new
     #: queries' eight pages of pairs hold 215,000 words page by page, 48,000 different ones). A word
-    #: is never changed under its id, and a deleted one's id is given again only after `vacuum`,
-    #: which a kept word then outlives at most for `KEEP_S`.
+    #: never changes under its id; only `vacuum` may give a deleted word's id to another, and then a
+    #: kept pass shows its rows' own words, as it was made, for at most `KEEP_S`.
     words: dict[int, str | None] = field(default_factory=dict)
 
     def __len__(self) -> int:
